@@ -1,0 +1,126 @@
+"""The gateway's one exception hierarchy.
+
+Foreign exceptions (the SDK's `MCPError`, `pydantic.ValidationError`, `OSError`, HTTP errors) are
+translated into these at one boundary in `downstream/`; everything above that boundary sees only
+`GatewayError` subclasses.
+
+    GatewayError
+    ├── ConfigError                  the config file as a whole cannot be used (unreadable, not JSON)
+    ├── CatalogError                 the tool catalog cannot be read or written at all
+    ├── CliError                     a command-line failure; carries its exit code
+    └── ToolCallError                something the model can fix: becomes an `isError` tool result
+        ├── UnknownServerError       no server or alias by that name
+        ├── UnknownToolError         no tool by that name
+        ├── AmbiguousToolError       a bare tool name that several servers expose
+        ├── ToolNotAllowedError      excluded by a filter, or its server is disabled
+        ├── InvalidArgumentsError    arguments do not match the tool's input schema
+        └── DownstreamError          the downstream server failed us
+            ├── ServerStartError     it could not be started or connected (or its listing failed)
+            ├── BackoffError         it failed recently; calls fail fast until the window ends
+            ├── CallTimeoutError     the call ran past its timeout and was cancelled downstream
+            ├── ConnectionLostError  the connection dropped while the call was in flight
+            ├── DownstreamRpcError   it answered the call with a JSON-RPC error (code and text kept)
+            └── ShuttingDownError    the gateway is stopping and takes no new work
+
+Every `ToolCallError` message is one sentence written for a model: what happened and the next call to
+make. Gateway bugs are not caught here; they surface as JSON-RPC internal errors.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Phase = Literal["startup", "list_tools", "tool_call"]
+
+
+class GatewayError(Exception):
+    """Root of every error the gateway raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(GatewayError):
+    """The config file as a whole is unusable; per-server problems are diagnostics instead."""
+
+
+class CatalogError(GatewayError):
+    """The catalog file could not be written (a corrupt file is set aside, never raised)."""
+
+
+class CliError(GatewayError):
+    """A command-line failure; `main` prints the message on one line and exits with `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class ToolCallError(GatewayError):
+    """A failure the model can act on; returned to it as a `CallToolResult` with `isError: true`."""
+
+
+class UnknownServerError(ToolCallError):
+    pass
+
+
+class UnknownToolError(ToolCallError):
+    pass
+
+
+class AmbiguousToolError(ToolCallError):
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class ToolNotAllowedError(ToolCallError):
+    pass
+
+
+class InvalidArgumentsError(ToolCallError):
+    def __init__(self, message: str, problems: list[str]) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+class DownstreamError(ToolCallError):
+    """The downstream server failed; `server` names it and `phase` says where it failed."""
+
+    def __init__(self, message: str, *, server: str, phase: Phase, retryable: bool) -> None:
+        super().__init__(message)
+        self.server = server
+        self.phase: Phase = phase
+        self.retryable = retryable
+
+
+class ServerStartError(DownstreamError):
+    pass
+
+
+class BackoffError(DownstreamError):
+    def __init__(self, message: str, *, server: str, seconds_left: float) -> None:
+        super().__init__(message, server=server, phase="startup", retryable=True)
+        self.seconds_left = seconds_left
+
+
+class CallTimeoutError(DownstreamError):
+    pass
+
+
+class ConnectionLostError(DownstreamError):
+    pass
+
+
+class DownstreamRpcError(DownstreamError):
+    def __init__(self, message: str, *, server: str, code: int, phase: Phase = "tool_call") -> None:
+        super().__init__(message, server=server, phase=phase, retryable=False)
+        self.code = code
+
+
+class ShuttingDownError(DownstreamError):
+    pass
