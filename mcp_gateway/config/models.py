@@ -24,6 +24,7 @@ DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 DEFAULT_CLOSE_TIMEOUT_MS = 10_000
 DEFAULT_FAILURE_BACKOFF_MS = 60_000
 DEFAULT_REFRESH_CONCURRENCY = 4
+MAX_REFRESH_CONCURRENCY = 32
 
 
 class _Model(BaseModel):
@@ -51,7 +52,7 @@ class Settings(_Model):
     request_timeout_ms: int = Field(default=DEFAULT_REQUEST_TIMEOUT_MS, gt=0)
     close_timeout_ms: int = Field(default=DEFAULT_CLOSE_TIMEOUT_MS, gt=0)
     failure_backoff_ms: int = Field(default=DEFAULT_FAILURE_BACKOFF_MS, ge=0)
-    refresh_concurrency: int = Field(default=DEFAULT_REFRESH_CONCURRENCY, ge=1, le=32)
+    refresh_concurrency: int = Field(default=DEFAULT_REFRESH_CONCURRENCY, ge=1, le=MAX_REFRESH_CONCURRENCY)
     debug: bool = False
 
 

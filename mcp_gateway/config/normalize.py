@@ -1,0 +1,119 @@
+"""Key normalization: from what users and other clients write to what the models validate.
+
+Every object is brought to camelCase keys (snake_case is accepted everywhere; when both spellings of one
+field are present the camelCase one wins), the legacy `metadataBootstrap` setting is migrated, and unknown
+fields are removed with a warning that says so: an ignored field is never silent. Nothing here validates
+values; that is pydantic's job, after `${VAR}` expansion.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from mcp_gateway.config.diagnostics import DiagnosticReport, did_you_mean, join_path
+from mcp_gateway.config.models import Settings
+
+LEGACY_METADATA_BOOTSTRAP = "metadataBootstrap"
+_LEGACY_METADATA_VALUES = {"background": True, "off": False}
+
+
+@dataclass
+class Entry:
+    """One JSON object with camelCase keys; `spelled` maps each key back to how the file wrote it."""
+
+    fields: dict[str, object]
+    json_path: str
+    spelled: dict[str, str] = field(default_factory=dict[str, str])
+
+    def path_of(self, key: str) -> str:
+        return join_path(self.json_path, self.spelled.get(key, key))
+
+
+def camel_case(key: str) -> str:
+    """`inherit_env` → `inheritEnv`; a key without `_` is returned as written."""
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def field_names(model: type[BaseModel]) -> frozenset[str]:
+    """The camelCase names a model accepts on disk."""
+    return frozenset(camel_case(name) for name in model.model_fields)
+
+
+SETTINGS_FIELDS = field_names(Settings)
+
+
+def normalize_keys(raw: Mapping[str, object], known: frozenset[str], json_path: str, report: DiagnosticReport) -> Entry:
+    """camelCase keys; when both spellings of a field are present the camelCase one wins, with a warning."""
+    entry = Entry({}, json_path)
+    for key, value in raw.items():
+        canonical = camel_case(key)
+        if canonical not in known:
+            canonical = key
+        if canonical in entry.fields:
+            earlier = entry.spelled[canonical]
+            kept, dropped = (key, earlier) if key == canonical else (earlier, key)
+            report.warning(
+                join_path(json_path, dropped), f"'{dropped}' repeats '{kept}' and is ignored", f"keep only '{kept}'"
+            )
+            if key != canonical:
+                continue
+        entry.fields[canonical] = value
+        entry.spelled[canonical] = key
+    return entry
+
+
+def drop_unknown_fields(
+    entry: Entry, allowed: frozenset[str], report: DiagnosticReport, *, elsewhere: Mapping[str, str] | None = None
+) -> None:
+    """Remove and report fields the model does not have; `elsewhere` maps a known-but-misplaced field to a hint."""
+    for key in [key for key in entry.fields if key not in allowed]:
+        del entry.fields[key]
+        written = entry.spelled.pop(key, key)
+        hint = (elsewhere or {}).get(key)
+        if hint is not None:
+            report.warning(entry.path_of(written), f"field '{written}' does not apply here and is ignored", hint)
+        else:
+            suggestion = did_you_mean(key, allowed) or "remove it"
+            report.warning(entry.path_of(written), f"unknown field '{written}' is ignored", suggestion)
+
+
+def normalize_settings(raw: Mapping[str, object], json_path: str, report: DiagnosticReport) -> Entry:
+    entry = normalize_keys(raw, SETTINGS_FIELDS | {LEGACY_METADATA_BOOTSTRAP}, json_path, report)
+    _migrate_metadata_bootstrap(entry, report)
+    drop_unknown_fields(entry, SETTINGS_FIELDS, report)
+    return entry
+
+
+def _migrate_metadata_bootstrap(entry: Entry, report: DiagnosticReport) -> None:
+    """`metadataBootstrap: "background" | "off"` became `startupMetadataCheck: true | false`."""
+    if LEGACY_METADATA_BOOTSTRAP not in entry.fields:
+        return
+    path = entry.path_of(LEGACY_METADATA_BOOTSTRAP)
+    written = entry.spelled.pop(LEGACY_METADATA_BOOTSTRAP)
+    legacy = entry.fields.pop(LEGACY_METADATA_BOOTSTRAP)
+    if "startupMetadataCheck" in entry.fields:
+        report.warning(
+            path,
+            f"legacy field '{written}' is ignored because 'startupMetadataCheck' is also set",
+            f"remove '{written}'",
+        )
+        return
+    migrated = _LEGACY_METADATA_VALUES.get(legacy) if isinstance(legacy, str) else None
+    if migrated is None:
+        report.error(
+            path,
+            f'legacy field \'{written}\' must be "background" or "off"; it is ignored',
+            'write "startupMetadataCheck": true or false instead',
+        )
+        return
+    entry.fields["startupMetadataCheck"] = migrated
+    report.warning(
+        path,
+        f"legacy field '{written}' was migrated to 'startupMetadataCheck': {json.dumps(migrated)}",
+        f'write "startupMetadataCheck": {json.dumps(migrated)} instead',
+    )
