@@ -111,3 +111,14 @@ def _str_or(value: Any, default: _T) -> str | _T:
 
 def _dict_or_none(value: Any) -> JsonObject | None:
     return cast(JsonObject, value) if isinstance(value, dict) else None
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One server's answer to `tools/list` (every page) and what its handshake said."""
+
+    tools: list[JsonObject]
+    protocol_version: str | None
+    server_name: str | None
+    server_version: str | None
+    instructions: str | None
