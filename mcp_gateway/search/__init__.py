@@ -1,0 +1,9 @@
+"""Lexical tool search: BM25 over tool fields, a bilingual lexicon, typo tolerance and server intent.
+
+Pure and synchronous; it knows nothing of MCP, processes or files. See `engine.SearchEngine`.
+"""
+
+from mcp_gateway.search.documents import ServerEntry, ToolEntry
+from mcp_gateway.search.engine import SearchEngine, SearchHit, SearchResult
+
+__all__ = ["SearchEngine", "SearchHit", "SearchResult", "ServerEntry", "ToolEntry"]

@@ -1,0 +1,118 @@
+"""How sure a hit is, from absolute evidence, with the reasons a model can check.
+
+Confidence is never relative to the best hit of the same query (that would call the least bad of ten
+poor matches "high"). It is the share of the query's information that the tool itself accounts for:
+each query word weighs its IDF (rare words say more about intent than `get`), and counts fully when the
+tool's name or title has it, a little less in its description or parameters, less again through a
+synonym or a typo correction. A tool the query names outright is high.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from mcp_gateway.search.documents import IndexedTool
+from mcp_gateway.search.index import SearchIndex
+from mcp_gateway.search.lexicon import CONCEPT_PREFIX, concepts_of
+from mcp_gateway.search.query import GENERIC_WEIGHT, ParsedQuery
+from mcp_gateway.search.ranking import CONCEPT_FIELDS, bm25_idf
+from mcp_gateway.search.text import is_cjk
+
+Confidence = Literal["high", "medium", "low"]
+
+HIGH_COVERAGE = 0.6
+MEDIUM_COVERAGE = 0.3
+STRENGTH = {
+    "name": 1.0,
+    "title": 1.0,
+    "server": 0.8,
+    "description": 0.85,
+    "param_names": 0.7,
+    "param_text": 0.6,
+    "name_concepts": 0.75,
+    "concepts": 0.6,
+}
+TYPO_STRENGTH = 0.7
+NAME_FIELDS = frozenset({"name", "title", "name_concepts"})
+
+
+@dataclass(frozen=True)
+class Judgement:
+    confidence: Confidence
+    coverage: float
+    reasons: tuple[str, ...]
+
+
+def judge(
+    index: SearchIndex, query: ParsedQuery, tool: IndexedTool, *, server_terms: set[str], named_exactly: bool
+) -> Judgement:
+    """Confidence and reasons for one hit; `server_terms` are query terms matching the tool's server."""
+    doc_count = max(len(index.tools), 1)
+    typos = {term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed}
+    mass = 0.0
+    matched = 0.0
+    name_hit = named_exactly
+    reasons: dict[str, list[str]] = {}
+    for word in dict.fromkeys(query.words):
+        weight = (0.5 if is_cjk(word) and len(word) == 1 else 1.0) * _generic_factor(query, word)
+        idf = bm25_idf(doc_count, _document_frequency(index, word))
+        mass += weight * idf
+        match = _best_match(tool, word, server_terms)
+        if match.strength == 0.0 and word in typos:
+            corrected = _best_match(tool, typos[word], server_terms)
+            match = _Match(corrected.strength * TYPO_STRENGTH, corrected.field, f"typo {typos[word]}")
+        if match.strength:
+            matched += weight * idf * match.strength
+            name_hit = name_hit or match.field in NAME_FIELDS
+            reasons.setdefault(match.label, []).append(query.surface.get(word, word))
+    coverage = matched / mass if mass else 0.0
+    if named_exactly or (coverage >= HIGH_COVERAGE and name_hit):
+        level: Confidence = "high"
+    elif coverage >= MEDIUM_COVERAGE:
+        level = "medium"
+    else:
+        level = "low"
+    explained = [f"{label}: {', '.join(words)}" for label, words in reasons.items()]
+    if named_exactly:
+        explained.insert(0, "the query names this tool")
+    return Judgement(level, round(coverage, 2), tuple(explained))
+
+
+def _generic_factor(query: ParsedQuery, word: str) -> float:
+    for term in query.terms:
+        if term.term == word and term.kind == "word":
+            return GENERIC_WEIGHT if term.weight == GENERIC_WEIGHT else 1.0
+    return 1.0
+
+
+def _document_frequency(index: SearchIndex, word: str) -> int:
+    return max((len(field.postings.get(word, ())) for field in index.fields.values()), default=0)
+
+
+@dataclass(frozen=True)
+class _Match:
+    strength: float
+    field: str
+    label: str
+
+
+_NO_MATCH = _Match(0.0, "", "")
+_FIELD_LABELS = {"param_names": "parameter", "param_text": "parameter text"}
+
+
+def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
+    best = _NO_MATCH
+    for field, counts in tool.fields.items():
+        if field not in CONCEPT_FIELDS and counts.get(word) and STRENGTH[field] > best.strength:
+            best = _Match(STRENGTH[field], field, _FIELD_LABELS.get(field, field))
+    if word in server_terms and STRENGTH["server"] > best.strength:
+        best = _Match(STRENGTH["server"], "server", "server")
+    if best.strength:
+        return best
+    concepts = concepts_of((), (word,)) if is_cjk(word) else concepts_of((word,), ())
+    for concept in concepts:
+        for field in ("name_concepts", "concepts"):
+            if tool.fields[field].get(concept) and STRENGTH[field] > best.strength:
+                best = _Match(STRENGTH[field], field, f"synonym {concept.removeprefix(CONCEPT_PREFIX)}")
+    return best

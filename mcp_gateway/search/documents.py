@@ -1,0 +1,83 @@
+"""What the search engine indexes: plain tool and server descriptions, turned into per-field terms.
+
+`search/` knows nothing of MCP: the catalog hands it `ToolEntry` and `ServerEntry` values and gets
+`(server, tool)` pairs back. A tool is indexed in separate fields because a word in its name says far
+more than the same word in a long description; the weights live in `ranking.py`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from mcp_gateway.search.lexicon import concepts_of
+from mcp_gateway.search.text import Terms, analyze
+
+FIELDS = ("name", "title", "description", "param_names", "param_text", "concepts", "name_concepts")
+SERVER_FIELDS = ("server", "server_text")
+MAX_DESCRIPTION_CHARS = 4000
+"""Descriptions past this are mostly usage examples; indexing them only dilutes the field."""
+MAX_PARAMETER_TEXT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class ToolEntry:
+    server: str
+    name: str
+    description: str = ""
+    title: str | None = None
+    parameters: tuple[tuple[str, str], ...] = ()
+    """(parameter name, parameter description) pairs, in schema order."""
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    name: str
+    aliases: tuple[str, ...] = ()
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class IndexedTool:
+    """A tool's terms per field, with term counts: the unit the index stores and the ranker explains."""
+
+    entry: ToolEntry
+    fields: dict[str, Counter[str]]
+    lengths: dict[str, int]
+
+
+def index_tool(entry: ToolEntry) -> IndexedTool:
+    name = analyze(entry.name)
+    title = analyze(entry.title or "")
+    description = analyze(entry.description[:MAX_DESCRIPTION_CHARS])
+    param_names = analyze(" ".join(name for name, _ in entry.parameters))
+    param_text = analyze(" ".join(text for _, text in entry.parameters)[:MAX_PARAMETER_TEXT_CHARS])
+    name_concepts = _concepts(name, title)
+    fields: dict[str, Counter[str]] = {
+        "name": Counter(name.words),
+        "title": Counter(title.words),
+        "description": Counter(description.words),
+        "param_names": Counter(param_names.words),
+        "param_text": Counter(param_text.words),
+        "concepts": Counter(_concepts(description)),
+        "name_concepts": Counter(name_concepts),
+    }
+    return IndexedTool(entry, fields, {field: sum(counts.values()) for field, counts in fields.items()})
+
+
+def index_server(entry: ServerEntry) -> dict[str, Counter[str]]:
+    """A server's own terms: its key and aliases (`server`), and its description (`server_text`)."""
+    words: list[str] = []
+    for label in (entry.name, *entry.aliases):
+        names = analyze(label)
+        words.extend(names.words)
+        words.extend(_concepts(names))
+    text = analyze(entry.description or "")
+    return {"server": Counter(words), "server_text": Counter([*text.words, *_concepts(text)])}
+
+
+def _concepts(*parts: Terms) -> list[str]:
+    found: list[str] = []
+    for part in parts:
+        found.extend(concepts_of(part.words, part.cjk_runs))
+    return found

@@ -1,0 +1,111 @@
+"""The search engine's public face: update servers, run a query, get hits with confidence and notes.
+
+Pure and synchronous: no I/O, no MCP. The gateway feeds it plain tool and server entries from the catalog
+(one server at a time when a server's tools change) and `benchmarks/retrieval.py` feeds it bench catalogs
+through the very same calls, so what is measured is what the model gets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mcp_gateway.search.confidence import Confidence, judge
+from mcp_gateway.search.documents import ServerEntry, ToolEntry
+from mcp_gateway.search.index import SearchIndex, name_key
+from mcp_gateway.search.query import ParsedQuery, parse_query
+from mcp_gateway.search.ranking import rank
+from mcp_gateway.search.servers import resolve_server
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    server: str
+    tool: str
+    score: float
+    confidence: Confidence
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: tuple[SearchHit, ...]
+    notes: tuple[str, ...]
+    """Plain sentences about the search itself: a hint that was ambiguous, a query that matched nothing."""
+    focused_server: str | None
+
+
+class SearchEngine:
+    def __init__(self) -> None:
+        self._index = SearchIndex()
+        self._vocabulary: list[str] = []
+        self._vocabulary_version = -1
+
+    def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
+        self._index.replace_server(server, tools)
+
+    def remove_server(self, name: str) -> None:
+        self._index.remove_server(name)
+
+    def server_names(self) -> list[str]:
+        return self._index.server_names()
+
+    def tool_count(self, server: str | None = None) -> int:
+        return len(self._index) if server is None else len(self._index.tool_ids(server))
+
+    def resolve_server(self, hint: str) -> tuple[str | None, tuple[str, ...]]:
+        """(server, ()) when the hint names one server, else (None, the servers it could mean)."""
+        resolution = resolve_server(
+            hint, ((name, indexed.entry.aliases) for name, indexed in self._index.servers.items())
+        )
+        return resolution.server, resolution.candidates
+
+    def search(self, query: str, *, server: str | None = None, limit: int = DEFAULT_LIMIT) -> SearchResult:
+        limit = max(1, min(limit, MAX_LIMIT))
+        notes: list[str] = []
+        focus: str | None = None
+        if server:
+            focus, candidates = self.resolve_server(server)
+            if focus is None and candidates:
+                notes.append(
+                    f"The server hint '{server}' could mean {', '.join(candidates)}; searched all servers instead."
+                )
+            elif focus is None:
+                notes.append(f"No server matches the hint '{server}'; searched all servers instead.")
+        parsed = parse_query(query, self._known, self._vocabulary_list)
+        scope = {focus} if focus is not None else None
+        ranked = rank(self._index, parsed, servers=scope, limit=limit)
+        hits = tuple(self._hit(parsed, scored.doc_id, scored.score) for scored in ranked)
+        if not hits:
+            notes.append(self._nothing_matched(query, focus))
+        return SearchResult(hits, tuple(notes), focus)
+
+    def _hit(self, parsed: ParsedQuery, doc_id: int, score: float) -> SearchHit:
+        tool = self._index.tools[doc_id]
+        server = tool.entry.server
+        server_fields = self._index.servers[server].fields["server"]
+        server_terms = {word for word in parsed.words if server_fields.get(word)}
+        named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
+        judgement = judge(self._index, parsed, tool, server_terms=server_terms, named_exactly=named)
+        return SearchHit(server, tool.entry.name, round(score, 3), judgement.confidence, judgement.reasons)
+
+    def _nothing_matched(self, query: str, focus: str | None) -> str:
+        if focus is not None:
+            return f"No tool of '{focus}' matched '{query}'; call list_tools with server '{focus}' to see them all."
+        names = self._index.server_names()
+        if not names:
+            return "No tools are known yet."
+        listing = ", ".join(f"{name} ({self.tool_count(name)} tools)" for name in names)
+        return f"No tool matched '{query}'. Servers: {listing}. Try other words, or list_tools with one server."
+
+    def _known(self, term: str) -> bool:
+        return any(term in field.postings for field in self._index.fields.values())
+
+    def _vocabulary_list(self) -> list[str]:
+        if self._vocabulary_version != self._index.version:
+            self._vocabulary = sorted({term for term in self._index.vocabulary() if term.isascii() and term.isalpha()})
+            self._vocabulary_version = self._index.version
+        return self._vocabulary

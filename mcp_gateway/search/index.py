@@ -1,0 +1,144 @@
+"""An inverted index over tool fields, updated one server at a time.
+
+Postings map field → term → {document id: term count}. Replacing a server's tools touches only the
+postings of that server's terms, so a refresh of one server costs in proportion to that server, not to
+the catalog. Collection statistics (document count, per-field total length) are kept as running sums
+for BM25; document frequency is the size of a posting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from mcp_gateway.search.documents import (
+    FIELDS,
+    SERVER_FIELDS,
+    IndexedTool,
+    ServerEntry,
+    ToolEntry,
+    index_server,
+    index_tool,
+)
+
+_NOT_ALNUM = re.compile(r"[^0-9a-z\u3040-\u9fff\uac00-\ud7af]+")
+
+
+@dataclass
+class FieldPostings:
+    postings: dict[str, dict[int, int]] = field(default_factory=dict[str, dict[int, int]])
+    lengths: dict[int, int] = field(default_factory=dict[int, int])
+    total_length: int = 0
+
+    def add(self, doc_id: int, counts: Counter[str], length: int) -> None:
+        for term, count in counts.items():
+            self.postings.setdefault(term, {})[doc_id] = count
+        self.lengths[doc_id] = length
+        self.total_length += length
+
+    def remove(self, doc_id: int, counts: Counter[str], length: int) -> None:
+        for term in counts:
+            posting = self.postings.get(term)
+            if posting is None:
+                continue
+            posting.pop(doc_id, None)
+            if not posting:
+                del self.postings[term]
+        self.lengths.pop(doc_id, None)
+        self.total_length -= length
+
+
+@dataclass(frozen=True)
+class IndexedServer:
+    entry: ServerEntry
+    fields: dict[str, Counter[str]]
+
+
+class SearchIndex:
+    def __init__(self) -> None:
+        self.tools: dict[int, IndexedTool] = {}
+        self.fields: dict[str, FieldPostings] = {name: FieldPostings() for name in FIELDS}
+        self.servers: dict[str, IndexedServer] = {}
+        self.server_fields: dict[str, FieldPostings] = {name: FieldPostings() for name in SERVER_FIELDS}
+        self._server_ids: dict[str, int] = {}
+        self._server_by_id: dict[int, str] = {}
+        self._by_server: dict[str, list[int]] = {}
+        self.name_keys: dict[str, set[int]] = {}
+        """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
+        self._next_id = 0
+        self.version = 0
+        """Bumped on every change, so callers can cache derived views (the fuzzy vocabulary)."""
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
+        """Index `server` with exactly `tools`, replacing whatever it had."""
+        self.remove_server(server.name)
+        server_id = self._allocate()
+        self._server_ids[server.name] = server_id
+        self._server_by_id[server_id] = server.name
+        indexed_server = IndexedServer(server, index_server(server))
+        self.servers[server.name] = indexed_server
+        for name, counts in indexed_server.fields.items():
+            self.server_fields[name].add(server_id, counts, sum(counts.values()))
+        ids: list[int] = []
+        for entry in tools:
+            doc_id = self._allocate()
+            indexed = index_tool(entry)
+            self.tools[doc_id] = indexed
+            for name in FIELDS:
+                self.fields[name].add(doc_id, indexed.fields[name], indexed.lengths[name])
+            for key in _name_keys(entry):
+                self.name_keys.setdefault(key, set()).add(doc_id)
+            ids.append(doc_id)
+        self._by_server[server.name] = ids
+        self.version += 1
+
+    def remove_server(self, name: str) -> None:
+        server_id = self._server_ids.pop(name, None)
+        if server_id is None:
+            return
+        del self._server_by_id[server_id]
+        indexed_server = self.servers.pop(name)
+        for field_name, counts in indexed_server.fields.items():
+            self.server_fields[field_name].remove(server_id, counts, sum(counts.values()))
+        for doc_id in self._by_server.pop(name, []):
+            indexed = self.tools.pop(doc_id)
+            for field_name in FIELDS:
+                self.fields[field_name].remove(doc_id, indexed.fields[field_name], indexed.lengths[field_name])
+            for key in _name_keys(indexed.entry):
+                holders = self.name_keys.get(key)
+                if holders is not None:
+                    holders.discard(doc_id)
+                    if not holders:
+                        del self.name_keys[key]
+        self.version += 1
+
+    def server_names(self) -> list[str]:
+        return list(self.servers)
+
+    def server_of_id(self, server_id: int) -> str:
+        return self._server_by_id[server_id]
+
+    def tool_ids(self, server: str) -> list[int]:
+        return self._by_server.get(server, [])
+
+    def vocabulary(self) -> Iterable[str]:
+        for postings in self.fields.values():
+            yield from postings.postings
+
+    def _allocate(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+
+def name_key(text: str) -> str:
+    """A name with case and separators removed: `Get-Sum`, `get_sum` and `getSum` all become `getsum`."""
+    return _NOT_ALNUM.sub("", text.lower())
+
+
+def _name_keys(entry: ToolEntry) -> set[str]:
+    return {key for key in (name_key(entry.name), name_key(f"{entry.server}.{entry.name}")) if key}

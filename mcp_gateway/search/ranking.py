@@ -1,0 +1,134 @@
+"""Scoring: field-weighted BM25 over tool fields, server intent, and exact or near-exact name matches.
+
+score(tool) = Σ_field weight(field) · BM25_field(query, tool)        (query terms carry their own weights)
+            + SERVER_WEIGHT · BM25(query, tool's server key, aliases, description)
+            + NAME_MATCH_BONUS · similarity(query, tool name)       (only for a query that looks like a name)
+
+BM25's IDF is what makes a hit in a rare word count and a hit in `get` barely count; the field weights make
+a hit in a name or title outweigh one in a long description; server terms live in their own small index
+(one document per server) so a server's name is rare evidence among servers rather than a word repeated
+in every one of its tools.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from mcp_gateway.search.index import FieldPostings, SearchIndex, name_key
+from mcp_gateway.search.query import ParsedQuery, QueryTerm
+
+K1 = 1.2
+FIELD_WEIGHTS = {
+    "name": 3.0,
+    "title": 2.0,
+    "description": 1.0,
+    "param_names": 0.6,
+    "param_text": 0.25,
+    "concepts": 0.45,
+    "name_concepts": 1.1,
+}
+FIELD_B = {"name": 0.3, "title": 0.3, "name_concepts": 0.3}
+DEFAULT_B = 0.75
+CONCEPT_FIELDS = frozenset({"concepts", "name_concepts"})
+SERVER_FIELD_WEIGHTS = {"server": 1.0, "server_text": 0.3}
+SERVER_WEIGHT = 1.6
+NAME_MATCH_BONUS = 12.0
+NAME_MATCH_MIN_SIMILARITY = 88.0
+MAX_NAME_QUERY_CHARS = 64
+MAX_NAME_QUERY_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Scored:
+    doc_id: int
+    score: float
+
+
+def bm25_idf(doc_count: int, df: int) -> float:
+    return math.log(1.0 + (doc_count - df + 0.5) / (df + 0.5))
+
+
+def score_fields(
+    postings: dict[str, FieldPostings],
+    weights: dict[str, float],
+    doc_count: int,
+    terms: Iterable[QueryTerm],
+    *,
+    allowed: set[int] | None = None,
+) -> dict[int, float]:
+    """Weighted BM25 summed over fields; concept terms only score in concept fields and vice versa."""
+    scores: dict[int, float] = {}
+    if doc_count == 0:
+        return scores
+    for field_name, field_weight in weights.items():
+        field = postings[field_name]
+        average = field.total_length / doc_count or 1.0
+        b = FIELD_B.get(field_name, DEFAULT_B)
+        concept_field = field_name in CONCEPT_FIELDS
+        field_lengths = field.lengths
+        for term in terms:
+            if term.is_concept != concept_field:
+                continue
+            posting = field.postings.get(term.term)
+            if not posting:
+                continue
+            idf = bm25_idf(doc_count, len(posting)) * term.weight * field_weight
+            for doc_id, tf in posting.items():
+                if allowed is not None and doc_id not in allowed:
+                    continue
+                norm = K1 * (1.0 - b + b * field_lengths[doc_id] / average)
+                scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + norm)
+    return scores
+
+
+def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, limit: int) -> list[Scored]:
+    """Best tools first; `servers` restricts the candidates to those servers' tools."""
+    allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
+    scores = score_fields(index.fields, FIELD_WEIGHTS, len(index.tools), query.terms, allowed=allowed)
+    for server, server_score in server_scores(index, query).items():
+        if servers is not None and server not in servers:
+            continue
+        for doc_id in index.tool_ids(server):
+            scores[doc_id] = scores.get(doc_id, 0.0) + SERVER_WEIGHT * server_score
+    for doc_id, similarity in name_matches(index, query.text, allowed).items():
+        scores[doc_id] = scores.get(doc_id, 0.0) + NAME_MATCH_BONUS * similarity
+    ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [Scored(doc_id, score) for doc_id, score in ordered[:limit] if score > 0]
+
+
+def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
+    """How strongly the query names each server (by key, alias or description), by server id → name."""
+    raw = score_fields(index.server_fields, SERVER_FIELD_WEIGHTS, len(index.servers), query.terms)
+    return {index.server_of_id(server_id): score for server_id, score in raw.items()}
+
+
+def name_matches(index: SearchIndex, text: str, allowed: set[int] | None) -> dict[int, float]:
+    """Tools whose name (or `server.name`) the query spells, exactly or with a small typo, as 0..1.
+
+    Only for queries that look like a name: a few words at most. The exact lookup is a dict hit; the typo
+    search (rapidfuzz over every name key) runs only for a single token, where a typo is most likely.
+    """
+    words = text.split()
+    if len(text) > MAX_NAME_QUERY_CHARS or not words or len(words) > MAX_NAME_QUERY_WORDS:
+        return {}
+    key = name_key(text)
+    if not key:
+        return {}
+    found: dict[int, float] = {}
+    candidates: list[tuple[str, float]] = [(key, 100.0)] if key in index.name_keys else []
+    if not candidates and len(words) == 1:
+        candidates = [
+            (candidate, similarity)
+            for candidate, similarity, _ in process.extract(
+                key, index.name_keys.keys(), scorer=fuzz.ratio, limit=5, score_cutoff=NAME_MATCH_MIN_SIMILARITY
+            )
+        ]
+    for candidate, similarity in candidates:
+        for doc_id in index.name_keys[candidate]:
+            if allowed is None or doc_id in allowed:
+                found[doc_id] = max(found.get(doc_id, 0.0), similarity / 100.0)
+    return found

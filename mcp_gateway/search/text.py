@@ -1,0 +1,180 @@
+"""Text to search terms: identifier splitting, light English normalization, CJK n-grams.
+
+The same function serves documents and queries, so whatever it does is symmetric by construction.
+- Identifiers split on `_ - . /` and camelCase (`getUserInfo`, `HTTPServer2` → get user info, http server 2).
+- English words are lower-cased and lightly stemmed (plurals and -ed/-ing forms, Porter's step 1 and its
+  final-e rule) so `files`/`file` and `creating`/`created`/`create` meet, without the over-stemming of
+  full Porter (which sends `general` and `generate` to one stem).
+- Stop words and conversational filler are dropped.
+- A run of CJK characters becomes its single characters and its bigrams, so Chinese text matches without
+  a word segmenter and a one-character query still finds something.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+MAX_JOINED_LENGTH = 24
+"""Longer mixed-case runs (hashes, base64 noise) are not worth a joined term."""
+MIN_STEM_LENGTH = 4
+"""Shorter words are left alone: stemming `bus` or `gas` only does harm."""
+
+NOT_STEMMED = frozenset(
+    """
+        news series species canvas alias atlas bias gas chaos analysis basis thesis axis physics mathematics
+    """.split()
+)
+"""Words Porter's plural rule would break (`news` is not the plural of `new`)."""
+
+_CJK_RANGES = (
+    ("\u3040", "\u30ff"),  # Japanese kana
+    ("\u3400", "\u4dbf"),  # CJK extension A
+    ("\u4e00", "\u9fff"),  # CJK unified ideographs
+    ("\uac00", "\ud7af"),  # Hangul syllables
+    ("\uf900", "\ufaff"),  # CJK compatibility ideographs
+)
+_CJK_CLASS = "".join(f"{lo}-{hi}" for lo, hi in _CJK_RANGES)
+_RUN = re.compile(rf"[{_CJK_CLASS}]+|[A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+STOP_WORDS = frozenset(
+    """
+        a an and any are as at be been being but by can could do does for from had has have how i if in into
+        is it its me my of on or our please should so some than that the their them then there these this
+        those to us was we were what when where which while who whom why will with would you your yours also
+        just all about via using use used uses want wants need needs help let lets like able given specified
+        specific provided
+    """.split()
+)
+CJK_FILLER = frozenset("的了把个这那是在和与或我你他她它们请吗呢吧啊呀嗯就都也还很")
+"""Particles and pronouns whose single characters carry no meaning for search (their bigrams still count)."""
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The terms of one text: `words` in order (with duplicates) and the raw CJK runs, for the lexicon."""
+
+    words: tuple[str, ...]
+    cjk_runs: tuple[str, ...]
+
+
+def is_cjk(text: str) -> bool:
+    return any(lo <= ch <= hi for ch in text for lo, hi in _CJK_RANGES)
+
+
+def split_identifier(text: str) -> list[str]:
+    """`list_issues`, `getUserInfo`, `web-search.v2` → their lower-case parts."""
+    parts: list[str] = []
+    for run in _RUN.findall(text):
+        if is_cjk(run[0]):
+            parts.append(run)
+        else:
+            parts.extend(piece.lower() for piece in _CAMEL.findall(run))
+    return parts
+
+
+def analyze(text: str) -> Terms:
+    """Normalized search terms of `text`; CJK runs are kept whole in `cjk_runs` as well as n-grammed."""
+    words: list[str] = []
+    runs: list[str] = []
+    for run in _RUN.findall(text):
+        if is_cjk(run[0]):
+            runs.append(run)
+            words.extend(cjk_ngrams(run))
+            continue
+        pieces = _CAMEL.findall(run)
+        if len(pieces) > 1 and len(run) <= MAX_JOINED_LENGTH:
+            # `GitHub`, `k8s`, `getUserInfo`: users type the whole word as often as its parts.
+            words.append(stem(run.lower()))
+        for piece in pieces:
+            word = piece.lower()
+            if word in STOP_WORDS:
+                continue
+            words.append(stem(word))
+    return Terms(tuple(words), tuple(runs))
+
+
+def cjk_ngrams(run: str) -> list[str]:
+    grams = [ch for ch in run if ch not in CJK_FILLER]
+    grams.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return grams
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """Porter's step 1 (plurals, -ed, -ing, y→i) and step 5a (final e), for English words only."""
+    if len(word) < MIN_STEM_LENGTH or not word.isalpha() or not word.isascii() or word in NOT_STEMMED:
+        return word
+    word = _step_1a(word)
+    word = _step_1b(word)
+    if word.endswith("y") and _has_vowel(word[:-1]) and len(word) > 2:
+        word = word[:-1] + "i"
+    if word.endswith("e") and len(word) > MIN_STEM_LENGTH - 1:
+        measure = _measure(word[:-1])
+        if measure > 1 or (measure == 1 and not _ends_cvc(word[:-1])):
+            word = word[:-1]
+    return word
+
+
+def _step_1a(word: str) -> str:
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("ies"):
+        return word[:-2]
+    if word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def _step_1b(word: str) -> str:
+    if word.endswith("eed"):
+        return word[:-1] if _measure(word[:-3]) > 0 else word
+    for suffix in ("ed", "ing"):
+        if word.endswith(suffix) and _has_vowel(word[: -len(suffix)]):
+            base = word[: -len(suffix)]
+            if base.endswith(("at", "bl", "iz")):
+                return base + "e"
+            if len(base) > 1 and base[-1] == base[-2] and base[-1] not in "lsz" and not _is_vowel(base, len(base) - 1):
+                return base[:-1]
+            if _measure(base) == 1 and _ends_cvc(base):
+                return base + "e"
+            return base
+    return word
+
+
+def _is_vowel(word: str, i: int) -> bool:
+    ch = word[i]
+    if ch in "aeiou":
+        return True
+    return ch == "y" and i > 0 and not _is_vowel(word, i - 1)
+
+
+def _has_vowel(word: str) -> bool:
+    return any(_is_vowel(word, i) for i in range(len(word)))
+
+
+def _measure(word: str) -> int:
+    """Porter's m: the number of vowel-consonant sequences."""
+    count = 0
+    previous_vowel = False
+    for i in range(len(word)):
+        vowel = _is_vowel(word, i)
+        if previous_vowel and not vowel:
+            count += 1
+        previous_vowel = vowel
+    return count
+
+
+def _ends_cvc(word: str) -> bool:
+    if len(word) < 3:
+        return False
+    return (
+        not _is_vowel(word, len(word) - 1)
+        and _is_vowel(word, len(word) - 2)
+        and not _is_vowel(word, len(word) - 3)
+        and word[-1] not in "wxy"
+    )
