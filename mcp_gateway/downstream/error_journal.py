@@ -1,0 +1,70 @@
+"""The last error of each server, on disk, so `mcp-gateway status` in another process can show it.
+
+The serving gateway is a different process from the one a user runs `status` in, so what went wrong
+(startup, listing or a call; whether a retry can help) is kept in `errors.json` in the workspace: small,
+rewritten atomically, cleared for a server when it next starts cleanly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from mcp_gateway.errors import Phase
+from mcp_gateway.paths import FILE_MODE
+
+
+@dataclass(frozen=True)
+class ErrorRecord:
+    phase: Phase
+    message: str
+    retryable: bool
+    at: float
+    """Wall-clock time (epoch seconds)."""
+
+
+class ErrorJournal:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def read(self) -> dict[str, ErrorRecord]:
+        try:
+            raw = json.loads(self._path.read_text())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(raw, dict):
+            return {}
+        records: dict[str, ErrorRecord] = {}
+        for server, entry in cast(dict[str, Any], raw).items():
+            with contextlib.suppress(TypeError, KeyError, ValueError):
+                fields = cast(dict[str, Any], entry)
+                records[server] = ErrorRecord(
+                    fields["phase"], str(fields["message"]), bool(fields["retryable"]), float(fields["at"])
+                )
+        return records
+
+    def record(self, server: str, error: ErrorRecord) -> None:
+        records = self.read()
+        records[server] = error
+        self._write(records)
+
+    def clear(self, server: str) -> None:
+        records = self.read()
+        if records.pop(server, None) is not None:
+            self._write(records)
+
+    def _write(self, records: dict[str, ErrorRecord]) -> None:
+        # Last writer wins between gateway processes: each entry is one server's most recent error anyway.
+        temporary = self._path.with_name(f".{self._path.name}.{os.getpid()}.tmp")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+            with os.fdopen(fd, "w") as handle:
+                json.dump({server: asdict(record) for server, record in records.items()}, handle)
+            os.replace(temporary, self._path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink()

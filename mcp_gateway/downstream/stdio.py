@@ -1,0 +1,238 @@
+"""The stdio transport to a downstream server: a child process in its own process group.
+
+Modelled on the SDK's `mcp.client.stdio.stdio_client`, which falls short for a gateway in four ways,
+hence this module:
+- its stderr goes to a file descriptor we would have to share with the AI client; here it is piped into
+  the server's own capped log (`StderrLog`);
+- it exposes neither the process id nor the moment the process dies; here `pid` is recorded in
+  `ProcessRecords` (so a gateway killed with SIGKILL can be cleaned up after) and `exited` is an event;
+- its stop sequence stops the leader but leaves the group alive when the leader exits on EOF while a
+  grandchild it spawned does not; here the whole group is always gone before the transport returns;
+- its grace periods are fixed; here they are cut to the server's `closeTimeoutMs`.
+A line on stdout that is not JSON-RPC (banners, debug prints) is noted in the log and skipped, instead of
+being surfaced to the session.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from types import TracebackType
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from mcp_gateway.downstream.process_records import ProcessRecords, group_alive
+from mcp_gateway.downstream.stderr_log import StderrLog
+
+STDIN_EOF_GRACE_SECONDS = 2.0
+"""How long a server gets to exit by itself after its stdin closes (the MCP spec's first shutdown step)."""
+SIGTERM_GRACE_SECONDS = 2.0
+"""How long its process group gets after SIGTERM before SIGKILL."""
+REAP_WAIT_SECONDS = 1.0
+"""How long to wait for the kernel to report a SIGKILLed group gone."""
+WRITER_FLUSH_SECONDS = 0.5
+MAX_LINE_BYTES = 128 * 1024 * 1024
+"""A server that writes more than this without a newline is broken or hostile; its connection is closed."""
+_POLL_SECONDS = 0.02
+_NOISE_PREVIEW_CHARS = 200
+
+
+@dataclass(frozen=True)
+class StdioLaunch:
+    command: str
+    args: Sequence[str]
+    env: Mapping[str, str]
+    """The child's complete environment (the caller decides what it inherits)."""
+    cwd: str | None
+    close_timeout: float
+    """Seconds the whole stop sequence may take."""
+
+
+class StdioTransport:
+    """An SDK `Transport`: entering spawns the server and yields its message streams; exiting stops its group."""
+
+    def __init__(self, server: str, launch: StdioLaunch, log: StderrLog, records: ProcessRecords | None = None) -> None:
+        self._server = server
+        self._launch = launch
+        self._log = log
+        self._records = records
+        self.pid: int | None = None
+        self.exited = anyio.Event()
+        """Set when the server's stdout ends: it exited or closed the pipe; no response can come any more."""
+        self._context = self._run()
+
+    async def __aenter__(
+        self,
+    ) -> tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]:
+        return await self._context.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._context.__aexit__(exc_type, exc, tb)
+
+    @asynccontextmanager
+    async def _run(
+        self,
+    ) -> AsyncGenerator[
+        tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+    ]:
+        launch = self._launch
+        process = await anyio.open_process(
+            [launch.command, *launch.args],
+            env=dict(launch.env),
+            cwd=launch.cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        # No awaits until the task group is entered: a cancellation here would leak the child.
+        self.pid = process.pid
+        if self._records is not None:
+            self._records.add(process.pid, self._server)
+        self._log.note(f"started pid {process.pid}: {launch.command} ({len(launch.args)} args)")
+        read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+        writer_done = anyio.Event()
+
+        async def read_stdout() -> None:
+            assert process.stdout is not None
+            try:
+                async with read_send:
+                    await self._pump_stdout(process.stdout, read_send)
+            finally:
+                self.exited.set()
+
+        async def write_stdin() -> None:
+            assert process.stdin is not None
+            try:
+                async with write_receive:
+                    async for message in write_receive:
+                        line = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                        await process.stdin.send(line.encode("utf-8"))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await read_send.aclose()  # the session must see the end, not wait forever
+            finally:
+                writer_done.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read_stdout)
+            tg.start_soon(write_stdin)
+            tg.start_soon(self._pump_stderr, process)
+            try:
+                yield read_receive, write_send
+            finally:
+                with anyio.CancelScope(shield=True):
+                    write_send.close()
+                    with anyio.move_on_after(WRITER_FLUSH_SECONDS):
+                        await writer_done.wait()
+                    await self._stop(process)
+                    read_receive.close()
+                tg.cancel_scope.cancel()
+
+    async def _pump_stdout(
+        self, stdout: anyio.abc.ByteReceiveStream, sink: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> None:
+        pieces: list[bytes] = []
+        pending = 0
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async for chunk in stdout:
+                *complete, rest = chunk.split(b"\n")
+                for part in complete:
+                    pieces.append(part)
+                    line = b"".join(pieces)
+                    pieces.clear()
+                    pending = 0
+                    message = self._parse(line)
+                    if message is not None:
+                        await sink.send(message)
+                if rest:
+                    pieces.append(rest)
+                    pending += len(rest)
+                    if pending > MAX_LINE_BYTES:
+                        self._log.note(f"stdout line over {MAX_LINE_BYTES} bytes without a newline; closing")
+                        return
+
+    def _parse(self, line: bytes) -> SessionMessage | None:
+        text = line.decode("utf-8", errors="replace").strip()
+        if not text:
+            return None
+        try:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+        except (ValidationError, ValueError):
+            self._log.note(f"ignored a stdout line that is not JSON-RPC: {text[:_NOISE_PREVIEW_CHARS]!r}")
+            return None
+
+    async def _pump_stderr(self, process: anyio.abc.Process) -> None:
+        assert process.stderr is not None
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async for chunk in process.stderr:
+                self._log.feed(decoder.decode(chunk))
+        self._log.feed(decoder.decode(b"", final=True))
+        self._log.flush()
+
+    async def _stop(self, process: anyio.abc.Process) -> None:
+        """Close stdin, give the server a moment, then SIGTERM and SIGKILL its whole group, within budget."""
+        budget = self._launch.close_timeout
+        pgid = process.pid
+        if process.stdin is not None:
+            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.aclose()
+        exited_by_itself = await _wait_exit(process, min(STDIN_EOF_GRACE_SECONDS, budget / 2))
+        if not exited_by_itself or group_alive(pgid):
+            # Also when the leader left on EOF: a grandchild may still hold the group.
+            _signal_group(pgid, signal.SIGTERM)
+            if not await _wait_group_gone(process, pgid, min(SIGTERM_GRACE_SECONDS, budget / 2)):
+                _signal_group(pgid, signal.SIGKILL)
+                await _wait_group_gone(process, pgid, REAP_WAIT_SECONDS)
+        self._log.note(f"stopped pid {pgid} (exit status {process.returncode})")
+        if self._records is not None:
+            self._records.remove(pgid)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await stream.aclose()
+
+
+def child_environment(base: Mapping[str, str], overrides: Mapping[str, str]) -> dict[str, str]:
+    env = dict(base)
+    env.update(overrides)
+    return env
+
+
+def _signal_group(pgid: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+# Polling, not events: the kernel offers no event for "this process group is empty", and process.wait()
+# on asyncio also waits for pipe EOF, which a grandchild holding the pipe delays.
+
+
+async def _wait_exit(process: anyio.abc.Process, seconds: float) -> bool:
+    with anyio.move_on_after(seconds):
+        while process.returncode is None:  # noqa: ASYNC110
+            await anyio.sleep(_POLL_SECONDS)
+    return process.returncode is not None
+
+
+async def _wait_group_gone(process: anyio.abc.Process, pgid: int, seconds: float) -> bool:
+    with anyio.move_on_after(seconds):
+        while group_alive(pgid):
+            _ = process.returncode  # reading it lets the event loop reap a zombie leader
+            await anyio.sleep(_POLL_SECONDS)
+        return True
+    return False

@@ -1,0 +1,120 @@
+"""The one boundary where foreign exceptions become gateway errors.
+
+The SDK raises `MCPError` (with JSON-RPC codes), pydantic raises `ValidationError` for results that do not
+fit the protocol, the OS raises `OSError` for a command that cannot be spawned, httpx raises its own
+hierarchy, and anyio task groups wrap any of these in exception groups. Callers above `downstream/` see
+only `DownstreamError` subclasses, classified by error code and type, never by message text; the
+downstream's own message is kept in what the model reads.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from pydantic import ValidationError
+
+from mcp_gateway.errors import (
+    CallTimeoutError,
+    ConnectionLostError,
+    DownstreamError,
+    DownstreamRpcError,
+    ServerStartError,
+)
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """The first non-group exception inside (possibly nested) exception groups."""
+    current: BaseException = exc
+    while isinstance(current, BaseExceptionGroup):
+        members: tuple[BaseException, ...] = cast("BaseExceptionGroup[BaseException]", current).exceptions
+        if not members:
+            break
+        current = members[0]
+    return cast(BaseException, current)
+
+
+def start_failure(
+    server: str, exc: BaseException, *, timeout_seconds: float, stderr_log: str | None
+) -> ServerStartError:
+    """A failure while starting, connecting or handshaking."""
+    cause = innermost(exc)
+    logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
+    if isinstance(cause, DownstreamError):
+        return ServerStartError(cause.message, server=server, phase="startup", retryable=cause.retryable)
+    if isinstance(cause, TimeoutError):
+        reason = f"did not finish starting within {timeout_seconds:g}s (connectTimeoutMs)"
+    elif isinstance(cause, FileNotFoundError):
+        reason = f"could not be started: command not found ({cause.filename or cause})"
+    elif isinstance(cause, PermissionError):
+        reason = f"could not be started: permission denied ({cause.filename or cause})"
+    elif isinstance(cause, MCPError) and cause.code == CONNECTION_CLOSED:
+        reason = "exited or closed its connection before the MCP handshake finished"
+    elif isinstance(cause, MCPError):
+        reason = f"rejected the MCP handshake: {cause.message} (code {cause.code})"
+    else:
+        reason = f"could not be reached: {_describe(cause)}"
+    return ServerStartError(
+        f"Server '{server}' {reason}.{logs} Fix its entry in config.json or check the server, then call again.",
+        server=server,
+        phase="startup",
+        retryable=not isinstance(cause, FileNotFoundError | PermissionError),
+    )
+
+
+def call_failure(
+    server: str, tool: str, exc: BaseException, *, timeout_seconds: float, retry_safe: bool
+) -> DownstreamError:
+    """A failure of one `tools/call` (or `tools/list`, with `tool` naming the method) on a live connection."""
+    cause = innermost(exc)
+    if isinstance(cause, DownstreamError):
+        return cause
+    phase = "list_tools" if tool == "tools/list" else "tool_call"
+    if isinstance(cause, MCPError) and cause.code == REQUEST_TIMEOUT:
+        return CallTimeoutError(
+            f"'{server}.{tool}' did not answer within {timeout_seconds:g}s and was cancelled on the server; "
+            "call it again with simpler arguments, or raise requestTimeoutMs for this server.",
+            server=server,
+            phase=phase,
+            retryable=retry_safe,
+        )
+    if isinstance(cause, MCPError) and cause.code == CONNECTION_CLOSED:
+        advice = (
+            "retrying is safe (the tool is read-only or idempotent)"
+            if retry_safe
+            else "it may or may not have taken effect, so check before calling it again"
+        )
+        return ConnectionLostError(
+            f"The connection to server '{server}' was lost while '{tool}' was running; {advice}; "
+            "the next call starts the server again.",
+            server=server,
+            phase=phase,
+            retryable=retry_safe,
+        )
+    if isinstance(cause, MCPError):
+        return DownstreamRpcError(
+            f"Server '{server}' answered '{tool}' with an error: {cause.message} (code {cause.code}).",
+            server=server,
+            code=cause.code,
+            phase=phase,
+        )
+    if isinstance(cause, ValidationError):
+        return DownstreamRpcError(
+            f"Server '{server}' returned a result for '{tool}' that does not follow the MCP protocol "
+            f"({cause.error_count()} problems); report it to the server's authors.",
+            server=server,
+            code=0,
+            phase=phase,
+        )
+    return ConnectionLostError(
+        f"Calling '{server}.{tool}' failed: {_describe(cause)}; the next call reconnects.",
+        server=server,
+        phase=phase,
+        retryable=retry_safe,
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
