@@ -8,6 +8,7 @@ created 0700 and files 0600: the config and logs can name secrets.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,11 @@ class Workspace:
         return self.state_dir / "cache.json.lock"
 
     @property
+    def errors_path(self) -> Path:
+        """Each server's last error, for `mcp-gateway status` run in another process."""
+        return self.state_dir / "errors.json"
+
+    @property
     def logs_dir(self) -> Path:
         return self.state_dir / "logs"
 
@@ -69,10 +75,9 @@ class Workspace:
 
 def ensure_private_dir(directory: Path) -> None:
     directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    try:
+    # A directory we do not own (a shared home) is still usable; permissions are best effort.
+    with contextlib.suppress(OSError):
         os.chmod(directory, DIR_MODE)
-    except OSError:
-        pass  # a directory we do not own (a shared home) is still usable; permissions are best effort
 
 
 def safe_file_name(name: str) -> str:

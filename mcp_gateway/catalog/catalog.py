@@ -1,0 +1,264 @@
+"""The live catalog: what every configured server's tools are, kept in step with cache.json and the index.
+
+One object answers "which tools exist" for the whole gateway. It starts from `cache.json` alone (no
+server is started to answer a search), says per server whether its entry is fresh, stale, missing, being
+loaded or failed, refreshes entries through a lister it is given (the pool, in practice), writes them
+back to the shared file (merging with other gateway processes), and keeps the search index in step one
+server at a time, including when another process wrote the file.
+
+An entry whose TTL expired but whose config fingerprint still matches is served while it is refreshed:
+stale tools beat no tools. An entry fetched for a different connection config is never served.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Literal, cast
+
+import anyio
+
+from mcp_gateway.catalog.filters import tool_allowed
+from mcp_gateway.catalog.fingerprint import fingerprint
+from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
+from mcp_gateway.catalog.store import CacheSignature, CacheStore
+from mcp_gateway.config import GatewayConfig
+from mcp_gateway.errors import CatalogError, DownstreamError
+from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
+
+EntryState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
+
+
+Lister = Callable[[str], Awaitable[Listing]]
+
+
+class Catalog:
+    def __init__(self, config: GatewayConfig, store: CacheStore, engine: SearchEngine) -> None:
+        self._config = config
+        self._store = store
+        self._engine = engine
+        self._fingerprints = {name: fingerprint(server.identity) for name, server in config.servers.items()}
+        self._entries: dict[str, ServerCatalog] = {}
+        self._signature: CacheSignature | None = None
+        self._loading: dict[str, anyio.Event] = {}
+        self._failures: dict[str, str] = {}
+        self._protocols: dict[str, str] = {}
+
+    @property
+    def config(self) -> GatewayConfig:
+        return self._config
+
+    @property
+    def engine(self) -> SearchEngine:
+        return self._engine
+
+    # Reading.
+
+    def load(self) -> None:
+        """Read cache.json and index every usable entry (no server is contacted)."""
+        self._apply(self._store.load())
+        self._signature = self._store.last_signature
+
+    def sync_from_disk(self) -> None:
+        """Pick up what another gateway process wrote since we last looked: one `stat` when nothing changed."""
+        if self._store.changed_since(self._signature):
+            try:
+                entries = self._store.load()
+            except CatalogError:
+                return  # unreadable for a moment (permissions, a full disk); keep serving what we have
+            self._apply(entries)
+            self._signature = self._store.last_signature
+
+    def state(self, server: str) -> EntryState:
+        spec = self._config.servers[server].spec
+        if spec.disabled:
+            return "disabled"
+        if server in self._loading:
+            return "loading"
+        entry = self._entries.get(server)
+        if entry is not None and entry.fingerprint == self._fingerprints[server]:
+            return "fresh" if entry.is_fresh(entry.fingerprint, self._config.settings.cache_ttl_days) else "stale"
+        return "failed" if server in self._failures else "missing"
+
+    def entry(self, server: str) -> ServerCatalog | None:
+        """The server's usable entry (fresh or stale), or None."""
+        entry = self._entries.get(server)
+        if entry is None or entry.fingerprint != self._fingerprints.get(server):
+            return None
+        return entry
+
+    def failure(self, server: str) -> str | None:
+        return self._failures.get(server)
+
+    def loading(self) -> list[str]:
+        return list(self._loading)
+
+    async def wait_loaded(self) -> None:
+        """Return once every refresh running now has finished."""
+        for done in list(self._loading.values()):
+            await done.wait()
+
+    def needs_refresh(self) -> list[str]:
+        """Enabled servers whose entry is missing, stale, from another config, or forced by `refreshOnStartup`."""
+        due: list[str] = []
+        for name, server in self._config.servers.items():
+            if server.spec.disabled:
+                continue
+            if server.spec.refresh_on_startup or self.state(name) in ("missing", "stale", "failed"):
+                due.append(name)
+        return due
+
+    def tools(self, server: str) -> list[ToolRecord]:
+        """The server's tools that its include/exclude filters allow."""
+        entry = self.entry(server)
+        if entry is None or self._config.servers[server].spec.disabled:
+            return []
+        return [tool for tool in entry.tools if self.allowed(server, tool.name)]
+
+    def find(self, server: str, tool: str) -> ToolRecord | None:
+        entry = self.entry(server)
+        return entry.tool(tool) if entry is not None else None
+
+    def allowed(self, server: str, tool: str) -> bool:
+        spec = self._config.servers[server].spec
+        return tool_allowed(tool, spec.include_tools, spec.exclude_tools)
+
+    # Protocol memory for the pool.
+
+    def recall(self, server: str) -> str | None:
+        if server in self._protocols:
+            return self._protocols[server]
+        entry = self.entry(server)
+        return entry.protocol_version if entry is not None else None
+
+    def remember(self, server: str, protocol_version: str) -> None:
+        self._protocols[server] = protocol_version
+
+    # Refreshing.
+
+    async def refresh(self, server: str, lister: Lister) -> ServerCatalog:
+        """Fetch one server's tools now; concurrent refreshes of one server share the first.
+
+        Raises:
+            DownstreamError: the server could not be started or listed (also recorded as its failure).
+        """
+        running = self._loading.get(server)
+        if running is not None:
+            await running.wait()
+            entry = self.entry(server)
+            if entry is None:
+                raise DownstreamError(
+                    self._failures.get(server, f"Listing the tools of '{server}' failed."),
+                    server=server,
+                    phase="list_tools",
+                    retryable=True,
+                )
+            return entry
+        done = anyio.Event()
+        self._loading[server] = done
+        try:
+            listing = await lister(server)
+            entry = ServerCatalog(
+                server=server,
+                fingerprint=self._fingerprints[server],
+                fetched_at=time.time(),
+                tools=tuple(_records(listing.tools)),
+                protocol_version=listing.protocol_version,
+                server_name=listing.server_name,
+                server_version=listing.server_version,
+                instructions=listing.instructions,
+            )
+            self._failures.pop(server, None)
+            self._entries[server] = entry
+            self._index(server)
+            await self._persist(entry)
+        except DownstreamError as error:
+            self._failures[server] = error.message
+            raise
+        finally:
+            del self._loading[server]
+            done.set()
+        return entry
+
+    async def _persist(self, entry: ServerCatalog) -> None:
+        try:
+            merged = await self._store.asave_server(entry)
+        except CatalogError:
+            return  # the entry still serves this process; the next successful write persists it
+        self._apply(merged, keep=entry.server)
+        self._signature = self._store.last_signature
+
+    async def refresh_many(self, servers: Iterable[str], lister: Lister, *, concurrency: int) -> None:
+        """Refresh servers with bounded parallelism; a failing server never stops the others."""
+        limiter = anyio.CapacityLimiter(concurrency)
+
+        async def one(name: str) -> None:
+            # A failure is recorded in `failure(name)`, which searches report.
+            async with limiter:
+                with contextlib.suppress(DownstreamError):
+                    await self.refresh(name, lister)
+
+        async with anyio.create_task_group() as tg:
+            for name in servers:
+                tg.start_soon(one, name)
+
+    # Keeping the index in step.
+
+    def _apply(self, entries: dict[str, ServerCatalog], keep: str | None = None) -> None:
+        """Adopt entries read from disk; re-index only servers whose entry changed."""
+        for name in self._config.servers:
+            if name == keep:
+                continue
+            incoming = entries.get(name)
+            current = self._entries.get(name)
+            if incoming is None and current is None:
+                continue
+            if incoming is not None and current is not None and _same(incoming, current):
+                continue
+            if incoming is None:
+                del self._entries[name]
+            else:
+                self._entries[name] = incoming
+            self._index(name)
+
+    def _index(self, server: str) -> None:
+        tools = self.tools(server)
+        if not tools and self.entry(server) is None:
+            self._engine.remove_server(server)
+            return
+        spec = self._config.servers[server].spec
+        entry = ServerEntry(server, tuple(spec.aliases), spec.description)
+        self._engine.replace_server(entry, [search_entry(server, tool) for tool in tools])
+
+
+def search_entry(server: str, tool: ToolRecord) -> ToolEntry:
+    title = tool.title
+    if title is None and tool.annotations is not None and isinstance(tool.annotations.get("title"), str):
+        title = cast(str, tool.annotations["title"])
+    return ToolEntry(server, tool.name, tool.description, title, tuple(_parameters(tool.input_schema)))
+
+
+def _parameters(schema: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for name, value in cast(dict[str, Any], properties).items():
+        description = cast(dict[str, Any], value).get("description") if isinstance(value, dict) else None
+        yield str(name), description if isinstance(description, str) else ""
+
+
+def _records(tools: Sequence[dict[str, Any]]) -> Iterable[ToolRecord]:
+    seen: set[str] = set()
+    for raw in tools:
+        try:
+            record = ToolRecord.from_wire(raw)
+        except ValueError:
+            continue  # a nameless tool cannot be called; skipping it keeps the rest usable
+        if record.name not in seen:
+            seen.add(record.name)
+            yield record
+
+
+def _same(a: ServerCatalog, b: ServerCatalog) -> bool:
+    return a.fingerprint == b.fingerprint and a.fetched_at == b.fetched_at and len(a.tools) == len(b.tools)

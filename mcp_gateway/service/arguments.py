@@ -1,0 +1,56 @@
+"""Arguments checked against a tool's cached input schema before any server is woken.
+
+A call the server would reject anyway should cost nothing: no process start, no round trip. The check
+uses the schema's own JSON Schema draft (2020-12 when it names none). A schema the server published that
+is itself invalid is not the caller's fault, so such a tool is called unchecked rather than blocked.
+Validators are compiled once per schema object (compiling costs far more than validating).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mcp_gateway.catalog.records import JsonObject
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+MAX_PROBLEMS = 8
+_compiled: dict[int, tuple[JsonObject, Validator | None]] = {}
+MAX_COMPILED = 2048
+
+
+def argument_problems(schema: JsonObject, arguments: dict[str, Any]) -> list[str]:
+    """Plain-language problems with `arguments`, at most `MAX_PROBLEMS`; empty when they fit the schema."""
+    validator = _validator(schema)
+    if validator is None:
+        return []
+    problems: list[str] = []
+    errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))  # pyright: ignore[reportUnknownMemberType, reportUnknownLambdaType, reportUnknownArgumentType]
+    for error in errors:
+        path = ".".join(str(part) for part in error.absolute_path)  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType, reportUnknownArgumentType]
+        problems.append(f"{path}: {error.message}" if path else str(error.message))
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    return problems
+
+
+def _validator(schema: JsonObject) -> Validator | None:
+    cached = _compiled.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    from jsonschema import SchemaError
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
+    validator_class = validator_for(schema)
+    validator: Validator | None
+    try:
+        validator_class.check_schema(schema)
+        validator = validator_class(schema, registry=Registry())  # pyright: ignore[reportCallIssue]
+    except SchemaError:
+        validator = None
+    if len(_compiled) >= MAX_COMPILED:
+        _compiled.clear()
+    _compiled[id(schema)] = (schema, validator)
+    return validator

@@ -1,0 +1,275 @@
+"""The gateway's application layer: search, list, describe, execute, refresh and status.
+
+The four meta-tools (`server/`) and the command line (`cli/`) both call this, so a search in the terminal
+is the search the model gets. It owns the lifetime of the catalog, the pool and the background refresh:
+entering it reads cache.json and reaps what a killed predecessor left behind, and starts nothing else;
+`start_background()` begins the startup metadata check once the caller is ready to answer its client.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from types import TracebackType
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+
+from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.catalog.records import JsonObject, Listing, ServerCatalog, ToolRecord
+from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.config import GatewayConfig
+from mcp_gateway.downstream.connection import ProgressCallback
+from mcp_gateway.downstream.pool import Pool, ServerStatus
+from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
+from mcp_gateway.errors import DownstreamError, InvalidArgumentsError, ToolCallError, UnknownToolError
+from mcp_gateway.paths import Workspace
+from mcp_gateway.search import SearchEngine, SearchHit
+from mcp_gateway.service.arguments import argument_problems
+from mcp_gateway.service.directory import CatalogDirectory
+from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
+
+LOADING_WAIT_SECONDS = 15.0
+"""How long a call for a tool nobody has listed yet waits for servers still loading."""
+
+
+@dataclass(frozen=True)
+class Found:
+    hit: SearchHit
+    tool: ToolRecord
+
+
+@dataclass(frozen=True)
+class SearchReport:
+    query: str
+    found: tuple[Found, ...]
+    notes: tuple[str, ...]
+    focused_server: str | None
+    loading: tuple[str, ...]
+    failed: Mapping[str, str] = field(default_factory=dict[str, str])
+    unlisted: tuple[str, ...] = ()
+    """Enabled servers with no cached tools that nobody has asked to load (startupMetadataCheck off)."""
+
+
+@dataclass(frozen=True)
+class ToolPage:
+    server: str
+    tools: tuple[ToolRecord, ...]
+    total: int
+    offset: int
+    instructions: str | None
+
+
+@dataclass(frozen=True)
+class ServerReport:
+    name: str
+    transport: str
+    lifecycle: str
+    state: str
+    tool_count: int
+    fetched_at: float | None
+    protocol_version: str | None
+    runtime: ServerStatus
+    failure: str | None
+
+
+class Gateway:
+    def __init__(
+        self, workspace: Workspace, config: GatewayConfig, *, environ: Mapping[str, str] | None = None
+    ) -> None:
+        self.workspace = workspace
+        self.config = config
+        self._environ = dict(os.environ if environ is None else environ)
+        self.catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
+        self._directory = CatalogDirectory(self.catalog)
+        self._records = ProcessRecords(workspace.process_records_dir)
+        self.pool = Pool(
+            config.servers,
+            config.settings,
+            workspace,
+            environ=self._environ,
+            protocol_memory=self.catalog,
+            records=self._records,
+        )
+        self._stack = AsyncExitStack()
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    async def __aenter__(self) -> Gateway:
+        self.workspace.ensure()
+        await anyio.to_thread.run_sync(reap_stale_groups, self.workspace.process_records_dir)
+        await anyio.to_thread.run_sync(self.catalog.load)
+        await self._stack.__aenter__()
+        try:
+            await self._stack.enter_async_context(self.pool)
+            self._tg = await self._stack.enter_async_context(anyio.create_task_group())
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        if self._tg is not None:
+            self._tg.cancel_scope.cancel()
+        try:
+            return await self._stack.__aexit__(exc_type, exc, tb)
+        finally:
+            self._records.close()
+
+    def start_background(self) -> None:
+        """Refresh invalid catalog entries (bounded parallelism) and start `eager` servers."""
+        assert self._tg is not None
+        if self.config.settings.startup_metadata_check:
+            due = self.catalog.needs_refresh()
+            if due:
+                self._tg.start_soon(self.refresh_servers, due)
+        self.pool.start_eager_servers()
+
+    # Operations.
+
+    async def search(self, query: str, *, server: str | None = None, limit: int | None = None) -> SearchReport:
+        self.catalog.sync_from_disk()
+        notes: list[str] = []
+        if server:
+            target, _ = self.catalog.engine.resolve_server(server)
+            named = target or self._configured_name(server)
+            if named is not None and self.catalog.entry(named) is None:
+                try:
+                    await self.ensure_listed(named)
+                except DownstreamError as error:
+                    notes.append(error.message)
+        result = self.catalog.engine.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
+        found = tuple(
+            Found(hit, tool) for hit in result.hits if (tool := self.catalog.find(hit.server, hit.tool)) is not None
+        )
+        enabled = [name for name, spec in self.config.servers.items() if not spec.spec.disabled]
+        failed = {
+            name: message
+            for name in enabled
+            if (message := self.catalog.failure(name)) and self.catalog.entry(name) is None
+        }
+        unlisted = tuple(
+            name
+            for name in enabled
+            if self.catalog.state(name) == "missing" and not self.config.settings.startup_metadata_check
+        )
+        return SearchReport(
+            query=query,
+            found=found,
+            notes=(*notes, *result.notes),
+            focused_server=result.focused_server,
+            loading=tuple(self.catalog.loading()),
+            failed=failed,
+            unlisted=unlisted,
+        )
+
+    def resolve_server(self, server: str) -> str:
+        """The configured server a name or alias means; `UnknownServerError` when none."""
+        return resolve_server_name(self._directory, server)
+
+    async def list_tools(self, server: str, *, limit: int | None = None, offset: int = 0) -> ToolPage:
+        name = resolve_server_name(self._directory, server)
+        entry = await self.ensure_listed(name)
+        tools = self.catalog.tools(name)
+        end = len(tools) if limit is None else offset + limit
+        return ToolPage(name, tuple(tools[offset:end]), len(tools), offset, entry.instructions)
+
+    async def describe(self, tool: str, *, server: str | None = None) -> ResolvedTool:
+        return await self._resolve(tool, server)
+
+    async def execute(
+        self,
+        tool: str,
+        arguments: JsonObject,
+        *,
+        server: str | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> JsonObject:
+        """Call the downstream tool and return its `CallToolResult` exactly as the server sent it.
+
+        Raises:
+            ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
+        """
+        resolved = await self._resolve(tool, server)
+        problems = argument_problems(resolved.tool.input_schema, arguments)
+        if problems:
+            raise InvalidArgumentsError(
+                f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
+                "Fix them and call execute_tool again.",
+                problems,
+            )
+        annotations = resolved.tool.annotations or {}
+        retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+        return await self.pool.call_tool(
+            resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=retry_safe
+        )
+
+    async def refresh_servers(self, servers: list[str] | None = None) -> None:
+        names = servers if servers is not None else [n for n, s in self.config.servers.items() if not s.spec.disabled]
+        await self.catalog.refresh_many(names, self._list, concurrency=self.config.settings.refresh_concurrency)
+
+    async def ensure_listed(self, server: str) -> ServerCatalog:
+        """The server's catalog entry, fetching it now when there is none (on-demand loading)."""
+        entry = self.catalog.entry(server)
+        if entry is not None:
+            return entry
+        return await self.catalog.refresh(server, self._list)
+
+    def status(self) -> list[ServerReport]:
+        self.catalog.sync_from_disk()
+        reports: list[ServerReport] = []
+        for name, server in self.config.servers.items():
+            entry = self.catalog.entry(name)
+            reports.append(
+                ServerReport(
+                    name=name,
+                    transport=server.spec.type,
+                    lifecycle=server.spec.lifecycle,
+                    state=self.catalog.state(name),
+                    tool_count=len(self.catalog.tools(name)),
+                    fetched_at=entry.fetched_at if entry is not None else None,
+                    protocol_version=self.catalog.recall(name),
+                    runtime=self.pool.status(name),
+                    failure=self.catalog.failure(name),
+                )
+            )
+        return reports
+
+    # Helpers.
+
+    async def _list(self, server: str) -> Listing:
+        return await self.pool.list_tools(server)
+
+    async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
+        self.catalog.sync_from_disk()
+        named = self._named_server(tool, server)
+        if named is not None and self.catalog.entry(named) is None and not self.config.servers[named].spec.disabled:
+            await self.ensure_listed(named)
+        try:
+            return resolve_tool(self._directory, tool, server)
+        except UnknownToolError:
+            if not self.catalog.loading():
+                raise
+        with anyio.move_on_after(LOADING_WAIT_SECONDS):
+            while self.catalog.loading():
+                await self.catalog.wait_loaded()
+        return resolve_tool(self._directory, tool, server)
+
+    def _named_server(self, tool: str, server: str | None) -> str | None:
+        """The configured server a call names explicitly or by prefix, if any."""
+        if server:
+            return self._configured_name(server)
+        for name in sorted(self.config.servers, key=len, reverse=True):
+            if tool.startswith(name + "."):
+                return name
+        return None
+
+    def _configured_name(self, server: str) -> str | None:
+        try:
+            return resolve_server_name(self._directory, server)
+        except ToolCallError:
+            return None
