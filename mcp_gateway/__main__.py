@@ -1,0 +1,5 @@
+"""`python -m mcp_gateway` runs the `mcp-gateway` command."""
+
+from mcp_gateway.cli import run
+
+run()

@@ -1,0 +1,129 @@
+"""`search`, `list`, `describe` and `call`: the meta-tools from a terminal, through the same code path.
+
+Each is a one-shot gateway over the workspace: servers with no valid cache entry are listed first (so a
+fresh workspace finds its tools), and any server started is stopped again before the command exits.
+`--json` prints exactly what the model would receive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Awaitable
+from typing import Any, TypeVar, cast
+
+from mcp_gateway.catalog.records import JsonObject
+from mcp_gateway.cli.context import load_missing, with_gateway
+from mcp_gateway.errors import CliError, InvalidArgumentsError, ToolCallError
+from mcp_gateway.server import format as fmt
+from mcp_gateway.server.schema_cut import compact_json
+from mcp_gateway.service.gateway import Gateway
+
+_T = TypeVar("_T")
+
+TOOL_FAILED = 1
+USAGE = 2
+DESCRIPTION_WIDTH = 100
+
+
+def run_search(args: argparse.Namespace) -> int:
+    async def work(gateway: Gateway) -> int:
+        await load_missing(gateway, quiet=args.json)
+        report = await gateway.search(args.query, server=args.server, limit=args.limit)
+        payload = fmt.search_payload(report, no_servers_hint=_no_servers(gateway))
+        if args.json:
+            print(compact_json(payload))
+            return 0
+        for position, entry in enumerate(cast(list[dict[str, Any]], payload["results"]), start=1):
+            print(f"{position:>2}. {entry['tool']}  [{entry['confidence']}]")
+            print(f"    {fmt.shorten(entry['description'], DESCRIPTION_WIDTH)}")
+            print(f"    why: {entry['why']}")
+        for note in cast(list[str], payload.get("notes", [])):
+            print(f"note: {note}")
+        return 0
+
+    return with_gateway(args, work)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    async def work(gateway: Gateway) -> int:
+        page = await _tool_call(gateway.list_tools(args.server))
+        if args.json:
+            print(compact_json(fmt.list_payload(page)))
+            return 0
+        print(f"{page.server}: {page.total} tools")
+        for tool in page.tools:
+            print(f"  {tool.name:<32} {fmt.shorten(tool.description, DESCRIPTION_WIDTH - 34)}")
+        return 0
+
+    return with_gateway(args, work)
+
+
+def run_describe(args: argparse.Namespace) -> int:
+    async def work(gateway: Gateway) -> int:
+        resolved = await _tool_call(gateway.describe(args.tool, server=args.server))
+        print(json.dumps(fmt.describe_payload(resolved), indent=2, ensure_ascii=False))
+        return 0
+
+    return with_gateway(args, work)
+
+
+def run_call(args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.args)
+    except ValueError as error:
+        raise CliError(f"--args is not valid JSON ({error}); pass an object like '{{\"a\": 2}}'", USAGE) from error
+    if not isinstance(arguments, dict):
+        raise CliError("--args must be a JSON object, like '{\"a\": 2}'", USAGE)
+
+    async def work(gateway: Gateway) -> int:
+        try:
+            result = await gateway.execute(args.tool, cast(JsonObject, arguments), server=args.server)
+        except InvalidArgumentsError as error:
+            resolved = await gateway.describe(args.tool, server=args.server)
+            print(fmt.error_result(error, resolved.tool).content[0].model_dump()["text"], file=sys.stderr)
+            return TOOL_FAILED
+        except ToolCallError as error:
+            raise CliError(error.message, TOOL_FAILED) from error
+        if args.json:
+            print(compact_json(result))
+        else:
+            print_result(result)
+        return TOOL_FAILED if result.get("isError") else 0
+
+    return with_gateway(args, work)
+
+
+def print_result(result: JsonObject) -> None:
+    """A human rendering of a CallToolResult: text as is, other content described, structured as JSON."""
+    for item in cast(list[dict[str, Any]], result.get("content") or []):
+        kind = item.get("type")
+        if kind == "text":
+            print(item.get("text", ""))
+        elif kind in ("image", "audio"):
+            print(f"[{kind} {item.get('mimeType', '?')}, {len(str(item.get('data', '')))} base64 characters]")
+        elif kind == "resource_link":
+            print(f"[resource link {item.get('uri')}]")
+        elif kind == "resource":
+            resource = cast(dict[str, Any], item.get("resource") or {})
+            print(resource.get("text", f"[resource {resource.get('uri')}]"))
+        else:
+            print(compact_json(item))
+    if result.get("structuredContent") is not None:
+        print(f"structuredContent: {compact_json(result['structuredContent'])}")
+    if result.get("isError"):
+        print("(the tool reported an error)", file=sys.stderr)
+
+
+async def _tool_call(pending: Awaitable[_T]) -> _T:
+    try:
+        return await pending
+    except ToolCallError as error:
+        raise CliError(error.message, TOOL_FAILED) from error
+
+
+def _no_servers(gateway: Gateway) -> str | None:
+    if gateway.config.servers:
+        return None
+    return f"No servers are configured yet; add them under 'mcpServers' in {gateway.config.path}."

@@ -1,0 +1,93 @@
+"""Argument parsing and dispatch for `mcp-gateway`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from mcp_gateway import __version__
+from mcp_gateway.errors import CliError, GatewayError
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcp-gateway",
+        description="One MCP server in front of all of yours. With no command, serves MCP over stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"mcp-gateway {__version__}")
+    parser.add_argument("--home", help="workspace directory (default: $MCP_GATEWAY_HOME, else the user config dir)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    commands.add_parser("serve", help="serve the four meta-tools over stdio (the default)")
+
+    search = commands.add_parser("search", help="search the tool catalog like search_tools does")
+    search.add_argument("query")
+    search.add_argument("--server", help="only this server (name or alias)")
+    search.add_argument("--limit", type=int, help="number of results (1-20)")
+    search.add_argument("--json", action="store_true", help="print what search_tools returns to the model")
+
+    listing = commands.add_parser("list", help="list one server's tools")
+    listing.add_argument("server")
+    listing.add_argument("--json", action="store_true")
+
+    describe = commands.add_parser("describe", help="show one tool's full definition")
+    describe.add_argument("tool", help="server.tool, or a tool name only one server has")
+    describe.add_argument("--server")
+
+    call = commands.add_parser("call", help="call a tool through the gateway and print its result")
+    call.add_argument("tool", help="server.tool, or a tool name only one server has")
+    call.add_argument("--args", default="{}", help="arguments as a JSON object, e.g. '{\"a\": 2}'")
+    call.add_argument("--server")
+    call.add_argument("--json", action="store_true", help="print the raw CallToolResult")
+
+    refresh = commands.add_parser("refresh", help="fetch tool lists again (all servers, or one)")
+    refresh.add_argument("server", nargs="?")
+
+    status = commands.add_parser("status", help="each server: cache state, tools, running or not, last error")
+    status.add_argument("--json", action="store_true")
+
+    config = commands.add_parser("config", help="config file commands")
+    config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
+    config_commands.add_parser("path", help="print the config file's path")
+    config_commands.add_parser("check", help="validate the config file and print every diagnostic")
+
+    demo = commands.add_parser("demo", help="see the gateway work end to end on two bundled demo servers")
+    demo.add_argument("--keep", action="store_true", help="keep the demo workspace and print where it is")
+    return parser
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from mcp_gateway.cli import inspect, manage, serve
+
+    handlers: dict[str, Command] = {
+        "serve": serve.run_serve,
+        "search": inspect.run_search,
+        "list": inspect.run_list,
+        "describe": inspect.run_describe,
+        "call": inspect.run_call,
+        "refresh": manage.run_refresh,
+        "status": manage.run_status,
+        "config": manage.run_config,
+    }
+    if args.command == "demo":
+        from mcp_gateway.cli import demo
+
+        return demo.run_demo(args)
+    return handlers[args.command or "serve"](args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except CliError as error:
+        print(f"mcp-gateway: {error.message}", file=sys.stderr)
+        return error.exit_code
+    except GatewayError as error:
+        print(f"mcp-gateway: {error.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,107 @@
+"""`refresh`, `status` and `config`: looking after the workspace.
+
+`status` reports what this workspace knows without starting anything: each server's cache state and tool
+count from cache.json, whether a running gateway has it started (from the process records gateways keep),
+and its last error (from errors.json, written by whichever gateway saw it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict
+from typing import Any
+
+from mcp_gateway.cli.context import load, with_gateway, workspace_of
+from mcp_gateway.downstream.error_journal import ErrorJournal
+from mcp_gateway.downstream.process_records import running_servers
+from mcp_gateway.errors import CliError, ToolCallError
+from mcp_gateway.service.gateway import Gateway
+
+REFRESH_FAILED = 1
+CONFIG_INVALID = 1
+
+
+def run_refresh(args: argparse.Namespace) -> int:
+    async def work(gateway: Gateway) -> int:
+        try:
+            names = [gateway.resolve_server(args.server)] if args.server else None
+        except ToolCallError as error:
+            raise CliError(error.message, REFRESH_FAILED) from error
+        await gateway.refresh_servers(names)
+        failed = 0
+        for report in gateway.status():
+            if names is not None and report.name not in names:
+                continue
+            if report.failure:
+                failed += 1
+                print(f"{report.name}: failed: {report.failure}")
+            elif report.state != "disabled":
+                print(f"{report.name}: {report.tool_count} tools")
+        return REFRESH_FAILED if failed else 0
+
+    return with_gateway(args, work)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    workspace, config = load(args, quiet=args.json)
+    running = running_servers(workspace.process_records_dir)
+    errors = ErrorJournal(workspace.errors_path).read()
+
+    async def work(gateway: Gateway) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        for report in gateway.status():
+            error = errors.get(report.name)
+            rows.append(
+                {
+                    "server": report.name,
+                    "transport": report.transport,
+                    "lifecycle": report.lifecycle,
+                    "cache": report.state,
+                    "tools": report.tool_count,
+                    "fetchedAt": report.fetched_at,
+                    "protocol": report.protocol_version,
+                    "running": [{"gatewayPid": g, "pid": p} for g, p in running.get(report.name, [])],
+                    "lastError": asdict(error) if error else None,
+                }
+            )
+        return rows
+
+    rows = with_gateway(args, work, loaded=(workspace, config))
+    if args.json:
+        print(json.dumps({"config": str(config.path), "servers": rows, "rejected": dict(config.rejected)}, indent=2))
+        return 0
+    print(f"config: {config.path}")
+    if not rows and not config.rejected:
+        print("no servers configured (add them under 'mcpServers', or run `mcp-gateway import --client NAME`)")
+    for row in rows:
+        running_text = ", ".join(f"pid {r['pid']}" for r in row["running"]) or "not running"
+        age = f", fetched {_ago(row['fetchedAt'])}" if row["fetchedAt"] else ""
+        print(f"{row['server']}: {row['cache']}, {row['tools']} tools{age}; {running_text} ({row['lifecycle']})")
+        if row["lastError"]:
+            error = row["lastError"]
+            retry = "a retry may help" if error["retryable"] else "a retry will not help"
+            print(f"    last error ({error['phase']}, {_ago(error['at'])}; {retry}): {error['message']}")
+    for name, reason in config.rejected.items():
+        print(f"{name}: invalid config entry: {reason}")
+    return 0
+
+
+def run_config(args: argparse.Namespace) -> int:
+    if args.config_command == "path":
+        print(workspace_of(args).config_path)
+        return 0
+    _, config = load(args)
+    enabled = sum(1 for server in config.servers.values() if not server.spec.disabled)
+    counts = f"{enabled} enabled servers, {len(config.rejected)} invalid, {len(config.diagnostics)} diagnostics"
+    print(f"{config.path}: {counts}")
+    return CONFIG_INVALID if config.errors else 0
+
+
+def _ago(epoch: float) -> str:
+    seconds = max(0.0, time.time() - epoch)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit} ago"
+    return f"{seconds:.0f}s ago"

@@ -1,0 +1,44 @@
+"""`mcp-gateway serve` (and no command at all): the stdio MCP server an AI client starts."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+import anyio
+
+from mcp_gateway.cli.context import load
+from mcp_gateway.paths import Workspace
+from mcp_gateway.service.gateway import Gateway
+
+GATEWAY_LOG = "gateway.log"
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    workspace, config = load(args)
+    _configure_logging(workspace, debug=config.settings.debug)
+
+    async def main() -> None:
+        from mcp_gateway.server.app import serve
+
+        async with Gateway(workspace, config) as gateway:
+            await serve(gateway)
+
+    anyio.run(main)
+    return 0
+
+
+def _configure_logging(workspace: Workspace, *, debug: bool) -> None:
+    """Warnings to stderr (clients show it in their MCP logs); everything to logs/gateway.log with `debug`."""
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG if debug else logging.WARNING)
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(logging.WARNING)
+    console.setFormatter(logging.Formatter("mcp-gateway: %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(console)
+    if debug:
+        workspace.ensure()
+        handler = logging.FileHandler(workspace.logs_dir / GATEWAY_LOG)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)

@@ -1,0 +1,74 @@
+"""The stdio MCP server: the four meta-tools over the gateway, until the client leaves or a signal comes.
+
+Serving starts at once from cache.json; the startup metadata check and `eager` servers begin in the
+background only after that, so the client's `initialize` is never held up by a downstream server.
+The client closing stdin, SIGINT, SIGTERM and SIGHUP all end the session the same way: in-flight calls
+are cancelled (their downstream requests with them), then every downstream server is stopped in
+parallel under one deadline.
+"""
+
+from __future__ import annotations
+
+import signal
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel.server import Server
+
+from mcp_gateway import __version__
+from mcp_gateway.config import GatewayConfig
+from mcp_gateway.server.handlers import MetaToolHandlers
+from mcp_gateway.server.stdio import stdio_streams
+from mcp_gateway.service.gateway import Gateway
+
+SERVER_NAME = "mcp-gateway"
+MAX_SERVERS_NAMED = 24
+"""Past this many, the instructions name the first ones and count the rest (they cost tokens every session)."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def instructions(config: GatewayConfig) -> str:
+    enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
+    if not enabled:
+        servers = "no MCP servers yet (search_tools explains how to add them)"
+    else:
+        named = ", ".join(enabled[:MAX_SERVERS_NAMED])
+        more = f" and {len(enabled) - MAX_SERVERS_NAMED} more" if len(enabled) > MAX_SERVERS_NAMED else ""
+        servers = f"{len(enabled)} MCP servers ({named}{more})"
+    return (
+        f"This gateway gives access to the tools of {servers}. Find a tool with search_tools (describe the task "
+        "in plain words), then run it with execute_tool using its qualified name server.tool and arguments that "
+        "match its input schema. list_tools browses one server; describe_tool shows a tool's full definition."
+    )
+
+
+def build_server(gateway: Gateway) -> Server[object]:
+    handlers = MetaToolHandlers(gateway)
+    server: Server[object] = Server(
+        SERVER_NAME,
+        version=__version__,
+        title="MCP gateway",
+        instructions=instructions(gateway.config),
+        on_list_tools=handlers.list_tools,
+    )
+    # Registered directly (not `on_call_tool=`) because `execute_tool` returns the downstream result dict
+    # untouched rather than a re-built `CallToolResult` model.
+    server.add_request_handler("tools/call", types.CallToolRequestParams, handlers.call_tool)
+    return server
+
+
+async def serve(gateway: Gateway) -> None:
+    """Serve one client over stdio; returns when it disconnects or a stop signal arrives."""
+    server = build_server(gateway)
+    async with stdio_streams() as (read_stream, write_stream), anyio.create_task_group() as tg:
+        tg.start_soon(_stop_on_signal, tg.cancel_scope)
+        gateway.start_background()
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+        tg.cancel_scope.cancel()
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return

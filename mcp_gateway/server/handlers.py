@@ -1,0 +1,117 @@
+"""The MCP request handlers: `tools/list` (the fixed four) and `tools/call` (dispatch to the gateway).
+
+Two error planes (DESIGN §1): whatever the model can fix comes back as an `isError` result with one
+actionable sentence; only gateway bugs reach the client as JSON-RPC errors (the SDK maps an unexpected
+exception to one). `execute_tool` returns the downstream result dict untouched, so every content item,
+`structuredContent`, `isError` and `_meta` reach the client as the server sent them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import HandlerResult, ServerRequestContext
+
+from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
+from mcp_gateway.server import format as fmt
+from mcp_gateway.server.arguments import (
+    DescribeArguments,
+    ExecuteArguments,
+    ListArguments,
+    SearchArguments,
+    parse_arguments,
+)
+from mcp_gateway.server.tools import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, META_TOOL_NAMES, SEARCH_TOOLS, meta_tools
+from mcp_gateway.service.gateway import Gateway
+
+INPUT_REQUIRED = "input_required"
+COMPLETE = "complete"
+
+
+class MetaToolHandlers:
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+        self._tools = types.ListToolsResult(tools=meta_tools())
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return self._tools
+
+    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> HandlerResult:
+        name, raw = params.name, params.arguments
+        try:
+            if name == SEARCH_TOOLS:
+                return await self._search(raw)
+            if name == LIST_TOOLS:
+                return await self._list(raw)
+            if name == DESCRIBE_TOOL:
+                return await self._describe(raw)
+            if name == EXECUTE_TOOL:
+                return await self._execute(ctx, raw)
+        except ToolCallError as error:
+            return fmt.error_result(error)
+        return fmt.text_result(
+            f"'{name}' is not a gateway tool. The gateway's tools are {', '.join(META_TOOL_NAMES)}; "
+            f"to run a downstream tool call execute_tool with tool='{name}'.",
+            is_error=True,
+        )
+
+    async def _search(self, raw: dict[str, Any] | None) -> HandlerResult:
+        args = parse_arguments(SearchArguments, SEARCH_TOOLS, raw)
+        if isinstance(args, str):
+            return fmt.text_result(args, is_error=True)
+        report = await self._gateway.search(args.query, server=args.server, limit=args.limit)
+        return fmt.text_result(fmt.search_payload(report, no_servers_hint=self._no_servers_hint()))
+
+    async def _list(self, raw: dict[str, Any] | None) -> HandlerResult:
+        args = parse_arguments(ListArguments, LIST_TOOLS, raw)
+        if isinstance(args, str):
+            return fmt.text_result(args, is_error=True)
+        page = await self._gateway.list_tools(args.server, limit=args.limit, offset=args.offset)
+        return fmt.text_result(fmt.list_payload(page))
+
+    async def _describe(self, raw: dict[str, Any] | None) -> HandlerResult:
+        args = parse_arguments(DescribeArguments, DESCRIBE_TOOL, raw)
+        if isinstance(args, str):
+            return fmt.text_result(args, is_error=True)
+        resolved = await self._gateway.describe(args.tool, server=args.server)
+        return fmt.text_result(fmt.describe_payload(resolved))
+
+    async def _execute(self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None) -> HandlerResult:
+        args = parse_arguments(ExecuteArguments, EXECUTE_TOOL, raw)
+        if isinstance(args, str):
+            return fmt.text_result(args, is_error=True)
+
+        async def forward_progress(progress: float, total: float | None, message: str | None) -> None:
+            await ctx.session.report_progress(progress, total, message)
+
+        try:
+            result = await self._gateway.execute(
+                args.tool, args.arguments, server=args.server, on_progress=forward_progress
+            )
+        except InvalidArgumentsError as error:
+            resolved = await self._gateway.describe(args.tool, server=args.server)
+            return fmt.error_result(error, resolved.tool)
+        result_type = result.get("resultType")
+        if result_type == INPUT_REQUIRED:
+            return fmt.text_result(
+                f"'{args.tool}' asked for interactive input, which the gateway cannot relay yet; "
+                "call it with every needed value in its arguments.",
+                is_error=True,
+            )
+        if result_type is None:
+            # A handshake-era server sends no `resultType`; a 2026-era client needs one. The SDK's per-version
+            # serializer drops it again for handshake-era clients.
+            return {**result, "resultType": COMPLETE}
+        return result
+
+    def _no_servers_hint(self) -> str | None:
+        if self._gateway.config.servers:
+            return None
+        path = self._gateway.config.path
+        return (
+            f"No MCP servers are configured. Add them under 'mcpServers' in {path}, or import the ones your "
+            "AI client already has with `mcp-gateway import --client NAME`, then restart the gateway."
+        )

@@ -1,0 +1,89 @@
+"""Cutting a JSON Schema down to a size budget without ever cutting JSON in the middle.
+
+Search results carry each hit's input schema, and some servers publish schemas of many kilobytes. A
+schema over budget is reduced in steps, each still a valid schema: first every `description`, `title`,
+`examples` and similar prose is dropped; then nested detail below the top-level properties is reduced to
+its type; finally only the top-level property names, types and `required` remain. The caller marks the
+result as cut and points to `describe_tool` for the whole thing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from mcp_gateway.catalog.records import JsonObject
+
+PROSE_KEYS = frozenset({"description", "title", "examples", "example", "$comment", "$schema", "markdownDescription"})
+
+
+def compact_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def cut_schema(schema: JsonObject, budget: int) -> tuple[JsonObject, bool]:
+    """The schema itself when its compact JSON fits `budget` characters, else the first reduction that fits
+    (or the smallest one); the flag says whether anything was cut."""
+    if len(compact_json(schema)) <= budget:
+        return schema, False
+    reduced = cast(JsonObject, _without_prose(schema))
+    for step in (reduced, _shallow(reduced, depth=2), _shallow(reduced, depth=1)):
+        if len(compact_json(step)) <= budget:
+            return step, True
+    return _skeleton(schema), True
+
+
+def _without_prose(node: Any) -> Any:
+    if isinstance(node, dict):
+        result: dict[str, Any] = {}
+        for key, value in cast(dict[str, Any], node).items():
+            if key in PROSE_KEYS:
+                continue
+            if key in ("properties", "patternProperties", "$defs", "definitions") and isinstance(value, dict):
+                # Keys of these maps are names (a property may be called "description"), not keywords.
+                result[key] = {name: _without_prose(sub) for name, sub in cast(dict[str, Any], value).items()}
+            else:
+                result[key] = _without_prose(value)
+        return result
+    if isinstance(node, list):
+        return [_without_prose(item) for item in cast(list[Any], node)]
+    return node
+
+
+def _shallow(schema: JsonObject, depth: int) -> JsonObject:
+    """Keep properties down to `depth` levels; deeper schemas become just their type."""
+    return cast(JsonObject, _trim(schema, depth))
+
+
+def _trim(node: Any, depth: int) -> Any:
+    if not isinstance(node, dict):
+        return node
+    source = cast(dict[str, Any], node)
+    if depth <= 0:
+        return {key: source[key] for key in ("type", "enum") if key in source} or {}
+    result: dict[str, Any] = {}
+    for key, value in source.items():
+        if key == "properties" and isinstance(value, dict):
+            result[key] = {name: _trim(sub, depth - 1) for name, sub in cast(dict[str, Any], value).items()}
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            result[key] = _trim(value, depth - 1)
+        elif key in ("anyOf", "oneOf", "allOf") and isinstance(value, list):
+            result[key] = [_trim(sub, depth - 1) for sub in cast(list[Any], value)]
+        elif key in ("$defs", "definitions"):
+            continue  # references into them are kept as-is; the definitions are the bulk
+        else:
+            result[key] = value
+    return result
+
+
+def _skeleton(schema: JsonObject) -> JsonObject:
+    properties = schema.get("properties")
+    skeleton: JsonObject = {"type": "object"}
+    if isinstance(properties, dict):
+        skeleton["properties"] = {
+            str(name): {"type": cast(dict[str, Any], sub).get("type", "any")} if isinstance(sub, dict) else {}
+            for name, sub in cast(dict[str, Any], properties).items()
+        }
+    if isinstance(schema.get("required"), list):
+        skeleton["required"] = schema["required"]
+    return skeleton
