@@ -206,21 +206,26 @@ class Catalog:
     # Keeping the index in step.
 
     def _apply(self, entries: dict[str, ServerCatalog], keep: str | None = None) -> None:
-        """Adopt entries read from disk; re-index only servers whose entry changed."""
+        """Adopt entries read from disk that are newer than ours; re-index only servers that changed.
+
+        The file can lag behind memory (a refresh of another server saved a view read before ours landed),
+        so an entry missing or older on disk never replaces or removes the one held here.
+        """
         for name in self._config.servers:
-            if name == keep:
-                continue
             incoming = entries.get(name)
-            current = self._entries.get(name)
-            if incoming is None and current is None:
+            if name == keep or incoming is None:
                 continue
-            if incoming is not None and current is not None and _same(incoming, current):
-                continue
-            if incoming is None:
-                del self._entries[name]
-            else:
+            if self._newer(incoming, self._entries.get(name), self._fingerprints[name]):
                 self._entries[name] = incoming
-            self._index(name)
+                self._index(name)
+
+    @staticmethod
+    def _newer(incoming: ServerCatalog, current: ServerCatalog | None, fingerprint: str) -> bool:
+        if incoming.fingerprint != fingerprint:
+            return current is None  # fetched for another config: never served, kept only as a placeholder
+        if current is None or current.fingerprint != fingerprint:
+            return True
+        return incoming.fetched_at > current.fetched_at
 
     def _index(self, server: str) -> None:
         tools = self.tools(server)
@@ -258,7 +263,3 @@ def _records(tools: Sequence[dict[str, Any]]) -> Iterable[ToolRecord]:
         if record.name not in seen:
             seen.add(record.name)
             yield record
-
-
-def _same(a: ServerCatalog, b: ServerCatalog) -> bool:
-    return a.fingerprint == b.fingerprint and a.fetched_at == b.fetched_at and len(a.tools) == len(b.tools)

@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from typing import Protocol
 
 import anyio
 import httpx2
@@ -61,6 +62,12 @@ class OpenedClient:
     exited: anyio.Event | None
     """Set when a stdio server's process ends; None for remote servers."""
     pid: int | None
+
+
+class Connector(Protocol):
+    """How the pool turns a server's config into a connected client (a seam: tests connect in-process)."""
+
+    async def __call__(self, server: ServerConfig, options: ConnectOptions, stack: AsyncExitStack) -> OpenedClient: ...
 
 
 def protocol_mode(configured: str, remembered: str | None) -> str:

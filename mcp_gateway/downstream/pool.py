@@ -29,7 +29,7 @@ import anyio.abc
 from mcp_gateway.catalog.records import JsonObject, Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings
-from mcp_gateway.downstream.connect import ConnectOptions, open_client, secrets_of
+from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client, secrets_of
 from mcp_gateway.downstream.connection import Connection, ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import ProcessRecords
@@ -89,7 +89,9 @@ class Pool:
         environ: Mapping[str, str] | None = None,
         protocol_memory: ProtocolMemory | None = None,
         records: ProcessRecords | None = None,
+        connector: Connector = open_client,
     ) -> None:
+        self._connect = connector
         self._slots = {name: _Slot(server) for name, server in servers.items() if not server.spec.disabled}
         self._settings = settings
         self._workspace = workspace
@@ -258,7 +260,7 @@ class Pool:
             with anyio.CancelScope(deadline=anyio.current_time() + timeout) as connect_scope:
                 async with AsyncExitStack() as stack:
                     try:
-                        opened = await open_client(slot.server, self._connect_options(slot, log), stack)
+                        opened = await self._connect(slot.server, self._connect_options(slot, log), stack)
                     except Exception as exc:
                         self._fail_start(
                             slot,

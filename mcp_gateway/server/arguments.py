@@ -59,16 +59,18 @@ class ExecuteArguments(_MetaArguments):
 def parse_arguments(model: type[_Args], tool: str, raw: dict[str, Any] | None) -> _Args | str:
     """The validated arguments, or one sentence saying what is wrong with them."""
     raw = raw or {}
+    stray = sorted(set(raw) - set(model.model_fields))
+    misplaced = f"Put the tool's own arguments ({', '.join(stray)}) inside 'arguments'."
     try:
-        return model.model_validate(raw)
+        parsed = model.model_validate(raw)
     except ValidationError as error:
         problems = "; ".join(_describe(cast(dict[str, Any], detail)) for detail in error.errors())
         message = f"Invalid arguments for {tool}: {problems}."
-        known = set(model.model_fields)
-        stray = sorted(set(raw) - known)
-        if model is ExecuteArguments and stray:
-            message += f" Put the tool's own arguments ({', '.join(stray)}) inside 'arguments'."
-        return message
+        return f"{message} {misplaced}" if model is ExecuteArguments and stray else message
+    if isinstance(parsed, ExecuteArguments) and stray:
+        # Guessing which stray keys were meant for the tool could run it with the wrong arguments.
+        return f"{tool} takes only tool, server and arguments. {misplaced}"
+    return parsed
 
 
 def _describe(detail: dict[str, Any]) -> str:

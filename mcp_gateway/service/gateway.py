@@ -22,6 +22,7 @@ from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import JsonObject, Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheStore
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool, ServerStatus
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
@@ -78,7 +79,12 @@ class ServerReport:
 
 class Gateway:
     def __init__(
-        self, workspace: Workspace, config: GatewayConfig, *, environ: Mapping[str, str] | None = None
+        self,
+        workspace: Workspace,
+        config: GatewayConfig,
+        *,
+        environ: Mapping[str, str] | None = None,
+        connector: Connector = open_client,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -93,6 +99,7 @@ class Gateway:
             environ=self._environ,
             protocol_memory=self.catalog,
             records=self._records,
+            connector=connector,
         )
         self._stack = AsyncExitStack()
         self._tg: anyio.abc.TaskGroup | None = None
