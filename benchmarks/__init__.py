@@ -1,0 +1,1 @@
+"""Measurements of the gateway against a baseline in the same run: retrieval quality, tokens, latency, memory."""
