@@ -35,6 +35,6 @@ class PlainBM25:
         self._bm25 = BM25Okapi(corpus, k1=K1, b=B)
 
     def search(self, query: str, limit: int) -> list[tuple[str, str]]:
-        scores = self._bm25.get_scores(tokenize(query))  # pyright: ignore[reportUnknownMemberType]
-        order = sorted(range(len(self.pairs)), key=lambda index: -float(scores[index]))  # pyright: ignore[reportUnknownArgumentType]
+        scores: list[float] = list(self._bm25.get_scores(tokenize(query)))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        order = sorted(range(len(self.pairs)), key=lambda index: -scores[index])
         return [self.pairs[index] for index in order[:limit]]

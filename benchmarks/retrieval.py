@@ -100,18 +100,16 @@ def report(
         if not group:
             continue
         a, b = score(group, ranked[ours]), score(group, ranked[base])
-        cells = [(a.r1, b.r1), (a.r5, b.r5), (a.r10, b.r10), (a.mrr, b.mrr), (a.coverage5, b.coverage5)]
-        print(f"{label:<28}{len(group):>5}  " + "  ".join(f"{x:.3f} {y:.3f} {x - y:+.3f}" for x, y in cells))
+        pairs = [(a.r1, b.r1), (a.r5, b.r5), (a.r10, b.r10), (a.mrr, b.mrr), (a.coverage5, b.coverage5)]
+        print(f"{label:<28}{len(group):>5}  " + "  ".join(f"{x:.3f} {y:.3f} {x - y:+.3f}" for x, y in pairs))
     macro = [score(group, ranked[ours]) for group in groups.values()]
     macro_base = [score(group, ranked[base]) for group in groups.values()]
-    print(
-        f"{'macro average of groups':<28}{'':>5}  "
-        + "  ".join(
-            f"{statistics.mean(getattr(s, f) for s in macro):.3f} {statistics.mean(getattr(s, f) for s in macro_base):.3f} "
-            f"{statistics.mean(getattr(s, f) for s in macro) - statistics.mean(getattr(s, f) for s in macro_base):+.3f}"
-            for f in ("r1", "r5", "r10", "mrr", "coverage5")
-        )
-    )
+    cells: list[str] = []
+    for metric in ("r1", "r5", "r10", "mrr", "coverage5"):
+        x = statistics.mean(getattr(s, metric) for s in macro)
+        y = statistics.mean(getattr(s, metric) for s in macro_base)
+        cells.append(f"{x:.3f} {y:.3f} {x - y:+.3f}")
+    print(f"{'macro average of groups':<28}{'':>5}  " + "  ".join(cells))
     if single and tasks:
         a, t = score(single, ranked[ours]), score(tasks, ranked[ours])
         print(
@@ -129,11 +127,13 @@ def report(
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.retrieval", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.retrieval", description=(__doc__ or "").split("\n\n")[0]
+    )
     parser.add_argument("--catalog", type=Path, default=DEFAULT_DATA_DIR / "catalog.json")
     parser.add_argument("--queries", type=Path, default=DEFAULT_DATA_DIR / "queries.jsonl")
     parser.add_argument("--limit", type=int, default=10)
@@ -152,9 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rankers = {"gateway": gateway_ranker(engine), "plain BM25": baseline.search}
     ranked, latencies = run(rankers, queries, args.limit)
-    print(
-        f"catalog {args.catalog.name}: {len(servers)} servers, {tools} tools; {len(queries)} queries; limit {args.limit}"
-    )
+    print(f"catalog {args.catalog.name}: {len(servers)} servers, {tools} tools; {len(queries)} queries")
     print(f"index build: gateway {ours_build * 1000:.0f} ms, plain BM25 {base_build * 1000:.0f} ms")
     for name in rankers:
         p50, p99 = percentile(latencies[name], 0.5), percentile(latencies[name], 0.99)
