@@ -87,7 +87,7 @@ def _generic_factor(query: ParsedQuery, word: str) -> float:
 
 
 def _document_frequency(index: SearchIndex, word: str) -> int:
-    return max((len(field.postings.get(word, ())) for field in index.fields.values()), default=0)
+    return index.doc_freq.get(word, 0)
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,9 @@ class SearchIndex:
         self._server_ids: dict[str, int] = {}
         self._server_by_id: dict[int, str] = {}
         self._by_server: dict[str, list[int]] = {}
+        self.doc_freq: Counter[str] = Counter()
+        """Tools with a term in any field: BM25F's document frequency."""
+        self.server_doc_freq: Counter[str] = Counter()
         self.name_keys: dict[str, set[int]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
         self._next_id = 0
@@ -84,6 +87,7 @@ class SearchIndex:
         self.servers[server.name] = indexed_server
         for name, counts in indexed_server.fields.items():
             self.server_fields[name].add(server_id, counts, sum(counts.values()))
+        self.server_doc_freq.update(_distinct_terms(indexed_server.fields.values()))
         ids: list[int] = []
         for entry in tools:
             doc_id = self._allocate()
@@ -91,6 +95,7 @@ class SearchIndex:
             self.tools[doc_id] = indexed
             for name in FIELDS:
                 self.fields[name].add(doc_id, indexed.fields[name], indexed.lengths[name])
+            self.doc_freq.update(_distinct_terms(indexed.fields.values()))
             for key in _name_keys(entry):
                 self.name_keys.setdefault(key, set()).add(doc_id)
             ids.append(doc_id)
@@ -105,16 +110,20 @@ class SearchIndex:
         indexed_server = self.servers.pop(name)
         for field_name, counts in indexed_server.fields.items():
             self.server_fields[field_name].remove(server_id, counts, sum(counts.values()))
+        self.server_doc_freq.subtract(_distinct_terms(indexed_server.fields.values()))
+        self.server_doc_freq = +self.server_doc_freq
         for doc_id in self._by_server.pop(name, []):
             indexed = self.tools.pop(doc_id)
             for field_name in FIELDS:
                 self.fields[field_name].remove(doc_id, indexed.fields[field_name], indexed.lengths[field_name])
+            self.doc_freq.subtract(_distinct_terms(indexed.fields.values()))
             for key in _name_keys(indexed.entry):
                 holders = self.name_keys.get(key)
                 if holders is not None:
                     holders.discard(doc_id)
                     if not holders:
                         del self.name_keys[key]
+        self.doc_freq = +self.doc_freq  # drop terms no tool has any more
         self.version += 1
 
     def server_names(self) -> list[str]:
@@ -133,6 +142,13 @@ class SearchIndex:
     def _allocate(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def _distinct_terms(fields: Iterable[Counter[str]]) -> set[str]:
+    terms: set[str] = set()
+    for counts in fields:
+        terms.update(counts)
+    return terms
 
 
 def name_key(text: str) -> str:

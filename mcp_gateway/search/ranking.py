@@ -13,7 +13,7 @@ in every one of its tools.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
@@ -52,43 +52,55 @@ def bm25_idf(doc_count: int, df: int) -> float:
     return math.log(1.0 + (doc_count - df + 0.5) / (df + 0.5))
 
 
-def score_fields(
+def bm25f(
     postings: dict[str, FieldPostings],
     weights: dict[str, float],
+    doc_freq: Mapping[str, int],
     doc_count: int,
     terms: Iterable[QueryTerm],
     *,
     allowed: set[int] | None = None,
 ) -> dict[int, float]:
-    """Weighted BM25 summed over fields; concept terms only score in concept fields and vice versa."""
+    """BM25F: each term's length-normalized, field-weighted counts are summed before saturation.
+
+    Saturating once per term (not once per field) is what makes a tool that matches several distinct query
+    words beat one that matches a single word in several fields, or one word in a heavily weighted name.
+    Concept terms only count in concept fields, and words only in word fields.
+    """
     scores: dict[int, float] = {}
     if doc_count == 0:
         return scores
-    for field_name, field_weight in weights.items():
-        field = postings[field_name]
-        average = field.total_length / doc_count or 1.0
-        b = FIELD_B.get(field_name, DEFAULT_B)
-        concept_field = field_name in CONCEPT_FIELDS
-        field_lengths = field.lengths
-        for term in terms:
-            if term.is_concept != concept_field:
+    averages = {name: postings[name].total_length / doc_count or 1.0 for name in weights}
+    for term in terms:
+        df = doc_freq.get(term.term, 0)
+        if not df:
+            continue
+        pseudo: dict[int, float] = {}
+        for field_name, field_weight in weights.items():
+            if (field_name in CONCEPT_FIELDS) != term.is_concept:
                 continue
+            field = postings[field_name]
             posting = field.postings.get(term.term)
             if not posting:
                 continue
-            idf = bm25_idf(doc_count, len(posting)) * term.weight * field_weight
+            b = FIELD_B.get(field_name, DEFAULT_B)
+            average = averages[field_name]
+            lengths = field.lengths
             for doc_id, tf in posting.items():
                 if allowed is not None and doc_id not in allowed:
                     continue
-                norm = K1 * (1.0 - b + b * field_lengths[doc_id] / average)
-                scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + norm)
+                normalized = field_weight * tf / (1.0 - b + b * lengths[doc_id] / average)
+                pseudo[doc_id] = pseudo.get(doc_id, 0.0) + normalized
+        idf = bm25_idf(doc_count, df) * term.weight
+        for doc_id, tf in pseudo.items():
+            scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + K1)
     return scores
 
 
 def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, limit: int) -> list[Scored]:
     """Best tools first; `servers` restricts the candidates to those servers' tools."""
     allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
-    scores = score_fields(index.fields, FIELD_WEIGHTS, len(index.tools), query.terms, allowed=allowed)
+    scores = bm25f(index.fields, FIELD_WEIGHTS, index.doc_freq, len(index.tools), query.terms, allowed=allowed)
     for server, server_score in server_scores(index, query).items():
         if servers is not None and server not in servers:
             continue
@@ -102,7 +114,7 @@ def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, li
 
 def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
     """How strongly the query names each server (by key, alias or description), by server id → name."""
-    raw = score_fields(index.server_fields, SERVER_FIELD_WEIGHTS, len(index.servers), query.terms)
+    raw = bm25f(index.server_fields, SERVER_FIELD_WEIGHTS, index.server_doc_freq, len(index.servers), query.terms)
     return {index.server_of_id(server_id): score for server_id, score in raw.items()}
 
 
