@@ -1,0 +1,74 @@
+"""Literal values inside a request: paths, URLs, e-mail addresses, quoted text, CSS selectors.
+
+"Read ./test_project_root/src/main.py" asks for a file reader; the words of the path (test, project, root,
+src) are what the tool will work on, and matching tools by them finds project managers and test runners.
+So values are cut out of the query, their words weigh little, and their kind says something instead: a
+path is about files, a URL about the web (and its host names a service: github, bilibili).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mcp_gateway.search.lexicon import CONCEPT_PREFIX
+from mcp_gateway.search.text import stem
+
+HOST_NOISE = frozenset("www m api app mobile com net org io co cn uk de fr jp edu gov info dev ai me tv".split())
+FILE_EXTENSIONS = frozenset(
+    """
+        py js ts tsx jsx java go rs rb php c h cpp cs swift kt md txt rst csv tsv json jsonl yaml yml toml ini cfg
+        conf env xml html htm css scss sql sh bash ps1 bat log pdf doc docx xls xlsx ppt pptx odt png jpg jpeg gif
+        svg webp bmp ico mp3 mp4 wav ogg flac mov avi mkv zip tar gz tgz bz2 7z rar whl ipynb parquet db sqlite
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A literal the query carries for the tool to use (a path, a URL, a quoted string), not its intent."""
+
+    text: str
+    hint: str | None
+    """The concept the value's kind implies: a URL is about the web, a path about files."""
+    site_words: tuple[str, ...] = ()
+    """A URL's host names the service it belongs to (`github`, `bilibili`), which is intent, not a value."""
+
+
+_VALUE = re.compile(
+    r"""
+    (?P<url>\b(?:https?|ftp|file|s3|gs|wss?)://[^\s'"<>)\]]+ | \bwww\.[^\s'"<>)\]]+)
+  | (?P<email>\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
+  | (?P<path>(?<![\w/])(?:~|\.{1,2})?/[\w.@~+-]+(?:/[\w.@~+-]*)* | \b[A-Za-z]:\\\S+
+            | \b[\w.-]+(?:/[\w.@~+-]+)+ | \b[\w-]+\.(?:EXTENSIONS)\b)
+  | (?P<quoted>(?<!\w)'[^'\n]{1,200}'(?!\w) | "[^"\n]{1,200}" | `[^`\n]{1,200}` | “[^”\n]{1,200}”)
+  | (?P<selector>(?<![\w/.])[#.][A-Za-z_][\w-]*)
+    """.replace("EXTENSIONS", "|".join(sorted(FILE_EXTENSIONS))),
+    re.VERBOSE,
+)
+_HINTS = {"url": CONCEPT_PREFIX + "web", "email": CONCEPT_PREFIX + "email", "path": CONCEPT_PREFIX + "file"}
+
+
+def split_values(text: str) -> tuple[str, list[Value]]:
+    """The query with its literal values cut out, and those values (each with the concept its kind implies)."""
+    values: list[Value] = []
+
+    def cut(match: re.Match[str]) -> str:
+        values.append(_value(match.group(0), match.lastgroup or ""))
+        return " "
+
+    return _VALUE.sub(cut, text), values
+
+
+def _value(text: str, kind: str) -> Value:
+    if kind == "quoted":
+        inner = _VALUE.fullmatch(text[1:-1].strip())
+        if inner is not None and inner.lastgroup != "quoted":
+            return _value(inner.group(0), inner.lastgroup or "")
+    if kind == "url":
+        host = re.sub(r"^[a-z0-9]+://", "", text.lower()).split("/", 1)[0].split(":", 1)[0]
+        labels = tuple(
+            stem(label) for label in host.split(".") if label and label not in HOST_NOISE and label.isalpha()
+        )
+        return Value(text, _HINTS[kind], labels)
+    return Value(text, _HINTS.get(kind))
