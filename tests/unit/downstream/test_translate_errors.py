@@ -1,0 +1,162 @@
+"""Foreign exceptions become gateway errors at one boundary, classified by code and type."""
+
+from __future__ import annotations
+
+import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+)
+from pydantic import ValidationError
+
+from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
+from mcp_gateway.errors import (
+    CallTimeoutError,
+    ConnectionLostError,
+    DownstreamError,
+    DownstreamRpcError,
+    ServerStartError,
+)
+
+
+def validation_error() -> ValidationError:
+    try:
+        CallToolResult.model_validate({"content": 5})
+    except ValidationError as error:
+        return error
+    raise AssertionError("expected a ValidationError")
+
+
+def call(exc: BaseException, *, retry_safe: bool = False, tool: str = "create_issue") -> DownstreamError:
+    return call_failure("github", tool, exc, timeout_seconds=30, retry_safe=retry_safe)
+
+
+def start(exc: BaseException, stderr_log: str | None = None) -> ServerStartError:
+    return start_failure("github", exc, timeout_seconds=60, stderr_log=stderr_log)
+
+
+# ---- calls ----
+
+
+@pytest.mark.parametrize("retry_safe", [True, False])
+def test_a_request_timeout_becomes_a_call_timeout(retry_safe: bool) -> None:
+    error = call(MCPError(REQUEST_TIMEOUT, "Request timed out"), retry_safe=retry_safe)
+    assert isinstance(error, CallTimeoutError)
+    assert error.server == "github"
+    assert error.phase == "tool_call"
+    assert error.retryable is retry_safe
+    assert "30s" in error.message
+    assert "requestTimeoutMs" in error.message
+
+
+def test_a_closed_connection_during_a_safe_call_says_retrying_is_safe() -> None:
+    error = call(MCPError(CONNECTION_CLOSED, "Connection closed"), retry_safe=True)
+    assert isinstance(error, ConnectionLostError)
+    assert error.retryable
+    assert "retrying is safe" in error.message
+
+
+def test_a_closed_connection_during_an_unsafe_call_says_to_check_before_retrying() -> None:
+    error = call(MCPError(CONNECTION_CLOSED, "Connection closed"), retry_safe=False)
+    assert isinstance(error, ConnectionLostError)
+    assert not error.retryable
+    assert "may or may not have taken effect" in error.message
+    assert "retrying is safe" not in error.message
+
+
+@pytest.mark.parametrize("code", [INVALID_PARAMS, METHOD_NOT_FOUND, INTERNAL_ERROR, -1, 42])
+def test_other_json_rpc_errors_keep_the_downstream_message_and_code(code: int) -> None:
+    error = call(MCPError(code, "Repository not found: acme/nope"))
+    assert isinstance(error, DownstreamRpcError)
+    assert error.code == code
+    assert "Repository not found: acme/nope" in error.message
+    assert not error.retryable
+
+
+def test_classification_is_by_code_never_by_message_text() -> None:
+    error = call(MCPError(INVALID_PARAMS, "Request timed out: connection closed"))
+    assert isinstance(error, DownstreamRpcError)
+    assert error.code == INVALID_PARAMS
+
+
+def test_a_result_that_breaks_the_protocol_becomes_a_downstream_rpc_error() -> None:
+    error = call(validation_error())
+    assert isinstance(error, DownstreamRpcError)
+    assert "does not follow the MCP protocol" in error.message
+
+
+def test_a_failed_tools_list_is_attributed_to_the_list_phase() -> None:
+    assert call(MCPError(INTERNAL_ERROR, "boom"), tool="tools/list").phase == "list_tools"
+
+
+def test_an_unknown_failure_becomes_a_lost_connection_naming_the_exception() -> None:
+    error = call(OSError("Broken pipe"))
+    assert isinstance(error, ConnectionLostError)
+    assert "OSError: Broken pipe" in error.message
+
+
+def test_an_error_nested_in_exception_groups_is_unwrapped() -> None:
+    nested = ExceptionGroup("outer", [ExceptionGroup("inner", [MCPError(REQUEST_TIMEOUT, "Request timed out")])])
+    assert isinstance(call(nested), CallTimeoutError)
+
+
+def test_a_gateway_error_passes_through_unchanged() -> None:
+    original = ConnectionLostError("gone", server="github", phase="tool_call", retryable=False)
+    assert call(ExceptionGroup("g", [original])) is original
+
+
+def test_innermost_returns_a_plain_exception_itself() -> None:
+    plain = ValueError("x")
+    assert innermost(plain) is plain
+    assert innermost(BaseExceptionGroup("g", [BaseExceptionGroup("h", [plain])])) is plain
+
+
+# ---- starts ----
+
+
+def test_a_missing_command_is_not_retryable_and_names_the_command() -> None:
+    error = start(FileNotFoundError(2, "No such file or directory", "npx-missing"))
+    assert isinstance(error, ServerStartError)
+    assert not error.retryable
+    assert error.phase == "startup"
+    assert "command not found (npx-missing)" in error.message
+
+
+def test_a_permission_problem_is_not_retryable() -> None:
+    assert not start(PermissionError(13, "Permission denied", "/opt/server")).retryable
+
+
+def test_a_start_timeout_mentions_connect_timeout_ms_and_is_retryable() -> None:
+    error = start(TimeoutError())
+    assert error.retryable
+    assert "60s" in error.message
+    assert "connectTimeoutMs" in error.message
+
+
+def test_a_server_exiting_before_the_handshake_is_described_as_such() -> None:
+    error = start(ExceptionGroup("g", [MCPError(CONNECTION_CLOSED, "Connection closed")]))
+    assert "closed its connection before the MCP handshake finished" in error.message
+
+
+def test_a_rejected_handshake_keeps_the_servers_message_and_code() -> None:
+    error = start(MCPError(INVALID_PARAMS, "Unsupported protocol version"))
+    assert "Unsupported protocol version" in error.message
+    assert f"code {INVALID_PARAMS}" in error.message
+
+
+def test_a_start_failure_points_to_the_stderr_log_when_there_is_one() -> None:
+    error = start(OSError("boom"), stderr_log="/home/u/logs/github.stderr.log")
+    assert "Its stderr is in /home/u/logs/github.stderr.log." in error.message
+    assert "OSError: boom" in error.message
+
+
+def test_a_downstream_error_during_start_keeps_its_retryability() -> None:
+    inner = ConnectionLostError("lost", server="github", phase="startup", retryable=False)
+    error = start(ExceptionGroup("g", [inner]))
+    assert error.message == "lost"
+    assert not error.retryable

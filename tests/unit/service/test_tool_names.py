@@ -1,0 +1,214 @@
+"""Qualified-name resolution against a directory of servers and their cached tools."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.errors import (
+    AmbiguousToolError,
+    ToolCallError,
+    ToolNotAllowedError,
+    UnknownServerError,
+    UnknownToolError,
+)
+from mcp_gateway.service.names import ResolvedTool, ToolDirectory, resolve_server_name, resolve_tool
+
+
+@dataclass
+class FakeDirectory:
+    """Servers → tool names; everything else configurable per test."""
+
+    tools: dict[str, list[str]]
+    alias_map: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    disabled: set[str] = field(default_factory=set[str])
+    hidden: set[tuple[str, str]] = field(default_factory=set[tuple[str, str]])
+    rejected_entries: dict[str, str] = field(default_factory=dict[str, str])
+
+    def server_keys(self) -> Sequence[str]:
+        return list(self.tools)
+
+    def aliases(self, server: str) -> Sequence[str]:
+        return self.alias_map.get(server, [])
+
+    def is_disabled(self, server: str) -> bool:
+        return server in self.disabled
+
+    def rejected(self) -> Mapping[str, str]:
+        return self.rejected_entries
+
+    def find(self, server: str, tool: str) -> ToolRecord | None:
+        return ToolRecord(name=tool) if tool in self.tools.get(server, []) else None
+
+    def allowed(self, server: str, tool: str) -> bool:
+        return (server, tool) not in self.hidden
+
+    def tool_names(self, server: str) -> Sequence[str]:
+        return [name for name in self.tools.get(server, []) if self.allowed(server, name)]
+
+
+def directory(**overrides: object) -> ToolDirectory:
+    base = FakeDirectory(
+        tools={
+            "github": ["create_issue", "list_issues", "search"],
+            "filesystem": ["read_file", "write_file", "search"],
+            "slack": ["send_message"],
+        },
+        alias_map={"github": ["gh"], "filesystem": ["fs"]},
+    )
+    for key, value in overrides.items():
+        setattr(base, key, value)
+    return base
+
+
+def where(resolved: ResolvedTool) -> tuple[str, str]:
+    return resolved.server, resolved.tool.name
+
+
+def test_a_qualified_name_resolves_to_its_server_and_tool() -> None:
+    resolved = resolve_tool(directory(), "github.create_issue")
+    assert where(resolved) == ("github", "create_issue")
+    assert resolved.qualified == "github.create_issue"
+
+
+def test_an_alias_works_as_the_prefix_of_a_qualified_name() -> None:
+    resolved = resolve_tool(directory(), "gh.create_issue")
+    assert where(resolved) == ("github", "create_issue")
+    assert resolved.qualified == "github.create_issue"
+
+
+def test_a_bare_name_on_exactly_one_server_is_accepted() -> None:
+    assert where(resolve_tool(directory(), "send_message")) == ("slack", "send_message")
+
+
+def test_a_bare_name_on_several_servers_is_ambiguous_and_lists_the_candidates() -> None:
+    with pytest.raises(AmbiguousToolError) as caught:
+        resolve_tool(directory(), "search")
+    assert sorted(caught.value.candidates) == ["filesystem.search", "github.search"]
+    assert "github.search" in caught.value.message
+    assert "filesystem.search" in caught.value.message
+    assert "qualified name" in caught.value.message
+
+
+def test_a_server_key_with_a_dot_resolves_by_the_longest_prefix() -> None:
+    dotted = FakeDirectory(tools={"a.b": ["c"], "a": ["b.c", "x"]})
+    assert where(resolve_tool(dotted, "a.b.c")) == ("a.b", "c")
+    assert where(resolve_tool(dotted, "a.x")) == ("a", "x")
+
+
+def test_a_tool_name_with_a_dot_is_reachable_on_the_shorter_server_key() -> None:
+    dotted = FakeDirectory(tools={"a.b": ["c"], "a": ["b.c"]})
+    assert where(resolve_tool(dotted, "a.b.c", server="a")) == ("a", "b.c")
+    assert where(resolve_tool(dotted, "b.c", server="a")) == ("a", "b.c")
+    assert where(resolve_tool(dotted, "c", server="a.b")) == ("a.b", "c")
+
+
+def test_a_qualified_name_falls_back_to_a_shorter_server_key_when_the_longer_one_lacks_the_tool() -> None:
+    dotted = FakeDirectory(tools={"a.b": ["other"], "a": ["b.c"]})
+    assert where(resolve_tool(dotted, "a.b.c")) == ("a", "b.c")
+
+
+def test_the_server_argument_with_a_bare_name_picks_that_servers_tool() -> None:
+    assert where(resolve_tool(directory(), "search", server="filesystem")) == ("filesystem", "search")
+
+
+@pytest.mark.parametrize(
+    ("tool", "server"),
+    [("github.search", "github"), ("gh.search", "github"), ("github.search", "gh"), ("search", "GH")],
+)
+def test_the_server_argument_together_with_a_qualified_name_resolves_once(tool: str, server: str) -> None:
+    assert where(resolve_tool(directory(), tool, server=server)) == ("github", "search")
+
+
+def test_a_tool_of_a_disabled_server_is_refused_as_disabled() -> None:
+    with pytest.raises(ToolNotAllowedError, match="disabled"):
+        resolve_tool(directory(disabled={"slack"}), "slack.send_message")
+    with pytest.raises(ToolNotAllowedError, match="disabled"):
+        resolve_tool(directory(disabled={"slack"}), "send_message")
+
+
+def test_a_bare_name_shared_with_a_disabled_server_resolves_to_the_enabled_one() -> None:
+    assert where(resolve_tool(directory(disabled={"github"}), "search")) == ("filesystem", "search")
+
+
+def test_an_excluded_tool_is_refused_naming_the_include_and_exclude_filters() -> None:
+    hidden = directory(hidden={("github", "create_issue")})
+    for name in ("github.create_issue", "create_issue"):
+        with pytest.raises(ToolNotAllowedError) as caught:
+            resolve_tool(hidden, name)
+        assert "includeTools/excludeTools" in caught.value.message
+
+
+def test_a_bare_name_shared_with_an_excluded_tool_resolves_to_the_allowed_one() -> None:
+    assert where(resolve_tool(directory(hidden={("github", "search")}), "search")) == ("filesystem", "search")
+
+
+def test_an_unknown_qualified_tool_suggests_the_closest_name_on_that_server() -> None:
+    with pytest.raises(UnknownToolError) as caught:
+        resolve_tool(directory(), "github.create_isue")
+    assert "did you mean 'create_issue'" in caught.value.message
+    assert "list_tools" in caught.value.message
+
+
+def test_an_unknown_bare_tool_suggests_a_qualified_name() -> None:
+    with pytest.raises(UnknownToolError) as caught:
+        resolve_tool(directory(), "send_mesage")
+    assert "did you mean 'slack.send_message'" in caught.value.message
+    assert "search_tools" in caught.value.message
+
+
+def test_an_unknown_tool_never_suggests_a_hidden_one() -> None:
+    with pytest.raises(UnknownToolError) as caught:
+        resolve_tool(directory(hidden={("github", "create_issue")}), "github.create_isue")
+    assert "'create_issue'" not in caught.value.message
+
+
+def test_an_unknown_server_argument_is_an_unknown_server_with_a_suggestion() -> None:
+    with pytest.raises(UnknownServerError) as caught:
+        resolve_tool(directory(), "search", server="githb")
+    assert "did you mean 'github'" in caught.value.message
+
+
+def test_a_server_rejected_by_config_validation_is_named_as_invalid_not_unknown() -> None:
+    broken = directory(rejected_entries={"jira": "url: must start with https://"})
+    with pytest.raises(ToolNotAllowedError) as caught:
+        resolve_server_name(broken, "jira")
+    assert "invalid entry" in caught.value.message
+    assert "must start with https://" in caught.value.message
+
+
+@pytest.mark.parametrize(("name", "expected"), [("github", "github"), ("gh", "github"), ("GitHub", "github")])
+def test_a_server_name_resolves_by_key_alias_or_case_insensitively(name: str, expected: str) -> None:
+    assert resolve_server_name(directory(), name) == expected
+
+
+_SHARED_ALIAS = pytest.mark.xfail(
+    strict=True,
+    reason="BUG: an alias two servers share (config only warns about it) silently resolves to the first server "
+    "instead of being reported as ambiguous, so a call may run on the wrong account",
+)
+
+
+def shared_alias_directory() -> ToolDirectory:
+    return FakeDirectory(
+        tools={"mail-work": ["send_email"], "mail-home": ["send_email"]},
+        alias_map={"mail-work": ["mail"], "mail-home": ["mail"]},
+    )
+
+
+@_SHARED_ALIAS
+def test_a_qualified_name_with_an_alias_two_servers_share_is_ambiguous() -> None:
+    with pytest.raises(AmbiguousToolError) as caught:
+        resolve_tool(shared_alias_directory(), "mail.send_email")
+    assert sorted(caught.value.candidates) == ["mail-home.send_email", "mail-work.send_email"]
+
+
+@_SHARED_ALIAS
+def test_a_server_argument_naming_an_alias_two_servers_share_is_refused_naming_both() -> None:
+    with pytest.raises(ToolCallError) as caught:
+        resolve_server_name(shared_alias_directory(), "mail")
+    assert "mail-home" in caught.value.message
+    assert "mail-work" in caught.value.message
