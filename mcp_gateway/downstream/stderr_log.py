@@ -27,6 +27,7 @@ class StderrLog:
     def __init__(self, path: Path, secrets: Iterable[str] = ()) -> None:
         self._path = path
         self._secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
+        self._longest_secret = len(self._secrets[0]) if self._secrets else 0
         self._pending = ""
 
     @property
@@ -39,25 +40,35 @@ class StderrLog:
         self._write_line(f"[mcp-gateway {stamp}] {text}")
 
     def feed(self, chunk: str) -> None:
-        """Append raw stderr text; complete lines are written, a partial line waits for its end."""
+        """Append raw stderr text; complete lines are written, a partial line waits for its end.
+
+        A runaway line (no newline past `MAX_LINE_CHARS`) is written in pieces, masked first and keeping back
+        enough of its end that a secret arriving across the break is still whole when it is masked.
+        """
         lines = (self._pending + chunk).split("\n")
         self._pending = lines.pop()
-        if len(self._pending) > MAX_LINE_CHARS:
-            lines.append(self._pending)
-            self._pending = ""
         for line in lines:
             self._write_line(line)
+        if len(self._pending) > MAX_LINE_CHARS:
+            masked = self._mask(self._pending)
+            keep = self._longest_secret - 1
+            head, self._pending = (masked[:-keep], masked[-keep:]) if keep > 0 else (masked, "")
+            self._write_line(head)
 
     def flush(self) -> None:
         if self._pending:
             self._write_line(self._pending)
             self._pending = ""
 
+    def _mask(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, MASK)
+        return text
+
     def _write_line(self, line: str) -> None:
+        line = self._mask(line)  # before cutting, so a secret straddling the cut cannot leak its beginning
         if len(line) > MAX_LINE_CHARS:
             line = line[:MAX_LINE_CHARS] + " …[cut]"
-        for secret in self._secrets:
-            line = line.replace(secret, MASK)
         data = (line + "\n").encode("utf-8", errors="replace")
         try:
             self._rotate_if_needed(len(data))

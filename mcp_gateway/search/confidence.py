@@ -35,6 +35,7 @@ STRENGTH = {
 }
 TYPO_STRENGTH = 0.7
 NAME_FIELDS = frozenset({"name", "title", "name_concepts"})
+OWN_FIELDS = frozenset({"name", "title", "description", "param_names", "param_text"})
 
 
 @dataclass(frozen=True)
@@ -47,29 +48,46 @@ class Judgement:
 def judge(
     index: SearchIndex, query: ParsedQuery, tool: IndexedTool, *, server_terms: set[str], named_exactly: bool
 ) -> Judgement:
-    """Confidence and reasons for one hit; `server_terms` are query terms matching the tool's server."""
+    """Confidence and reasons for one hit; `server_terms` are query terms matching the tool's server.
+
+    high: the query names the tool, or the tool accounts for most of the query's information
+    (`HIGH_COVERAGE`), every meaningful word of the query is matched, its name or title (or a synonym of
+    them) matches, at least one query word appears in the tool's own text (not only in its server's name or
+    through a synonym), and at least one matched word is not a generic verb. medium: it accounts for a fair
+    share (`MEDIUM_COVERAGE`) with at least one non-generic word. low: anything less.
+    """
     doc_count = max(len(index.tools), 1)
     typos = {term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed}
-    mass = 0.0
-    matched = 0.0
+    mass = matched = evidence = 0.0
+    own_word = False
     name_hit = named_exactly
+    all_content_matched = True
     reasons: dict[str, list[str]] = {}
     for word in dict.fromkeys(query.words):
-        weight = (0.5 if is_cjk(word) and len(word) == 1 else 1.0) * _generic_factor(query, word)
-        idf = bm25_idf(doc_count, _document_frequency(index, word))
+        if word.isdigit():
+            continue  # a number is a value for the tool, not evidence of which tool
+        generic = _generic_factor(query, word) < 1.0
+        weight = (0.5 if is_cjk(word) and len(word) == 1 else 1.0) * (GENERIC_WEIGHT if generic else 1.0)
+        idf = bm25_idf(doc_count, index.doc_freq.get(word, 0))
         mass += weight * idf
         match = _best_match(tool, word, server_terms)
         if match.strength == 0.0 and word in typos:
             corrected = _best_match(tool, typos[word], server_terms)
             match = _Match(corrected.strength * TYPO_STRENGTH, corrected.field, f"typo {typos[word]}")
-        if match.strength:
-            matched += weight * idf * match.strength
-            name_hit = name_hit or match.field in NAME_FIELDS
-            reasons.setdefault(match.label, []).append(query.surface.get(word, word))
+        if not match.strength:
+            all_content_matched = all_content_matched and (generic or _is_filler(word))
+            continue
+        matched += weight * idf * match.strength
+        own_word = own_word or (match.field in OWN_FIELDS and not match.label.startswith("synonym"))
+        if not generic:
+            evidence += idf * match.strength
+        name_hit = name_hit or match.field in NAME_FIELDS
+        reasons.setdefault(match.label, []).append(query.surface.get(word, word))
     coverage = matched / mass if mass else 0.0
-    if named_exactly or (coverage >= HIGH_COVERAGE and name_hit):
+    strong = coverage >= HIGH_COVERAGE and all_content_matched and name_hit and own_word and evidence > 0
+    if named_exactly or strong:
         level: Confidence = "high"
-    elif coverage >= MEDIUM_COVERAGE:
+    elif coverage >= MEDIUM_COVERAGE and evidence > 0:
         level = "medium"
     else:
         level = "low"
@@ -79,15 +97,16 @@ def judge(
     return Judgement(level, round(coverage, 2), tuple(explained))
 
 
+def _is_filler(word: str) -> bool:
+    """A single CJK character the tool need not match for the query to be covered (its bigrams carry it)."""
+    return is_cjk(word) and len(word) == 1
+
+
 def _generic_factor(query: ParsedQuery, word: str) -> float:
     for term in query.terms:
         if term.term == word and term.kind == "word":
             return GENERIC_WEIGHT if term.weight == GENERIC_WEIGHT else 1.0
     return 1.0
-
-
-def _document_frequency(index: SearchIndex, word: str) -> int:
-    return index.doc_freq.get(word, 0)
 
 
 @dataclass(frozen=True)

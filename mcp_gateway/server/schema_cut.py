@@ -59,6 +59,9 @@ def _trim(node: Any, depth: int) -> Any:
     if not isinstance(node, dict):
         return node
     source = cast(dict[str, Any], node)
+    if "$ref" in source:
+        # The definitions are dropped at this step, so a reference into them would dangle; any value is allowed.
+        return {}
     if depth <= 0:
         return {key: source[key] for key in ("type", "enum") if key in source} or {}
     result: dict[str, Any] = {}
@@ -70,7 +73,7 @@ def _trim(node: Any, depth: int) -> Any:
         elif key in ("anyOf", "oneOf", "allOf") and isinstance(value, list):
             result[key] = [_trim(sub, depth - 1) for sub in cast(list[Any], value)]
         elif key in ("$defs", "definitions"):
-            continue  # references into them are kept as-is; the definitions are the bulk
+            continue  # the bulk of a large schema; references into them were replaced above
         else:
             result[key] = value
     return result

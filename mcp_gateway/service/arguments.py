@@ -25,8 +25,13 @@ def argument_problems(schema: JsonObject, arguments: dict[str, Any]) -> list[str
     validator = _validator(schema)
     if validator is None:
         return []
+    from referencing.exceptions import Unresolvable
+
     problems: list[str] = []
-    errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))  # pyright: ignore[reportUnknownMemberType, reportUnknownLambdaType, reportUnknownArgumentType]
+    try:
+        errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))  # pyright: ignore[reportUnknownMemberType, reportUnknownLambdaType, reportUnknownArgumentType]
+    except Unresolvable:
+        return []  # a `$ref` the server's schema cannot resolve: call unchecked, the server still validates
     for error in errors:
         path = ".".join(str(part) for part in error.absolute_path)  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType, reportUnknownArgumentType]
         problems.append(f"{path}: {error.message}" if path else str(error.message))

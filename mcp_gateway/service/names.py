@@ -59,9 +59,14 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
     keys = list(directory.server_keys())
     if name in keys:
         return name
-    for key in keys:
-        if name in directory.aliases(key):
-            return key
+    aliased = [key for key in keys if name in directory.aliases(key)]
+    if len(aliased) > 1:
+        raise AmbiguousToolError(
+            f"'{name}' is an alias of several servers ({', '.join(aliased)}); call again with one of their names.",
+            aliased,
+        )
+    if aliased:
+        return aliased[0]
     folded = [
         key
         for key in keys
@@ -91,9 +96,19 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
                 tool = tool[len(prefix) + 1 :]
                 break
         return _on_server(directory, key, tool)
-    for key, rest in _prefix_readings(directory, tool):
-        if directory.find(key, rest) is not None:
-            return _on_server(directory, key, rest)
+    readings = [
+        (length, key, rest) for length, key, rest in _prefix_readings(directory, tool) if directory.find(key, rest)
+    ]
+    if readings:
+        longest = [(key, rest) for length, key, rest in readings if length == readings[0][0]]
+        if len({key for key, _ in longest}) > 1:
+            candidates = sorted({f"{key}.{rest}" for key, rest in longest})
+            raise AmbiguousToolError(
+                f"'{tool}' could be {' or '.join(candidates)} (a name several servers share); "
+                "call again with one of those.",
+                candidates,
+            )
+        return _on_server(directory, *longest[0])
     holders = [key for key in directory.server_keys() if directory.find(key, tool) is not None]
     usable = [key for key in holders if not directory.is_disabled(key) and directory.allowed(key, tool)]
     if len(usable) == 1:
@@ -108,21 +123,21 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         return _on_server(directory, holders[0], tool)  # raises why it is not allowed
     prefixes = _prefix_readings(directory, tool)
     if prefixes:
-        return _on_server(directory, prefixes[0][0], prefixes[0][1])  # raises an unknown-tool error on that server
+        return _on_server(directory, prefixes[0][1], prefixes[0][2])  # raises an unknown-tool error on that server
     everything = [f"{key}.{name}" for key in directory.server_keys() for name in directory.tool_names(key)]
     hint = _suggest(tool, everything)
     raise UnknownToolError(f"No tool named '{tool}'{hint}; call search_tools to find the right tool.")
 
 
-def _prefix_readings(directory: ToolDirectory, tool: str) -> list[tuple[str, str]]:
-    """(server, rest) for every server key or alias that prefixes `tool` with a dot, longest first."""
+def _prefix_readings(directory: ToolDirectory, tool: str) -> list[tuple[int, str, str]]:
+    """(prefix length, server, rest) for every server key or alias that prefixes `tool` with a dot, longest first."""
     readings: list[tuple[int, str, str]] = []
     for key in directory.server_keys():
         for prefix in (key, *directory.aliases(key)):
             if tool.startswith(prefix + ".") and len(tool) > len(prefix) + 1:
                 readings.append((len(prefix), key, tool[len(prefix) + 1 :]))
     readings.sort(key=lambda reading: -reading[0])
-    return [(key, rest) for _, key, rest in readings]
+    return readings
 
 
 def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool:

@@ -229,11 +229,6 @@ def test_a_weak_query_does_not_make_its_best_hit_high(engine: SearchEngine) -> N
     assert result.hits[0].confidence != "high"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a query made only of a generic verb ('get', 'list') gives its hits 'high' confidence: "
-    "the generic weight cancels out of the coverage ratio",
-)
 @pytest.mark.parametrize("query", ["get", "list"])
 def test_a_query_of_only_a_generic_verb_gives_no_high_confidence_hit(engine: SearchEngine, query: str) -> None:
     result = engine.search(query)
@@ -241,31 +236,16 @@ def test_a_query_of_only_a_generic_verb_gives_no_high_confidence_hit(engine: Sea
     assert all(hit.confidence != "high" for hit in result.hits)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a query naming 'server.tool' exactly makes sibling tools of that server 'high' too "
-    "(the server word and one shared name word reach the high coverage threshold)",
-)
 def test_a_qualified_name_query_is_high_only_for_the_tool_it_names(engine: SearchEngine) -> None:
     result = engine.search("filesystem.delete_file")
     assert ranked(result)[0] == "filesystem.delete_file"
     assert [hit.tool for hit in result.hits if hit.confidence == "high"] == ["delete_file"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: 'kubernetes pods' rates get-deployment-logs 'high' although it matches only the server name and "
-    "the broad ~kubernetes concept (pods ~ deployment), no word of the tool itself",
-)
 def test_a_tool_related_only_by_topic_is_not_high(engine: SearchEngine) -> None:
     assert hit_of(engine.search("kubernetes pods"), "kubernetes.get-deployment-logs").confidence != "high"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: 'remove a file' rates slack.remove_reaction 'high' on the verb alone: 'file' is common in the "
-    "catalog, so its low IDF lets one rare word carry the high coverage threshold",
-)
 def test_a_tool_matching_only_the_verb_of_the_query_is_not_high(engine: SearchEngine) -> None:
     assert hit_of(engine.search("remove a file"), "slack.remove_reaction").confidence != "high"
 

@@ -127,11 +127,6 @@ def test_cutting_does_not_modify_the_callers_schema() -> None:
     assert schema == big_schema()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the nested-detail step drops $defs but keeps the $ref pointers into them, leaving a schema with "
-    "dangling references (the module promises each step is still a valid schema)",
-)
 def test_a_cut_schema_keeps_no_reference_to_definitions_it_dropped() -> None:
     schema: dict[str, Any] = {
         "type": "object",

@@ -185,13 +185,6 @@ def test_a_server_name_resolves_by_key_alias_or_case_insensitively(name: str, ex
     assert resolve_server_name(directory(), name) == expected
 
 
-_SHARED_ALIAS = pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an alias two servers share (config only warns about it) silently resolves to the first server "
-    "instead of being reported as ambiguous, so a call may run on the wrong account",
-)
-
-
 def shared_alias_directory() -> ToolDirectory:
     return FakeDirectory(
         tools={"mail-work": ["send_email"], "mail-home": ["send_email"]},
@@ -199,14 +192,12 @@ def shared_alias_directory() -> ToolDirectory:
     )
 
 
-@_SHARED_ALIAS
 def test_a_qualified_name_with_an_alias_two_servers_share_is_ambiguous() -> None:
     with pytest.raises(AmbiguousToolError) as caught:
         resolve_tool(shared_alias_directory(), "mail.send_email")
     assert sorted(caught.value.candidates) == ["mail-home.send_email", "mail-work.send_email"]
 
 
-@_SHARED_ALIAS
 def test_a_server_argument_naming_an_alias_two_servers_share_is_refused_naming_both() -> None:
     with pytest.raises(ToolCallError) as caught:
         resolve_server_name(shared_alias_directory(), "mail")
