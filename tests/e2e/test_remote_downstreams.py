@@ -1,0 +1,124 @@
+"""The real gateway in front of real remote servers: Streamable HTTP and SSE, with headers and a bearer token."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from gateway_testing import ROOT, write_workspace
+from mcp import Client, StdioServerParameters
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+HTTP_FIXTURE = ROOT / "fixtures" / "http_mcp_server.py"
+SERVER_READY_SECONDS = 20.0
+CALL_SECONDS = 60.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + SERVER_READY_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the fixture server exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on port {port}")
+
+
+@pytest.fixture
+def remote_server(request: pytest.FixtureRequest) -> Iterator[int]:
+    transport, *flags = request.param
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(HTTP_FIXTURE), "--transport", transport, "--port", str(port), *flags],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_listening(port, process)
+        yield port
+    finally:
+        process.kill()
+        process.wait()
+
+
+def gateway(home: Path, env: dict[str, str] | None = None) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "mcp_gateway", "--home", str(home)], env={**os.environ, **(env or {})}
+    )
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(item.text for item in result.content if isinstance(item, types.TextContent))
+
+
+@pytest.mark.parametrize("remote_server", [("streamable-http",)], indirect=True)
+async def test_a_streamable_http_server_gets_its_headers_and_bearer_token(tmp_path: Path, remote_server: int) -> None:
+    servers: dict[str, Any] = {
+        "web": {
+            "type": "http",
+            "url": f"http://127.0.0.1:{remote_server}/mcp",
+            "headers": {"X-Team": "blue"},
+            "bearerTokenEnv": "WEB_TOKEN",
+        }
+    }
+    home = tmp_path / "home"
+    write_workspace(home, servers)
+    with anyio.fail_after(CALL_SECONDS):
+        async with Client(gateway(home, {"WEB_TOKEN": "s3cret-token-value"})) as client:
+            echoed = await client.call_tool("execute_tool", {"tool": "web.echo", "arguments": {"message": "over http"}})
+            seen = await client.call_tool("execute_tool", {"tool": "web.headers"})
+    assert text(echoed) == "over http"
+    headers = json.loads(text(seen))
+    assert headers["authorization"] == "Bearer s3cret-token-value"
+    assert headers["x-team"] == "blue"
+
+
+@pytest.mark.parametrize("remote_server", [("sse",)], indirect=True)
+async def test_an_sse_server_is_searchable_and_callable(tmp_path: Path, remote_server: int) -> None:
+    home = tmp_path / "home"
+    write_workspace(home, {"legacy-remote": {"type": "sse", "url": f"http://127.0.0.1:{remote_server}/sse"}})
+    with anyio.fail_after(CALL_SECONDS):
+        async with Client(gateway(home)) as client:
+            listed = await client.call_tool("list_tools", {"server": "legacy-remote"})
+            echoed = await client.call_tool(
+                "execute_tool", {"tool": "legacy-remote.echo", "arguments": {"message": "over sse"}}
+            )
+    assert {tool["name"] for tool in json.loads(text(listed))["tools"]} >= {"echo", "headers", "slow", "big"}
+    assert text(echoed) == "over sse"
+
+
+@pytest.mark.parametrize("remote_server", [("streamable-http",)], indirect=True)
+async def test_a_missing_bearer_token_is_an_error_naming_the_variable(tmp_path: Path, remote_server: int) -> None:
+    home = tmp_path / "home"
+    url = f"http://127.0.0.1:{remote_server}/mcp"
+    write_workspace(home, {"web": {"type": "http", "url": url, "bearerTokenEnv": "NOT_SET_ANYWHERE"}})
+    environment = {key: value for key, value in os.environ.items() if key != "NOT_SET_ANYWHERE"}
+    with anyio.fail_after(CALL_SECONDS):
+        async with Client(
+            StdioServerParameters(
+                command=sys.executable, args=["-m", "mcp_gateway", "--home", str(home)], env=environment
+            )
+        ) as client:
+            result = await client.call_tool("list_tools", {"server": "web"})
+    assert result.is_error
+    assert "NOT_SET_ANYWHERE" in text(result)
