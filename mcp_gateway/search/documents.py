@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from mcp_gateway.search.lexicon import concepts_of
-from mcp_gateway.search.text import Terms, analyze
+from mcp_gateway.search.text import Terms, analyze, is_cjk, split_identifier, stem
 
 FIELDS = ("name", "title", "description", "param_names", "param_text", "concepts", "name_concepts")
 SERVER_FIELDS = ("server", "server_text")
@@ -63,6 +63,32 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
         "name_concepts": Counter(name_concepts),
     }
     return IndexedTool(entry, fields, {field: sum(counts.values()) for field, counts in fields.items()})
+
+
+SERVER_NAME_NOISE = frozenset(
+    """
+    mcp server servers main tool tools api sdk py python js node ts typescript go golang rust rs java official
+    the a an app plugin connector integration service
+    """.split()
+)
+"""Parts of server keys that say how a server is built or packaged, not which service it is."""
+
+
+def server_phrases(entry: ServerEntry) -> tuple[tuple[str, ...], ...]:
+    """The ways a query can name this server: each label's distinctive words (and them joined, for `GitHub`).
+
+    `car-price-mcp-main` is named by "car price", not by "price" alone: a topical word that happens to be in
+    a server's key is not a request for that server.
+    """
+    phrases: set[tuple[str, ...]] = set()
+    for label in (entry.name, *entry.aliases):
+        parts = [part for part in split_identifier(label) if part not in SERVER_NAME_NOISE]
+        if not parts:
+            continue
+        phrases.add(tuple(part if is_cjk(part) else stem(part) for part in parts))
+        if len(parts) > 1 and not any(is_cjk(part) for part in parts):
+            phrases.add((stem("".join(parts)),))
+    return tuple(sorted(phrases))
 
 
 def index_server(entry: ServerEntry) -> dict[str, Counter[str]]:

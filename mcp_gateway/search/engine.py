@@ -86,8 +86,8 @@ class SearchEngine:
     def _hit(self, parsed: ParsedQuery, doc_id: int, score: float) -> SearchHit:
         tool = self._index.tools[doc_id]
         server = tool.entry.server
-        server_fields = self._index.servers[server].fields["server"]
-        server_terms = {word for word in parsed.words if server_fields.get(word)}
+        phrases = self._index.servers[server].phrases
+        server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
         named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
         judgement = judge(self._index, parsed, tool, server_terms=server_terms, named_exactly=named)
         return SearchHit(server, tool.entry.name, round(score, 3), judgement.confidence, judgement.reasons)

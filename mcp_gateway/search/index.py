@@ -21,6 +21,7 @@ from mcp_gateway.search.documents import (
     ToolEntry,
     index_server,
     index_tool,
+    server_phrases,
 )
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z\u3040-\u9fff\uac00-\ud7af]+")
@@ -54,6 +55,7 @@ class FieldPostings:
 class IndexedServer:
     entry: ServerEntry
     fields: dict[str, Counter[str]]
+    phrases: tuple[tuple[str, ...], ...]
 
 
 class SearchIndex:
@@ -68,6 +70,8 @@ class SearchIndex:
         self.doc_freq: Counter[str] = Counter()
         """Tools with a term in any field: BM25F's document frequency."""
         self.server_doc_freq: Counter[str] = Counter()
+        self.phrase_freq: Counter[str] = Counter()
+        """Servers whose name phrases contain a word: a word in many server names names none of them."""
         self.name_keys: dict[str, set[int]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
         self._next_id = 0
@@ -83,11 +87,12 @@ class SearchIndex:
         server_id = self._allocate()
         self._server_ids[server.name] = server_id
         self._server_by_id[server_id] = server.name
-        indexed_server = IndexedServer(server, index_server(server))
+        indexed_server = IndexedServer(server, index_server(server), server_phrases(server))
         self.servers[server.name] = indexed_server
         for name, counts in indexed_server.fields.items():
             self.server_fields[name].add(server_id, counts, sum(counts.values()))
         self.server_doc_freq.update(_distinct_terms(indexed_server.fields.values()))
+        self.phrase_freq.update({word for phrase in indexed_server.phrases for word in phrase})
         ids: list[int] = []
         for entry in tools:
             doc_id = self._allocate()
@@ -112,6 +117,8 @@ class SearchIndex:
             self.server_fields[field_name].remove(server_id, counts, sum(counts.values()))
         self.server_doc_freq.subtract(_distinct_terms(indexed_server.fields.values()))
         self.server_doc_freq = +self.server_doc_freq
+        self.phrase_freq.subtract({word for phrase in indexed_server.phrases for word in phrase})
+        self.phrase_freq = +self.phrase_freq
         for doc_id in self._by_server.pop(name, []):
             indexed = self.tools.pop(doc_id)
             for field_name in FIELDS:

@@ -1,7 +1,7 @@
 """Scoring: field-weighted BM25 over tool fields, server intent, and exact or near-exact name matches.
 
 score(tool) = Σ_field weight(field) · BM25_field(query, tool)        (query terms carry their own weights)
-            + SERVER_WEIGHT · BM25(query, tool's server key, aliases, description)
+            + SERVER_INTENT_BONUS · how clearly the query names the tool's server (a whole key or alias phrase)
             + NAME_MATCH_BONUS · similarity(query, tool name)       (only for a query that looks like a name)
 
 BM25's IDF is what makes a hit in a rare word count and a hit in `get` barely count; the field weights make
@@ -20,6 +20,7 @@ from rapidfuzz import fuzz, process
 
 from mcp_gateway.search.index import FieldPostings, SearchIndex, name_key
 from mcp_gateway.search.query import ParsedQuery, QueryTerm
+from mcp_gateway.search.text import is_cjk
 
 K1 = 1.2
 FIELD_WEIGHTS = {
@@ -34,8 +35,10 @@ FIELD_WEIGHTS = {
 FIELD_B = {"name": 0.3, "title": 0.3, "name_concepts": 0.3}
 DEFAULT_B = 0.75
 CONCEPT_FIELDS = frozenset({"concepts", "name_concepts"})
-SERVER_FIELD_WEIGHTS = {"server": 1.0, "server_text": 0.3}
-SERVER_WEIGHT = 1.6
+SERVER_TEXT_WEIGHT = 0.5
+"""A server's own description (written by the user in config.json) as topical evidence for its tools."""
+SERVER_INTENT_BONUS = 10.0
+"""What naming a server adds to each of its tools: about one strongly matching query word."""
 NAME_MATCH_BONUS = 12.0
 NAME_MATCH_MIN_SIMILARITY = 88.0
 MAX_NAME_QUERY_CHARS = 64
@@ -105,7 +108,7 @@ def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, li
         if servers is not None and server not in servers:
             continue
         for doc_id in index.tool_ids(server):
-            scores[doc_id] = scores.get(doc_id, 0.0) + SERVER_WEIGHT * server_score
+            scores[doc_id] = scores.get(doc_id, 0.0) + server_score
     for doc_id, similarity in name_matches(index, query.text, allowed).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + NAME_MATCH_BONUS * similarity
     ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
@@ -113,9 +116,29 @@ def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, li
 
 
 def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
-    """How strongly the query names each server (by key, alias or description), by server id → name."""
-    raw = bm25f(index.server_fields, SERVER_FIELD_WEIGHTS, index.server_doc_freq, len(index.servers), query.terms)
-    return {index.server_of_id(server_id): score for server_id, score in raw.items()}
+    """What each server adds to its tools: being named by the query, and its description matching it."""
+    raw = bm25f(
+        index.server_fields, {"server_text": SERVER_TEXT_WEIGHT}, index.server_doc_freq, len(index.servers), query.terms
+    )
+    scores = {index.server_of_id(server_id): score for server_id, score in raw.items()}
+    for server, strength in server_intent(index, query).items():
+        scores[server] = scores.get(server, 0.0) + SERVER_INTENT_BONUS * strength
+    return scores
+
+
+def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
+    """Servers the query names, 0..1: a whole name phrase must be present; rarer names count more."""
+    words = set(query.words)
+    count = max(len(index.servers), 1)
+    unique = bm25_idf(count, 1)
+    named: dict[str, float] = {}
+    for server, indexed in index.servers.items():
+        for phrase in indexed.phrases:
+            if not all(word in words or (is_cjk(word) and word in query.text) for word in phrase):
+                continue
+            rarity = sum(bm25_idf(count, index.phrase_freq.get(word, 1)) for word in phrase) / (len(phrase) * unique)
+            named[server] = max(named.get(server, 0.0), min(1.0, rarity))
+    return named
 
 
 def name_matches(index: SearchIndex, text: str, allowed: set[int] | None) -> dict[int, float]:
