@@ -24,7 +24,7 @@ TYPO_MIN_LENGTH = 4
 TYPO_MIN_SIMILARITY = 80.0
 TYPO_WEIGHT = 0.7
 TYPO_CANDIDATES = 2
-VALUE_WEIGHT = 0.3
+VALUE_WEIGHT = 0.2
 """Words inside a value (a path, a URL, a quoted text, a number) are mostly what a tool works on, not which tool."""
 SITE_WEIGHT = 0.8
 GENERIC_WORDS = frozenset(

@@ -33,7 +33,7 @@ FIELD_WEIGHTS = {
     "name_concepts": 1.1,
 }
 FIELD_B = {"name": 0.3, "title": 0.3, "name_concepts": 0.3}
-DEFAULT_B = 0.75
+DEFAULT_B = 0.5
 CONCEPT_FIELDS = frozenset({"concepts", "name_concepts"})
 SERVER_TEXT_WEIGHT = 0.5
 """A server's own description (written by the user in config.json) as topical evidence for its tools."""
