@@ -14,11 +14,18 @@ from mcp_gateway.search.confidence import Confidence, judge
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.query import ParsedQuery, parse_query
-from mcp_gateway.search.ranking import rank
+from mcp_gateway.search.clauses import steps_of
+from mcp_gateway.search.ranking import Scored, rank
 from mcp_gateway.search.servers import resolve_server
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
+FUSION_DEPTH = 3
+"""Each ranking fused for a multi-step request is this many times the limit deep."""
+WHOLE_REQUEST_WEIGHT = 2.0
+"""The whole request's ranking counts more than any one step's: most long requests are still one task."""
+RRF_K = 10.0
+"""Reciprocal rank fusion's constant: small, so each ranking's first places count most."""
 
 
 @dataclass(frozen=True)
@@ -77,8 +84,15 @@ class SearchEngine:
                 notes.append(f"No server matches the hint '{server}'; searched all servers instead.")
         parsed = parse_query(query, self._known, self._vocabulary_list)
         scope = {focus} if focus is not None else None
-        ranked = rank(self._index, parsed, servers=scope, limit=limit)
-        hits = tuple(self._hit(parsed, scored.doc_id, scored.score) for scored in ranked)
+        ranked = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)
+        steps = steps_of(query)
+        if steps:
+            rankings = [ranked]
+            for step in steps:
+                step_query = parse_query(step, self._known, self._vocabulary_list)
+                rankings.append(rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH))
+            ranked = fuse(rankings)
+        hits = tuple(self._hit(parsed, scored.doc_id, scored.score) for scored in ranked[:limit])
         if not hits:
             notes.append(self._nothing_matched(query, focus))
         return SearchResult(hits, tuple(notes), focus)
@@ -109,3 +123,14 @@ class SearchEngine:
             self._vocabulary = sorted({term for term in self._index.vocabulary() if term.isascii() and term.isalpha()})
             self._vocabulary_version = self._index.version
         return self._vocabulary
+
+
+def fuse(rankings: list[list[Scored]]) -> list[Scored]:
+    """Reciprocal rank fusion: a tool near the top of the whole request's or any step's ranking rises."""
+    fused: dict[int, float] = {}
+    for index, ranking in enumerate(rankings):
+        weight = WHOLE_REQUEST_WEIGHT if index == 0 else 1.0
+        for position, scored in enumerate(ranking, start=1):
+            fused[scored.doc_id] = fused.get(scored.doc_id, 0.0) + weight / (RRF_K + position)
+    ordered = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+    return [Scored(doc_id, score) for doc_id, score in ordered]
