@@ -54,6 +54,25 @@ def build_parser() -> argparse.ArgumentParser:
     config_commands.add_parser("path", help="print the config file's path")
     config_commands.add_parser("check", help="validate the config file and print every diagnostic")
 
+    importing = commands.add_parser(
+        "import", help="import a client's MCP servers, point the client at the gateway, or undo that"
+    )
+    importing.add_argument(
+        "--client",
+        help="claude-code, claude-desktop, opencode, cursor, vscode, windsurf, "
+        "codex, gemini, zed, cline, roo, servers-json (default: detect)",
+    )
+    importing.add_argument("--from", dest="source", metavar="PATH", help="read this file instead of the client's own")
+    importing.add_argument("--scope", choices=("user", "project", "local"), help="which of the client's configs")
+    importing.add_argument("--project", metavar="DIR", help="the project for project/local scopes (default: cwd)")
+    importing.add_argument("--dry-run", action="store_true", help="print what would happen; write nothing")
+    importing.add_argument(
+        "--write-client-config", action="store_true", help="replace the imported servers in the client by the gateway"
+    )
+    importing.add_argument(
+        "--restore", nargs="?", const="", metavar="BACKUP", help="put a client file back from its backup"
+    )
+
     demo = commands.add_parser("demo", help="see the gateway work end to end on two bundled demo servers")
     demo.add_argument("--keep", action="store_true", help="keep the demo workspace and print where it is")
     return parser
@@ -72,6 +91,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         "status": manage.run_status,
         "config": manage.run_config,
     }
+    if args.command == "import":
+        from mcp_gateway.cli import importing
+
+        return importing.run_import(args)
     if args.command == "demo":
         from mcp_gateway.cli import demo
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.confidence import Confidence, judge
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.query import ParsedQuery, parse_query
-from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.ranking import Scored, rank
 from mcp_gateway.search.servers import resolve_server
 

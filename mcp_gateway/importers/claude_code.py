@@ -1,0 +1,96 @@
+"""Claude Code: `~/.claude.json` (user scope at the root, local scopes under `projects."<dir>"`) and a
+project's `.mcp.json` (project scope).
+
+Entries have `type` (`stdio`, `http`, `sse`), `command`/`args`/`env` or `url`/`headers`, and use
+`${VAR}` / `${VAR:-default}`, the gateway's own syntax. `~/.claude.json` is a large state file Claude
+Code rewrites while it runs; only the chosen scope's `mcpServers` object is edited. Local scopes are keyed
+by the absolute project path, which Windows spells with either slash and any case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from mcp_gateway.config.jsonfile import as_object
+from mcp_gateway.importers.client import EntryContext, Launch
+from mcp_gateway.importers.entries import read_standard, refuse_oauth
+from mcp_gateway.importers.json_client import JsonClient
+from mcp_gateway.importers.jsonc import Node
+from mcp_gateway.importers.locate import env_path
+from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
+from mcp_gateway.importers.variables import Syntax
+
+SERVERS = "mcpServers"
+PROJECTS = "projects"
+
+
+def state_file(where: Where) -> Path:
+    directory = env_path(where, "CLAUDE_CONFIG_DIR") or where.home
+    return directory / ".claude.json"
+
+
+def _locate(where: Where, scope: Scope) -> list[Path]:
+    return [where.project / ".mcp.json"] if scope == "project" else [state_file(where)]
+
+
+def project_key(root: Node, where: Where) -> str:
+    """The key of `where.project` under `projects` (as Claude Code wrote it), else the plain path."""
+    wanted = [str(where.project), str(where.project.resolve())]
+    projects = as_object((as_object(root.value) or {}).get(PROJECTS)) or {}
+    for key in projects:
+        if key in wanted or (where.windows and _windows_form(key) in {_windows_form(w) for w in wanted}):
+            return key
+    return wanted[0]
+
+
+def _windows_form(path: str) -> str:
+    return path.replace("/", "\\").rstrip("\\").casefold()
+
+
+def _block(root: Node, path: Path, scope: Scope, where: Where) -> tuple[str, ...]:
+    if scope == "local":
+        return (PROJECTS, project_key(root, where), SERVERS)
+    return (SERVERS,)
+
+
+def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
+    if raw.get("headersHelper") is not None:
+        raise Skip("its headers come from a helper command ('headersHelper'), which the gateway cannot run")
+    refuse_oauth(raw, context.client)
+    return read_standard(raw)
+
+
+def _notes(root: Node, scope: Scope, where: Where) -> list[str]:
+    """Other scopes of `~/.claude.json` that hold servers, with the command that imports them."""
+    if scope == "project":
+        return []
+    document = as_object(root.value) or {}
+    notes: list[str] = []
+    if scope == "local" and as_object(document.get(SERVERS)):
+        notes.append("the user scope has servers too: import them with --scope user")
+    current = project_key(root, where) if scope == "local" else None
+    for key, project in (as_object(document.get(PROJECTS)) or {}).items():
+        servers = as_object((as_object(project) or {}).get(SERVERS)) or {}
+        if servers and key != current:
+            count = f"{len(servers)} server{'s' if len(servers) != 1 else ''}"
+            notes.append(f"{count} in the local scope of {key}: import with --scope local --project {key}")
+    return notes
+
+
+def _shape(launch: Launch) -> JsonObject:
+    return {"type": "stdio", "command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
+
+
+CLIENT = JsonClient(
+    name="claude-code",
+    title="Claude Code",
+    gui=False,
+    scopes=("user", "local", "project"),
+    locate=_locate,
+    block=_block,
+    read_entry=_read_entry,
+    syntax=Syntax.GATEWAY,
+    shape=_shape,
+    notes=_notes,
+)

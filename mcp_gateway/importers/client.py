@@ -1,0 +1,155 @@
+"""The seam every client importer fits: `ClientFormat`, and the per-entry pipeline they share.
+
+A client format knows where its files are (`candidates`), how to read one into a `ClientReading`, the
+shape of the gateway's own entry in that client (`gateway_entry`, shown by `render_entry`), and how to
+rewrite the file so that the imported servers are replaced by that one entry (`rewrite`). Converting one
+entry is the same everywhere (`convert_entry`): the gateway's own entry is recognised and never
+imported, the client-specific reader builds a gateway entry, the client's variable syntax is translated,
+and the gateway's model has the last word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Protocol
+
+from mcp_gateway.config.jsonfile import as_list
+from mcp_gateway.importers.entries import check_entry, entry_object
+from mcp_gateway.importers.model import (
+    GATEWAY_DISTRIBUTION,
+    GATEWAY_NAME,
+    ClientReading,
+    ImportedServer,
+    JsonObject,
+    Scope,
+    Skip,
+    Where,
+)
+from mcp_gateway.importers.variables import Context, Syntax, translate_entry
+
+PORTABLE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_ABSOLUTE = re.compile(r"[/~$\\]|[A-Za-z]:[\\/]")
+_GATEWAY_PROGRAMS = frozenset({"mcp-gateway", "mcp-meta-gateway"})
+_UV_PROGRAMS = frozenset({"uvx", "uv"})
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a client starts the gateway: the command, its arguments and environment."""
+
+    command: str
+    args: tuple[str, ...]
+    env: Mapping[str, str]
+    needed: tuple[str, ...] = ()
+    """Variables the imported servers read from the client's environment, which the gateway now needs."""
+
+
+class ClientFormat(Protocol):
+    """One client's config format; see the module docstring."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def gui(self) -> bool:
+        """A GUI app that does not inherit the shell's PATH: the gateway command must be absolute."""
+        ...
+
+    @property
+    def scopes(self) -> tuple[Scope, ...]:
+        """The scopes it has; the first is the default."""
+        ...
+
+    def candidates(self, where: Where, scope: Scope) -> list[Path]: ...
+    def read(self, path: Path, scope: Scope, where: Where) -> ClientReading: ...
+    def render_entry(self, launch: Launch) -> str: ...
+    def rewrite(self, reading: ClientReading, launch: Launch) -> str: ...
+
+
+@dataclass
+class EntryContext:
+    """What a client-specific entry reader may need, and where it leaves warnings."""
+
+    client: str
+    """The client's title, for messages."""
+    where: Where
+    scope: Scope
+    document: Mapping[str, object] = field(default_factory=dict[str, object])
+    """The whole client document, for settings kept outside the entry (Gemini's `mcp.excluded`)."""
+    warnings: list[str] = field(default_factory=list[str])
+
+
+EntryReader = Callable[[str, Mapping[str, object], EntryContext], JsonObject]
+
+
+def convert_entry(name: str, raw: object, read: EntryReader, syntax: Syntax, context: EntryContext) -> ImportedServer:
+    """One client entry through the whole pipeline; never raises for a bad entry."""
+    if name == GATEWAY_NAME:
+        return ImportedServer(name, skipped="this is the gateway itself", itself=True)
+    context.warnings = []
+    try:
+        entry = read(name, entry_object(raw), context)
+        if is_gateway(entry):
+            return ImportedServer(name, skipped="this is the gateway itself", itself=True)
+        entry = translate_entry(entry, syntax, variable_context(context.where, context.scope))
+        check_entry(entry)
+    except Skip as skip:
+        return ImportedServer(name, skipped=skip.reason)
+    warnings = list(context.warnings)
+    cwd = entry.get("cwd")
+    if isinstance(cwd, str) and not _ABSOLUTE.match(cwd):
+        if context.scope == "user":
+            warnings.append(f"its working directory '{cwd}' is relative; the gateway resolves it from where it runs")
+        else:
+            entry["cwd"] = str(context.where.project / cwd)  # a project file's paths are relative to the project
+    if entry.get("type") in ("http", "sse") and not entry.get("headers"):
+        warnings.append(
+            f"it sends no credentials; if it signs in (OAuth) in {context.client}, the gateway cannot reuse that"
+        )
+    if not PORTABLE_NAME.fullmatch(name):
+        warnings.append(
+            "its name has characters other than letters, digits, '-' and '_'; qualified tool names get awkward"
+        )
+    return ImportedServer(name, entry=entry, warnings=tuple(warnings))
+
+
+def variable_context(where: Where, scope: Scope) -> Context:
+    """Editor variables: `${workspaceFolder}` is known only for a project's own file."""
+    project = str(where.project) if scope != "user" else None
+    return Context(home=str(where.home), project=project, windows=where.windows)
+
+
+def is_gateway(entry: Mapping[str, object]) -> bool:
+    """Whether a stdio entry starts this gateway (`mcp-gateway`, `uvx --from mcp-meta-gateway …`)."""
+    command = entry.get("command")
+    if not isinstance(command, str):
+        return False
+    args = list(_strings(entry.get("args")))
+    program = _program(command)
+    if program in _GATEWAY_PROGRAMS:
+        return True
+    if program.startswith("python") and args[:2] == ["-m", "mcp_gateway"]:
+        return True
+    if program in _UV_PROGRAMS:
+        packages = [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--from"]
+        packages += [arg.split("=", 1)[1] for arg in args if arg.startswith("--from=")]
+        positional = [
+            arg for i, arg in enumerate(args) if not arg.startswith("-") and (i == 0 or args[i - 1] != "--from")
+        ]
+        packages += positional[:1] if program == "uvx" else positional[1:2]
+        return any(re.split(r"[=<>~!\[@ ]", package, maxsplit=1)[0] == GATEWAY_DISTRIBUTION for package in packages)
+    return False
+
+
+def _program(command: str) -> str:
+    path = PureWindowsPath(command) if "\\" in command else PurePosixPath(command)
+    name = path.name.lower()
+    return name.removesuffix(".exe").removesuffix(".cmd")
+
+
+def _strings(value: object) -> Sequence[str]:
+    return [item for item in as_list(value) or [] if isinstance(item, str)]

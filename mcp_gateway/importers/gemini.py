@@ -1,0 +1,94 @@
+"""Gemini CLI: `~/.gemini/settings.json` and a project's `.gemini/settings.json` → `mcpServers`.
+
+stdio entries have `command`, `args`, `env`, `cwd`; remote ones `url` (Streamable HTTP unless `type` says
+`sse`) or the older `httpUrl`, and `headers`. `$VAR`, `${VAR}`, `${VAR:-default}` (and `%VAR%` on
+Windows) expand everywhere. `timeout` (ms), `includeTools`, `excludeTools` and `description` carry over;
+a name in `mcp.excluded` (or missing from a `mcp.allowed` list) is imported disabled. Gemini hides
+variables whose names look secret from the servers it starts, unless an entry's `env` names them, so the
+gateway's entry passes on by name every variable the imported servers use. Gemini keeps comments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from mcp_gateway.config.jsonfile import as_list, as_object
+from mcp_gateway.importers.client import EntryContext, Launch
+from mcp_gateway.importers.entries import (
+    number,
+    read_standard,
+    refuse_oauth,
+    remote_entry,
+    seed_fields,
+    string_map,
+    strings,
+    text,
+)
+from mcp_gateway.importers.json_client import JsonClient, ValueChange, fixed_block
+from mcp_gateway.importers.jsonc import Node
+from mcp_gateway.importers.locate import env_path
+from mcp_gateway.importers.model import GATEWAY_NAME, ClientReading, JsonObject, Scope, Skip, Where
+from mcp_gateway.importers.variables import Syntax
+
+ALLOWED = ("mcp", "allowed")
+
+
+def _locate(where: Where, scope: Scope) -> list[Path]:
+    base = where.project if scope == "project" else env_path(where, "GEMINI_CLI_HOME") or where.home
+    return [base / ".gemini" / "settings.json"]
+
+
+def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
+    if raw.get("tcp") is not None:
+        raise Skip("it connects over a websocket ('tcp'), which the gateway cannot")
+    if raw.get("authProviderType") is not None:
+        raise Skip("it signs in through Google credentials ('authProviderType'), which the gateway cannot")
+    refuse_oauth(raw, context.client)
+    http_url = text(raw, "httpUrl")
+    entry = remote_entry("http", http_url, string_map(raw, "headers")) if http_url else read_standard(raw)
+    return seed_fields(
+        entry,
+        disabled=_disabled(name, context.document),
+        include=strings(raw, "includeTools"),
+        exclude=strings(raw, "excludeTools"),
+        request_timeout_ms=number(raw, "timeout"),
+        description=text(raw, "description"),
+    )
+
+
+def _disabled(name: str, document: Mapping[str, object]) -> bool:
+    settings = as_object(document.get("mcp")) or {}
+    excluded = as_list(settings.get("excluded")) or []
+    allowed = as_list(settings.get("allowed"))
+    return name in excluded or (allowed is not None and name not in allowed)
+
+
+def _allowed(root: Node, reading: ClientReading) -> list[ValueChange]:
+    """In a `mcp.allowed` list, the gateway takes the place of the servers it now runs."""
+    settings = as_object((as_object(root.value) or {}).get("mcp")) or {}
+    allowed = as_list(settings.get("allowed"))
+    if allowed is None:
+        return []
+    moved = {server.name for server in reading.imported}
+    kept = [name for name in allowed if name not in moved and name != GATEWAY_NAME]
+    return [ValueChange(ALLOWED, [GATEWAY_NAME, *kept])]
+
+
+def _shape(launch: Launch) -> JsonObject:
+    env = {**launch.env, **{name: f"${name}" for name in launch.needed}}
+    return {"command": launch.command, "args": list(launch.args), "env": env}
+
+
+CLIENT = JsonClient(
+    name="gemini",
+    title="Gemini CLI",
+    gui=False,
+    scopes=("user", "project"),
+    locate=_locate,
+    block=fixed_block("mcpServers"),
+    read_entry=_read_entry,
+    syntax=Syntax.SHELL,
+    shape=_shape,
+    extra=_allowed,
+)

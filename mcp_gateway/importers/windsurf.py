@@ -1,0 +1,45 @@
+"""Windsurf: `~/.codeium/windsurf/mcp_config.json` → `mcpServers`.
+
+Claude's shape without a `type`; a remote server's URL is in `serverUrl` or `url` (Streamable HTTP).
+`disabled` and `disabledTools` carry over as the gateway's `disabled` and `excludeTools`. Values use
+`${env:VAR}` (and `${file:…}`, which is skipped). The JetBrains plugin keeps the same file one folder up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from mcp_gateway.importers.client import EntryContext, Launch
+from mcp_gateway.importers.entries import read_standard, refuse_oauth, seed_fields, strings
+from mcp_gateway.importers.json_client import JsonClient, fixed_block
+from mcp_gateway.importers.model import JsonObject, Scope, Where
+from mcp_gateway.importers.variables import Syntax
+
+
+def _locate(where: Where, scope: Scope) -> list[Path]:
+    codeium = where.home / ".codeium"
+    return [codeium / "windsurf" / "mcp_config.json", codeium / "mcp_config.json"]
+
+
+def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
+    refuse_oauth(raw, context.client)
+    entry = read_standard(raw, url_keys=("serverUrl", "url"))
+    return seed_fields(entry, disabled=raw.get("disabled") is True, exclude=strings(raw, "disabledTools"))
+
+
+def _shape(launch: Launch) -> JsonObject:
+    return {"command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
+
+
+CLIENT = JsonClient(
+    name="windsurf",
+    title="Windsurf",
+    gui=True,
+    scopes=("user",),
+    locate=_locate,
+    block=fixed_block("mcpServers"),
+    read_entry=_read_entry,
+    syntax=Syntax.EDITOR,
+    shape=_shape,
+)
