@@ -10,7 +10,6 @@ import anyio
 
 from mcp_gateway.cli.context import load
 from mcp_gateway.paths import Workspace
-from mcp_gateway.service.gateway import Gateway
 
 GATEWAY_LOG = "gateway.log"
 
@@ -19,13 +18,9 @@ def run_serve(args: argparse.Namespace) -> int:
     workspace, config = load(args)
     _configure_logging(workspace, debug=config.settings.debug)
 
-    async def main() -> None:
-        from mcp_gateway.server.app import serve
+    from mcp_gateway.server.app import run_until_stopped
 
-        async with Gateway(workspace, config) as gateway:
-            await serve(gateway)
-
-    anyio.run(main)
+    anyio.run(run_until_stopped, workspace, config)
     return 0
 
 

@@ -14,8 +14,10 @@ Contract (DESIGN §5):
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
 import time
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
@@ -26,6 +28,7 @@ from typing import Protocol
 import anyio
 import anyio.abc
 
+from mcp_gateway.background import background_tasks
 from mcp_gateway.catalog.records import JsonObject, Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings
@@ -66,6 +69,8 @@ class _StartAttempt:
     done: anyio.Event = field(default_factory=anyio.Event)
     connection: Connection | None = None
     error: DownstreamError | None = None
+    connecting: anyio.CancelScope | None = None
+    """Cancelled by shutdown: a server still starting must not hold the gateway's exit up."""
 
 
 @dataclass
@@ -105,20 +110,21 @@ class Pool:
         self._all_stopped = anyio.Event()
         self._all_stopped.set()
         self._tg: anyio.abc.TaskGroup | None = None
+        self._background = background_tasks()
 
     async def __aenter__(self) -> Pool:
-        self._tg = anyio.create_task_group()
-        await self._tg.__aenter__()
+        self._tg = await self._background.__aenter__()
         self._tg.start_soon(self._reap_idle_forever)
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
-        await self.shutdown()
-        assert self._tg is not None
-        self._tg.cancel_scope.cancel()
-        return await self._tg.__aexit__(exc_type, exc, tb)
+        try:
+            await self.shutdown()
+        finally:
+            await self._background.__aexit__(None, None, None)
+        return None
 
     # The pool's public surface: calls, listings, status, lifecycle.
 
@@ -196,6 +202,8 @@ class Pool:
         for slot in self._slots.values():
             if slot.connection is not None:
                 self._retire(slot.connection)
+            if slot.attempt is not None and slot.attempt.connecting is not None:
+                slot.attempt.connecting.cancel()
         deadline = max((self._close_timeout(s) for s in self._slots.values()), default=0.0) + SHUTDOWN_MARGIN_SECONDS
         with anyio.move_on_after(deadline, shield=True):
             await self._all_stopped.wait()
@@ -258,6 +266,9 @@ class Pool:
             # `fail_after` around the connect alone would not do: the client's task groups, entered
             # inside it, must not outlive an inner cancel scope.)
             with anyio.CancelScope(deadline=anyio.current_time() + timeout) as connect_scope:
+                attempt.connecting = connect_scope
+                if self._closing:
+                    connect_scope.cancel()
                 async with AsyncExitStack() as stack:
                     try:
                         opened = await self._connect(slot.server, self._connect_options(slot, log), stack)
@@ -270,6 +281,7 @@ class Pool:
                         )
                         return
                     connect_scope.deadline = math.inf
+                    attempt.connecting = None
                     connection = Connection(name, opened.client, opened.exited, opened.pid)
                     slot.connection = connection
                     if slot.failures or slot.last_error is not None:
@@ -282,7 +294,7 @@ class Pool:
                     attempt.connection = connection
                     attempt.done.set()
                     await self._serve_until_stopped(connection)
-            if connect_scope.cancelled_caught and connection is None:
+            if connect_scope.cancelled_caught and connection is None and not self._closing:
                 error = start_failure(name, TimeoutError(), timeout_seconds=timeout, stderr_log=str(log.path))
                 self._fail_start(slot, attempt, log, error)
         finally:
@@ -313,6 +325,16 @@ class Pool:
             watch.cancel_scope.cancel()
         if not self._closing and not connection.crashed:
             await connection.idle.wait()  # a retired connection closes when its last call ends
+
+    def kill_everything(self) -> None:
+        """SIGKILL every server process group at once: the user asked twice to stop, so nothing waits any more."""
+        for slot in self._slots.values():
+            connection = slot.connection
+            if connection is not None and connection.pid is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(connection.pid, signal.SIGKILL)
+        if self._records is not None:
+            self._records.kill_all()
 
     def _retire(self, connection: Connection) -> None:
         connection.usable = False

@@ -77,6 +77,12 @@ class ProcessRecords:
             del self._groups[pgid]
             self._write()
 
+    def kill_all(self) -> None:
+        """SIGKILL every group still recorded (also ones whose transport is still starting)."""
+        for pgid in list(self._groups):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGKILL)
+
     def close(self) -> None:
         """Forget the record file: called once every child is known to be gone."""
         self._groups.clear()

@@ -10,6 +10,7 @@ parallel under one deadline.
 from __future__ import annotations
 
 import signal
+from collections.abc import AsyncIterator
 
 import anyio
 import mcp_types as types
@@ -17,6 +18,7 @@ from mcp.server.lowlevel.server import Server
 
 from mcp_gateway import __version__
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.paths import Workspace
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.service.gateway import Gateway
@@ -58,17 +60,47 @@ def build_server(gateway: Gateway) -> Server[object]:
 
 
 async def serve(gateway: Gateway) -> None:
-    """Serve one client over stdio; returns when it disconnects or a stop signal arrives."""
+    """Serve one client over stdio until it disconnects (closes our stdin)."""
     server = build_server(gateway)
-    async with stdio_streams() as (read_stream, write_stream), anyio.create_task_group() as tg:
-        tg.start_soon(_stop_on_signal, tg.cancel_scope)
+    async with stdio_streams() as (read_stream, write_stream):
         gateway.start_background()
         await server.run(read_stream, write_stream, server.create_initialization_options())
-        tg.cancel_scope.cancel()
 
 
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+async def run_until_stopped(workspace: Workspace, config: GatewayConfig) -> None:
+    """The whole life of a serving gateway, with stop signals handled from start to the last child stopped.
+
+    A first signal ends serving and starts the orderly shutdown (parallel, bounded). A signal that arrives
+    after that (clients send SIGTERM a moment after closing stdin) does not kill the gateway half way: it
+    SIGKILLs every server process group at once, so even a server that ignores EOF and SIGTERM is gone when
+    the gateway exits.
+    """
+    stopper = _Stopper()
     with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async with anyio.create_task_group() as watchers:
+            watchers.start_soon(stopper.watch, signals)
+            async with Gateway(workspace, config) as gateway:
+                stopper.gateway = gateway
+                with anyio.CancelScope() as serving:
+                    stopper.serving = serving
+                    if stopper.stop_requested:
+                        serving.cancel()
+                    await serve(gateway)
+                stopper.serving = None
+            watchers.cancel_scope.cancel()
+
+
+class _Stopper:
+    def __init__(self) -> None:
+        self.gateway: Gateway | None = None
+        self.serving: anyio.CancelScope | None = None
+        self.stop_requested = False
+
+    async def watch(self, signals: AsyncIterator[int]) -> None:
         async for _ in signals:
-            scope.cancel()
-            return
+            serving = self.serving
+            if not self.stop_requested and serving is not None:
+                serving.cancel()
+            elif self.gateway is not None:
+                self.gateway.pool.kill_everything()
+            self.stop_requested = True

@@ -18,6 +18,7 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 
+from mcp_gateway.background import background_tasks
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import JsonObject, Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheStore
@@ -111,7 +112,7 @@ class Gateway:
         await self._stack.__aenter__()
         try:
             await self._stack.enter_async_context(self.pool)
-            self._tg = await self._stack.enter_async_context(anyio.create_task_group())
+            self._tg = await self._stack.enter_async_context(background_tasks())
         except BaseException:
             await self._stack.aclose()
             raise

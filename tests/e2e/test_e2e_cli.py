@@ -61,11 +61,6 @@ async def test_call_with_invalid_arguments_exits_one_and_names_the_problem(
     assert "number" in done.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a CliError raised inside the one-shot gateway (unknown tool or server in call, list, describe, "
-    "refresh) escapes as an ExceptionGroup traceback instead of one 'mcp-gateway: ...' line",
-)
 async def test_call_of_an_unknown_tool_exits_non_zero_with_one_clear_line_on_stderr(
     tmp_path: Path, everything_cache: Path
 ) -> None:

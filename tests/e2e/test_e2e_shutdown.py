@@ -110,11 +110,6 @@ async def test_sigterm_stops_the_gateway_promptly_with_a_call_in_flight_and_the_
         kill_quietly(learned)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a stop (stdin EOF or SIGTERM) while a downstream server is still starting waits out the whole "
-    "shutdown deadline (closeTimeoutMs + 1 s, about 11 s by default) although the server exits at once",
-)
 @pytest.mark.parametrize("stop", ["stdin-eof", "sigterm"])
 async def test_the_gateway_stops_promptly_while_a_downstream_server_is_still_starting(
     tmp_path: Path, stop: str
@@ -136,12 +131,6 @@ async def test_the_gateway_stops_promptly_while_a_downstream_server_is_still_sta
         kill_quietly(learned)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: once stdin EOF has started the shutdown, the stop-signal handlers are gone, so the SIGTERM that "
-    "clients send next (the SDK does, 2 s after closing stdin) kills the gateway mid-shutdown (exit -15) and a "
-    "downstream that ignores EOF and SIGTERM is orphaned",
-)
 async def test_a_sigterm_during_shutdown_still_stops_a_stubborn_downstream(tmp_path: Path) -> None:
     write_workspace(tmp_path / "home", {"fake": fake_server(stubborn="1")})
     learned: list[int] = []
