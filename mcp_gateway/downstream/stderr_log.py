@@ -26,7 +26,9 @@ MASK = "***"
 class StderrLog:
     def __init__(self, path: Path, secrets: Iterable[str] = ()) -> None:
         self._path = path
-        self._secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
+        # Lines are masked without their newline, so surrounding whitespace must not be part of a secret.
+        cleaned = {secret.strip() for secret in secrets}
+        self._secrets = sorted({s for s in cleaned if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
         self._longest_secret = len(self._secrets[0]) if self._secrets else 0
         self._pending = ""
 
