@@ -68,11 +68,17 @@ class FakeDownstream:
     slow_started: anyio.Event = field(default_factory=anyio.Event)
     slow_cancelled: anyio.Event = field(default_factory=anyio.Event)
     connections: int = 0
+    listings: int = 0
+    list_gate: anyio.Event | None = None
+    """When set, `tools/list` waits for it: a server that is slow to list its tools."""
 
     def server(self) -> Server[Any]:
         async def list_tools(
             ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
         ) -> types.ListToolsResult:
+            self.listings += 1
+            if self.list_gate is not None:
+                await self.list_gate.wait()
             return types.ListToolsResult(tools=TOOLS)
 
         async def call_tool(
