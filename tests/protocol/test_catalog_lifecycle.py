@@ -62,7 +62,7 @@ async def test_a_search_while_tools_load_says_which_servers_are_still_loading(tm
                 later = await search(client, "echo a message")
                 if later["results"]:
                     break
-                await anyio.sleep(0.01)  # noqa: ASYNC110
+                await anyio.sleep(0.01)
     assert early["results"] == []
     assert any("Still loading the tools of: slow" in note for note in early["notes"])
     assert later["results"][0]["tool"] == "slow.echo"
@@ -93,11 +93,11 @@ async def test_a_valid_cache_is_not_refetched_unless_refresh_on_startup_is_set(t
     with anyio.fail_after(WAIT_SECONDS):
         async with serving(workspace, plain, forced) as client:
             while (await search(client, "echo")).get("notes"):
-                await anyio.sleep(0.01)  # noqa: ASYNC110
+                await anyio.sleep(0.01)
         assert (plain.listings, forced.listings) == (1, 1)
         async with serving(workspace, plain, forced) as client:
             while forced.listings < 2:
-                await anyio.sleep(0.01)  # noqa: ASYNC110
+                await anyio.sleep(0.01)
             await search(client, "echo")
     assert plain.listings == 1
     assert forced.listings == 2
@@ -111,7 +111,7 @@ async def test_a_config_change_to_a_server_invalidates_only_its_cached_tools(tmp
     with anyio.fail_after(WAIT_SECONDS):
         async with serving(workspace, first, second) as client:
             while (await search(client, "echo")).get("notes"):
-                await anyio.sleep(0.01)  # noqa: ASYNC110
+                await anyio.sleep(0.01)
         write_workspace(
             home,
             {
@@ -121,7 +121,7 @@ async def test_a_config_change_to_a_server_invalidates_only_its_cached_tools(tmp
         )
         async with serving(workspace, first, second) as client:
             while first.listings < 2:
-                await anyio.sleep(0.01)  # noqa: ASYNC110
+                await anyio.sleep(0.01)
     assert first.listings == 2  # its connection config changed
     assert second.listings == 1  # only gateway-side metadata (aliases) changed
 
