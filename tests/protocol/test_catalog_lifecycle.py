@@ -92,11 +92,11 @@ async def test_a_valid_cache_is_not_refetched_unless_refresh_on_startup_is_set(t
     workspace = Workspace.from_environment(home)
     with anyio.fail_after(WAIT_SECONDS):
         async with serving(workspace, plain, forced) as client:
-            while (await search(client, "echo")).get("notes"):
+            while (await search(client, "echo")).get("notes"):  # noqa: ASYNC110
                 await anyio.sleep(0.01)
         assert (plain.listings, forced.listings) == (1, 1)
         async with serving(workspace, plain, forced) as client:
-            while forced.listings < 2:
+            while forced.listings < 2:  # noqa: ASYNC110
                 await anyio.sleep(0.01)
             await search(client, "echo")
     assert plain.listings == 1
@@ -110,7 +110,7 @@ async def test_a_config_change_to_a_server_invalidates_only_its_cached_tools(tmp
     workspace = Workspace.from_environment(home)
     with anyio.fail_after(WAIT_SECONDS):
         async with serving(workspace, first, second) as client:
-            while (await search(client, "echo")).get("notes"):
+            while (await search(client, "echo")).get("notes"):  # noqa: ASYNC110
                 await anyio.sleep(0.01)
         write_workspace(
             home,
@@ -120,7 +120,7 @@ async def test_a_config_change_to_a_server_invalidates_only_its_cached_tools(tmp
             },
         )
         async with serving(workspace, first, second) as client:
-            while first.listings < 2:
+            while first.listings < 2:  # noqa: ASYNC110
                 await anyio.sleep(0.01)
     assert first.listings == 2  # its connection config changed
     assert second.listings == 1  # only gateway-side metadata (aliases) changed
