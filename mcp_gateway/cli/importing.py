@@ -22,7 +22,6 @@ from mcp_gateway.importers import (
     ClientFormat,
     ClientReading,
     Launch,
-    LaunchPlan,
     Where,
     backups_of,
     create_backup,
@@ -67,30 +66,39 @@ def _import(args: argparse.Namespace, where: Where) -> int:
     plan = plan_merge(workspace.config_path, reading.servers)
     outcomes = {outcome.name: outcome for outcome in plan.outcomes}
     needed = needed_variables(reading)
-    launch = _launch(args, client, reading)
+    # The client's gateway runs every server of the workspace, so it passes on what all of them use; a
+    # re-run then writes the same entry even when this client has nothing left to import.
+    launch = gateway_launch(
+        workspace.config_dir, gui=client.gui, client=client.title, needed=[*needed, *plan.variables()]
+    )
     print(f"{client.title} ({scope} scope): {reading.path}")
     print("\n".join(server_blocks(reading, outcomes, client.title)) or "  (no servers)")
     print()
     for note in reading.notes:
-        print(f"Also: {note}")
+        print(f"Note: {note}")
     if not reading.imported:
         if reading.has_gateway:
             print(f"{client.title} already starts the gateway; nothing left to import.")
             if args.write_client_config and not args.dry_run:
-                _write_back(client, reading, _launch(args, client, reading).launch)
+                _write_back(client, reading, launch.launch)
             return 0
         print(f"Nothing could be imported from {reading.path}.")
         return FAILED
-    counts = {status: sum(1 for o in plan.outcomes if o.status == status) for status in ("added", "updated")}
-    state = "would change" if args.dry_run and plan.changed else "changes" if plan.changed else "already up to date"
-    print(f"Gateway config {plan.path}: {counts['added']} new, {counts['updated']} updated ({state})")
+    counts = {
+        status: sum(1 for o in plan.outcomes if o.status == status) for status in ("added", "updated", "unchanged")
+    }
+    print(
+        f"Gateway config {plan.path}: {counts['added']} new, {counts['updated']} updated, "
+        f"{counts['unchanged']} already there"
+    )
     if needed:
         print(variables_line(needed, where.environ))
     print("\n".join(client_entry_block(client, reading, launch)))
     print()
     if args.dry_run:
         print("Dry run: nothing was written.")
-        print(f"Next: mcp-gateway import --client {client.name} --scope {scope} --write-client-config")
+        source = f" --from {args.source}" if args.source else ""
+        print(f"Next: mcp-gateway import --client {client.name} --scope {scope}{source} --write-client-config")
         return 0
     write_plan(plan)
     print(f"Wrote {plan.path}." if plan.changed else f"{plan.path} already had every server; left unchanged.")
@@ -98,12 +106,9 @@ def _import(args: argparse.Namespace, where: Where) -> int:
         _write_back(client, reading, launch.launch)
     else:
         print(f"{client.title} still starts its servers itself; add --write-client-config to point it at the gateway.")
+    home = f" --home {args.home}" if args.home else ""
+    print(f"Check the servers: mcp-gateway{home} refresh (starts each once and caches its tools), then status.")
     return 0
-
-
-def _launch(args: argparse.Namespace, client: ClientFormat, reading: ClientReading) -> LaunchPlan:
-    home = workspace_of(args).config_dir
-    return gateway_launch(home, gui=client.gui, client=client.title, needed=needed_variables(reading))
 
 
 def _chosen_client(args: argparse.Namespace, where: Where) -> ClientFormat:

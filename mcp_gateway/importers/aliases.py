@@ -16,7 +16,8 @@ from collections.abc import Collection, Mapping
 MIN_ALIAS_LENGTH = 3
 FILLER_WORDS = frozenset(
     "mcp server servers stdio http https sse remote local the and for with official tool tools api app client "
-    "service get list search find read write create update delete run fetch query".split()
+    "service get list search find read write create update delete run fetch query my old new legacy test dev "
+    "beta".split()
 )
 _PARTS = re.compile(r"[-_.\s/@:]+|(?<=[a-z0-9])(?=[A-Z])")
 

@@ -21,13 +21,14 @@ from mcp_gateway.importers.locate import env_path
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
 from mcp_gateway.importers.variables import Syntax
 
+STATE_FILE_NAME = ".claude.json"
 SERVERS = "mcpServers"
 PROJECTS = "projects"
 
 
 def state_file(where: Where) -> Path:
     directory = env_path(where, "CLAUDE_CONFIG_DIR") or where.home
-    return directory / ".claude.json"
+    return directory / STATE_FILE_NAME
 
 
 def _locate(where: Where, scope: Scope) -> list[Path]:
@@ -66,7 +67,7 @@ def _notes(root: Node, scope: Scope, where: Where) -> list[str]:
     if scope == "project":
         return []
     document = as_object(root.value) or {}
-    notes: list[str] = []
+    notes = [f"Claude Code rewrites {STATE_FILE_NAME} while it runs: quit it before --write-client-config"]
     if scope == "local" and as_object(document.get(SERVERS)):
         notes.append("the user scope has servers too: import them with --scope user")
     current = project_key(root, where) if scope == "local" else None

@@ -1,7 +1,7 @@
 """The seam every client importer fits: `ClientFormat`, and the per-entry pipeline they share.
 
 A client format knows where its files are (`candidates`), how to read one into a `ClientReading`, the
-shape of the gateway's own entry in that client (`gateway_entry`, shown by `render_entry`), and how to
+shape of the gateway's own entry in that client (`render_entry` shows it exactly as written), and how to
 rewrite the file so that the imported servers are replaced by that one entry (`rewrite`). Converting one
 entry is the same everywhere (`convert_entry`): the gateway's own entry is recognised and never
 imported, the client-specific reader builds a gateway entry, the client's variable syntax is translated,
@@ -44,7 +44,8 @@ class Launch:
     args: tuple[str, ...]
     env: Mapping[str, str]
     needed: tuple[str, ...] = ()
-    """Variables the imported servers read from the client's environment, which the gateway now needs."""
+    """Variables the gateway's servers read from the client's environment; clients that filter the
+    environment (Codex, Gemini) are told to pass them on."""
 
 
 class ClientFormat(Protocol):

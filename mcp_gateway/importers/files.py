@@ -1,8 +1,9 @@
 """Writing a config file so that a reader never sees half of it and its permissions survive.
 
 The new bytes go to a temporary file in the same directory, are flushed to disk, and replace the old file
-with one rename. A client file keeps its mode (`~/.claude.json` is 0600 and must stay so); a new file,
-and the gateway's own config, get 0600 because they hold tokens.
+with one rename. A symlinked file is written through its link (dotfile managers link client configs).
+A client file keeps its mode (`~/.claude.json` is 0600 and must stay so); a new file, and the gateway's
+own config, get 0600 because they hold tokens.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ def write_atomically(path: Path, data: bytes, *, mode: int | None = None) -> Non
     Raises:
         OSError: the directory is not writable, the disk is full, …; the old file is then untouched.
     """
+    if path.is_symlink():
+        path = path.resolve()  # dotfile managers link client configs: write the file, keep the link
     if mode is None:
         try:
             mode = stat.S_IMODE(path.stat().st_mode)

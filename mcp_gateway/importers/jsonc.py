@@ -118,8 +118,11 @@ class _Parser:
         match = _STRING.match(self.text, position)
         if match is None:
             raise self.error(position, "unterminated string")
+        token = match.group()
+        if "\\" not in token:
+            return token[1:-1], match.end()  # most strings have no escapes: skip the decoder
         try:
-            decoded: str = json.loads(match.group(), strict=False)
+            decoded: str = json.loads(token, strict=False)
         except json.JSONDecodeError as exc:
             raise self.error(position + exc.pos, f"invalid string: {exc.msg}") from exc
         return decoded, match.end()

@@ -46,4 +46,4 @@ def gateway_launch(
                 "install uv (https://docs.astral.sh/uv/) and import again, or put uvx's absolute path in the entry"
             )
     env = {HOME_ENV_VAR: str(workspace)}
-    return LaunchPlan(Launch(command, UVX_ARGS, env, tuple(needed)), tuple(warnings))
+    return LaunchPlan(Launch(command, UVX_ARGS, env, tuple(dict.fromkeys(needed))), tuple(warnings))

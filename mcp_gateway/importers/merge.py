@@ -28,6 +28,7 @@ from mcp_gateway.importers.files import write_atomically
 from mcp_gateway.importers.jsonc import JsoncError
 from mcp_gateway.importers.jsonc_edit import apply_edits, splice_members
 from mcp_gateway.importers.model import ImportedServer, JsonObject
+from mcp_gateway.importers.variables import referenced_variables
 from mcp_gateway.paths import FILE_MODE, ensure_private_dir
 
 SERVERS_KEY = "mcpServers"
@@ -62,6 +63,15 @@ class MergePlan:
     def changed(self) -> bool:
         return any(outcome.status != "unchanged" for outcome in self.outcomes)
 
+    def variables(self) -> list[str]:
+        """Every `${VAR}` the servers of the merged config use: what the gateway needs from its client."""
+        document = as_object(json.loads(self.text)) or {}
+        servers = as_object(document.get(_servers_key(document))) or {}
+        names: dict[str, None] = {}
+        for entry in servers.values():
+            names.update(dict.fromkeys(referenced_variables(as_object(entry) or {})))
+        return list(names)
+
 
 def plan_merge(path: Path, servers: Sequence[ImportedServer]) -> MergePlan:
     """What `config.json` becomes with `servers` merged in (nothing is written).
@@ -73,7 +83,7 @@ def plan_merge(path: Path, servers: Sequence[ImportedServer]) -> MergePlan:
     text = original if original is not None else default_config_text()
     root = _parse(path, text)
     document = as_object(root.value) or {}
-    key = SERVERS_KEY if SERVERS_KEY in document or SERVERS_ALIAS_KEY not in document else SERVERS_ALIAS_KEY
+    key = _servers_key(document)
     existing = as_object(document.get(key, {}))
     if existing is None:
         raise ConfigError(f"{path}: '{key}' is not an object; fix it (mcp-gateway config check) and import again")
@@ -134,6 +144,14 @@ def _parse(path: Path, text: str) -> jsonc.Node:
     if root.members is None:
         raise ConfigError(f"{path}: the top level is not a JSON object; fix it and import again")
     return root
+
+
+def _servers_key(document: Mapping[str, object]) -> str:
+    """The key the file keeps its servers under: `mcpServers` in any spelling the loader accepts, else `servers`."""
+    spelled = [key for key in document if camel_case(key) == SERVERS_KEY]
+    if spelled:
+        return spelled[-1]
+    return SERVERS_ALIAS_KEY if SERVERS_ALIAS_KEY in document else SERVERS_KEY
 
 
 def _taken(existing: Mapping[str, object]) -> list[str]:

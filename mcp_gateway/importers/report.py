@@ -47,7 +47,7 @@ def needed_variables(reading: ClientReading) -> list[str]:
 
 
 def variables_line(names: Sequence[str], environ: Mapping[str, str]) -> str:
-    described = [f"{name} ({'set here' if environ.get(name) else 'not set in this shell'})" for name in names]
+    described = [f"{name} ({'set in this shell' if environ.get(name) else 'not set in this shell'})" for name in names]
     return "The gateway now needs these environment variables (the client used to supply them): " + ", ".join(described)
 
 

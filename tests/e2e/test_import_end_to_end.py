@@ -52,12 +52,12 @@ OPENCODE = """{
   "$schema": "https://opencode.ai/config.json",
   // my servers
   "mcp": {
-    "search-docs": { "type": "local", "command": [%s, %s], "environment": { "FAKE_MCP_NAME": "docs" } },
-    "calendar": { "type": "local", "command": [%s, %s], "enabled": true, },
+    "search-docs": { "type": "local", "command": [PYTHON, SERVER], "environment": { "FAKE_MCP_NAME": "docs" } },
+    "calendar": { "type": "local", "command": [PYTHON, SERVER], "enabled": true, },
   },
   "theme": "opencode", // keep
 }
-""" % ((json.dumps(sys.executable), json.dumps(str(FAKE_SERVER))) * 2)
+""".replace("PYTHON", json.dumps(sys.executable)).replace("SERVER", json.dumps(str(FAKE_SERVER)))
 
 
 class NewUser:

@@ -1,0 +1,261 @@
+"""`mcp-gateway import` as a user runs it: detection, dry run, import, write-back, restore, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from importer_testing import InstallSample
+
+from mcp_gateway.cli import main
+
+CLIENT_VARIABLES = (
+    "MCP_GATEWAY_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "XDG_CONFIG_HOME",
+    "OPENCODE_CONFIG",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "CLINE_DIR",
+    "CLINE_DATA_DIR",
+    "CLINE_MCP_SETTINGS_PATH",
+    "EPOCH_HOME",
+    "GITHUB_TOKEN",
+)
+
+
+class User:
+    """A scratch HOME, project and gateway home, with `mcp-gateway import …` run in-process."""
+
+    def __init__(self, root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.home = root / "home"
+        self.project = root / "project"
+        self.gateway = root / "gateway"
+        self.bin = root / "bin"
+        for directory in (self.home, self.project, self.bin):
+            directory.mkdir()
+        self.capsys = capsys
+
+    def servers(self) -> set[str]:
+        """The server keys in the gateway's config.json."""
+        return set(json.loads((self.gateway / "config.json").read_text())["mcpServers"])
+
+    def run(self, *args: str) -> tuple[int, str, str]:
+        code = main(["--home", str(self.gateway), "import", *args])
+        captured = self.capsys.readouterr()
+        return code, captured.out, captured.err
+
+    def put_uvx_on_path(self) -> Path:
+        uvx = self.bin / "uvx"
+        uvx.write_text("#!/bin/sh\n")
+        uvx.chmod(0o755)
+        return uvx
+
+
+@pytest.fixture
+def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> User:
+    created = User(tmp_path, capsys)
+    monkeypatch.setenv("HOME", str(created.home))
+    monkeypatch.setenv("PATH", str(created.bin))
+    for name in CLIENT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(created.project)
+    return created
+
+
+def test_dry_run_shows_each_server_the_entries_and_the_client_entry_with_secrets_masked(
+    user: User, install_sample: InstallSample
+) -> None:
+    install_sample("claude_code.claude.json", user.home / ".claude.json")
+    code, out, _ = user.run("--client", "claude-code", "--dry-run")
+    assert code == 0
+    assert "  github: imported (new in the gateway)\n" in out
+    assert '"env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}' in out
+    assert '"headers": {"Authorization": "***"}' in out
+    assert "sntrys_" not in out
+    assert "  linear: skipped: it signs in with OAuth" in out
+    assert "it stays in Claude Code as it is" in out
+    assert "GITHUB_TOKEN (not set in this shell)" in out
+    assert '  "mcp-gateway": {\n    "type": "stdio",\n    "command": "uvx",' in out
+    assert f'"MCP_GATEWAY_HOME": "{user.gateway}"' in out
+    assert "Dry run: nothing was written." in out
+    assert not user.gateway.exists()
+    assert not list(user.home.glob("*.mcp-gateway-backup-*"))
+
+
+def test_import_write_back_second_run_and_restore_round_trip(user: User, install_sample: InstallSample) -> None:
+    claude = install_sample("claude_code.claude.json", user.home / ".claude.json")
+    original = claude.read_bytes()
+    code, out, _ = user.run("--client", "claude-code", "--write-client-config")
+    assert code == 0, out
+    assert user.servers() == {"github", "sentry", "memory"}
+    written = json.loads(claude.read_text())
+    assert set(written["mcpServers"]) == {"mcp-gateway", "linear", "internal-api"}
+    assert written["projects"] == json.loads(original)["projects"]
+    (backup,) = user.home.glob(".claude.json.mcp-gateway-backup-*")
+    assert backup.read_bytes() == original
+    assert f"Undo: mcp-gateway import --restore {backup}" in out
+
+    config_before = (user.gateway / "config.json").read_bytes()
+    client_before = claude.read_bytes()
+    code, out, _ = user.run("--client", "claude-code", "--write-client-config")
+    assert code == 0
+    assert "already starts the gateway; nothing left to import" in out
+    assert (user.gateway / "config.json").read_bytes() == config_before
+    assert claude.read_bytes() == client_before
+    assert len(list(user.home.glob(".claude.json.mcp-gateway-backup-*"))) == 1
+
+    code, out, _ = user.run("--restore", "--client", "claude-code")
+    assert code == 0
+    assert claude.read_bytes() == original
+
+
+def test_without_client_one_detected_config_is_imported(user: User, install_sample: InstallSample) -> None:
+    install_sample("opencode.jsonc", user.home / ".config" / "opencode" / "opencode.jsonc")
+    code, out, _ = user.run("--dry-run")
+    assert code == 0
+    assert "Detected client configs:\n  opencode" in out
+    assert "Importing from OpenCode." in out
+
+
+def test_without_client_several_detected_configs_ask_for_one(user: User, install_sample: InstallSample) -> None:
+    install_sample("opencode.jsonc", user.home / ".config" / "opencode" / "opencode.jsonc")
+    install_sample("codex.config.toml", user.home / ".codex" / "config.toml")
+    code, out, err = user.run()
+    assert code == 2
+    assert "opencode" in out
+    assert "codex" in out
+    assert "choose one with --client NAME" in err
+    assert not user.gateway.exists()
+
+
+def test_without_client_and_no_configs_import_fails(user: User) -> None:
+    code, _, err = user.run()
+    assert code == 1
+    assert "found no client config with servers" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--client", "notepad"], "unknown client 'notepad'"),
+        (["--client", "windsurf", "--scope", "project"], "Windsurf has no project scope"),
+        (["--from", "x.json"], "--from needs --client"),
+    ],
+)
+def test_usage_errors_exit_2(user: User, args: list[str], message: str) -> None:
+    code, _, err = user.run(*args)
+    assert code == 2
+    assert message in err
+
+
+def test_an_unreadable_client_file_exits_1_and_names_the_place(user: User) -> None:
+    (user.home / ".cursor").mkdir()
+    (user.home / ".cursor" / "mcp.json").write_text('{"mcpServers": {"a": {"command": "x"},, }}')
+    code, _, err = user.run("--client", "cursor")
+    assert code == 1
+    assert "mcp.json: not valid JSON: line 1, column 39: expected a quoted key" in err
+
+
+def test_a_client_with_only_unimportable_servers_exits_1(user: User) -> None:
+    (user.project / ".vscode").mkdir()
+    (user.project / ".vscode" / "mcp.json").write_text('{"servers": {"p": {"type": "stdio", "command": "${input:x}"}}}')
+    code, out, _ = user.run("--client", "vscode", "--scope", "project", "--write-client-config")
+    assert code == 1
+    assert "Nothing could be imported" in out
+    assert not list((user.project / ".vscode").glob("*backup*"))
+
+
+def test_gui_clients_get_the_absolute_uvx_path_or_a_warning(user: User, install_sample: InstallSample) -> None:
+    install_sample("cursor.mcp.json", user.home / ".cursor" / "mcp.json")
+    _, out, _ = user.run("--client", "cursor", "--dry-run")
+    assert "warning: uvx is not on this PATH" in out
+    uvx = user.put_uvx_on_path()
+    code, out, _ = user.run("--client", "cursor", "--write-client-config")
+    assert code == 0
+    written = json.loads((user.home / ".cursor" / "mcp.json").read_text())
+    assert written["mcpServers"]["mcp-gateway"]["command"] == str(uvx)
+    assert "warning" not in out
+
+
+def test_project_scope_files_are_found_in_the_project_dir(user: User, install_sample: InstallSample) -> None:
+    install_sample("claude_code.mcp.json", user.project / ".mcp.json")
+    code, out, _ = user.run("--client", "claude-code", "--scope", "project", "--project", str(user.project))
+    assert code == 0
+    assert f"Claude Code (project scope): {user.project / '.mcp.json'}" in out
+    assert user.servers() == {"playwright", "docs"}
+
+
+def test_restore_lists_backups_of_several_files_and_restores_a_named_one(
+    user: User, install_sample: InstallSample
+) -> None:
+    install_sample("cursor.mcp.json", user.home / ".cursor" / "mcp.json")
+    install_sample("windsurf.mcp_config.json", user.home / ".codeium" / "windsurf" / "mcp_config.json")
+    assert user.run("--client", "cursor", "--write-client-config")[0] == 0
+    assert user.run("--client", "windsurf", "--write-client-config")[0] == 0
+    code, out, err = user.run("--restore")
+    assert code == 2
+    assert "Backups exist for several files" in out
+    assert "choose one" in err
+    (backup,) = (user.home / ".cursor").glob("mcp.json.mcp-gateway-backup-*")
+    code, _, _ = user.run("--restore", str(backup))
+    assert code == 0
+    assert (user.home / ".cursor" / "mcp.json").read_bytes() == backup.read_bytes()
+
+
+def test_restore_without_backups_exits_1_and_a_foreign_file_exits_2(user: User) -> None:
+    assert user.run("--restore", "--client", "cursor")[0] == 1
+    code, _, err = user.run("--restore", str(user.home / "notes.txt"))
+    assert code == 2
+    assert "not a backup made by mcp-gateway import" in err
+
+
+def test_the_gateway_config_is_private(user: User, install_sample: InstallSample) -> None:
+    install_sample("codex.config.toml", user.home / ".codex" / "config.toml")
+    assert user.run("--client", "codex")[0] == 0
+    assert os.stat(user.gateway / "config.json").st_mode & 0o777 == 0o600
+
+
+CLIENT_FILES = [
+    ("claude-code", "claude_code.claude.json", ".claude.json"),
+    ("claude-desktop", "claude_desktop_config.json", ".config/Claude/claude_desktop_config.json"),
+    ("opencode", "opencode.jsonc", ".config/opencode/opencode.jsonc"),
+    ("cursor", "cursor.mcp.json", ".cursor/mcp.json"),
+    ("vscode", "vscode.mcp.json", ".config/Code/User/mcp.json"),
+    ("windsurf", "windsurf.mcp_config.json", ".codeium/windsurf/mcp_config.json"),
+    ("codex", "codex.config.toml", ".codex/config.toml"),
+    ("gemini", "gemini.settings.json", ".gemini/settings.json"),
+    ("zed", "zed.settings.json", ".config/zed/settings.json"),
+    ("cline", "cline_mcp_settings.json", ".cline/data/settings/cline_mcp_settings.json"),
+    (
+        "roo",
+        "roo.mcp_settings.json",
+        ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json",
+    ),
+    ("servers-json", "servers.mcp.json", ".epoch/mcp.json"),
+]
+
+
+@pytest.mark.parametrize(("client", "sample", "location"), CLIENT_FILES)
+def test_every_client_round_trips_write_back_rerun_and_restore(
+    user: User, install_sample: InstallSample, client: str, sample: str, location: str
+) -> None:
+    path = install_sample(sample, user.home / location)
+    original = path.read_bytes()
+    code, out, err = user.run("--client", client, "--write-client-config")
+    assert code == 0, out + err
+    rewritten = path.read_bytes()
+    assert rewritten != original
+    config = (user.gateway / "config.json").read_bytes()
+
+    code, out, err = user.run("--client", client, "--write-client-config")
+    assert code == 0, out + err
+    assert path.read_bytes() == rewritten
+    assert (user.gateway / "config.json").read_bytes() == config
+    assert len(list(path.parent.glob(f"{path.name}.mcp-gateway-backup-*"))) == 1
+
+    code, out, err = user.run("--restore", "--client", client)
+    assert code == 0, out + err
+    assert path.read_bytes() == original
