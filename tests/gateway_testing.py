@@ -45,7 +45,7 @@ def peer(name: str) -> Path:
     """A published peer installed by `.ci/run` (npm). Missing: a failure in CI, a skip on a dev machine."""
     path = PEERS_BIN / name
     if not path.exists():
-        message = f"the npm peer '{name}' is not installed; run: npm ci --prefix tests/e2e/peers"
+        message = f"the npm peer '{name}' is not installed; run: npm install --prefix tests/e2e/peers"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
