@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcp_gateway.config.jsonfile import as_object
-from mcp_gateway.importers.client import EntryContext, Launch
+from mcp_gateway.importers.client import EntryContext
 from mcp_gateway.importers.entries import read_standard, refuse_oauth
 from mcp_gateway.importers.json_client import JsonClient
 from mcp_gateway.importers.jsonc import Node
+from mcp_gateway.importers.launch import stdio_entry
 from mcp_gateway.importers.locate import env_path
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
 from mcp_gateway.importers.variables import Syntax
@@ -79,10 +80,6 @@ def _notes(root: Node, scope: Scope, where: Where) -> list[str]:
     return notes
 
 
-def _shape(launch: Launch) -> JsonObject:
-    return {"type": "stdio", "command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
-
-
 CLIENT = JsonClient(
     name="claude-code",
     title="Claude Code",
@@ -92,6 +89,6 @@ CLIENT = JsonClient(
     block=_block,
     read_entry=_read_entry,
     syntax=Syntax.GATEWAY,
-    shape=_shape,
+    shape=stdio_entry,
     notes=_notes,
 )

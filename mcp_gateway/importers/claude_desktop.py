@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from mcp_gateway.config.jsonfile import as_list, as_object
-from mcp_gateway.importers.client import EntryContext, Launch
+from mcp_gateway.importers.client import EntryContext
 from mcp_gateway.importers.entries import read_standard, remote_entry
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
+from mcp_gateway.importers.launch import plain_stdio_entry
 from mcp_gateway.importers.locate import app_support, config_home, local_app_data
 from mcp_gateway.importers.model import JsonObject, Scope, Where
 from mcp_gateway.importers.variables import Syntax
@@ -103,10 +104,6 @@ def _bridge_options(rest: list[str], env: Mapping[str, str]) -> tuple[str, dict[
     return kind, headers
 
 
-def _shape(launch: Launch) -> JsonObject:
-    return {"command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
-
-
 CLIENT = JsonClient(
     name="claude-desktop",
     title="Claude Desktop",
@@ -116,5 +113,5 @@ CLIENT = JsonClient(
     block=fixed_block("mcpServers"),
     read_entry=_read_entry,
     syntax=Syntax.NONE,
-    shape=_shape,
+    shape=plain_stdio_entry,
 )

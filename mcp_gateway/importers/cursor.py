@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcp_gateway.importers.client import EntryContext, Launch
+from mcp_gateway.importers.client import EntryContext
 from mcp_gateway.importers.entries import read_standard, refuse_oauth
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
+from mcp_gateway.importers.launch import stdio_entry
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
 from mcp_gateway.importers.variables import Syntax
 
@@ -30,10 +31,6 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     return read_standard(raw)
 
 
-def _shape(launch: Launch) -> JsonObject:
-    return {"type": "stdio", "command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
-
-
 CLIENT = JsonClient(
     name="cursor",
     title="Cursor",
@@ -43,5 +40,5 @@ CLIENT = JsonClient(
     block=fixed_block("mcpServers"),
     read_entry=_read_entry,
     syntax=Syntax.EDITOR,
-    shape=_shape,
+    shape=stdio_entry,
 )

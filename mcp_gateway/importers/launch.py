@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_gateway.importers.client import Launch
-from mcp_gateway.importers.model import GATEWAY_DISTRIBUTION, GATEWAY_NAME
+from mcp_gateway.importers.model import GATEWAY_DISTRIBUTION, GATEWAY_NAME, JsonObject
 from mcp_gateway.paths import HOME_ENV_VAR
 
 UVX = "uvx"
@@ -47,3 +47,13 @@ def gateway_launch(
             )
     env = {HOME_ENV_VAR: str(workspace)}
     return LaunchPlan(Launch(command, UVX_ARGS, env, tuple(dict.fromkeys(needed))), tuple(warnings))
+
+
+def stdio_entry(launch: Launch) -> JsonObject:
+    """The gateway as a typed stdio entry: the `mcpServers` shape most clients share."""
+    return {"type": "stdio", **plain_stdio_entry(launch)}
+
+
+def plain_stdio_entry(launch: Launch) -> JsonObject:
+    """The gateway as a stdio entry without `type`, for clients that do not write one (Claude Desktop)."""
+    return {"command": launch.command, "args": list(launch.args), "env": dict(launch.env)}

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcp_gateway.importers import jsonc
-from mcp_gateway.importers.client import EntryContext, Launch
+from mcp_gateway.importers.client import EntryContext
 from mcp_gateway.importers.entries import read_standard, refuse_oauth
 from mcp_gateway.importers.json_client import JsonClient
 from mcp_gateway.importers.jsonc import Node
+from mcp_gateway.importers.launch import stdio_entry
 from mcp_gateway.importers.locate import vscode_user_dirs
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
 from mcp_gateway.importers.variables import Syntax
@@ -50,10 +51,6 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     return read_standard(raw)
 
 
-def _shape(launch: Launch) -> JsonObject:
-    return {"type": "stdio", "command": launch.command, "args": list(launch.args), "env": dict(launch.env)}
-
-
 CLIENT = JsonClient(
     name="vscode",
     title="VS Code",
@@ -63,5 +60,5 @@ CLIENT = JsonClient(
     block=_block,
     read_entry=_read_entry,
     syntax=Syntax.EDITOR,
-    shape=_shape,
+    shape=stdio_entry,
 )
