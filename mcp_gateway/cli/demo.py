@@ -156,7 +156,7 @@ def _token_summary(gateway_tools: str, direct_tools: str) -> None:
     print(f"  through the gateway, 4 meta-tools:   {through:>6,} {unit}")
     print(
         "  The gateway's cost stays the same however many servers stand behind it; with a real 7-server setup\n"
-        "  (352 tools, 56,622 tokens directly) it is the same few hundred tokens (see README, Performance)."
+        "  (352 tools, 56,621 tokens directly) it is the same 471 tokens (see the README)."
     )
 
 
