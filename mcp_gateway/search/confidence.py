@@ -36,6 +36,8 @@ STRENGTH = {
 TYPO_STRENGTH = 0.7
 NAME_FIELDS = frozenset({"name", "title", "name_concepts"})
 OWN_FIELDS = frozenset({"name", "title", "description", "param_names", "param_text"})
+MAX_JUDGED_WORDS = 32
+"""A long request is judged on its most informative words, like it is ranked."""
 
 
 @dataclass(frozen=True)
@@ -58,15 +60,14 @@ def judge(
     """
     doc_count = max(len(index.tools), 1)
     typos = {term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed}
+    generic_words = {term.term for term in query.terms if term.kind == "word" and term.weight == GENERIC_WEIGHT}
     mass = matched = evidence = 0.0
     own_word = False
     name_hit = named_exactly
     all_content_matched = True
     reasons: dict[str, list[str]] = {}
-    for word in dict.fromkeys(query.words):
-        if word.isdigit():
-            continue  # a number is a value for the tool, not evidence of which tool
-        generic = _generic_factor(query, word) < 1.0
+    for word in _judged_words(index, query, doc_count):
+        generic = word in generic_words
         weight = (0.5 if is_cjk(word) and len(word) == 1 else 1.0) * (GENERIC_WEIGHT if generic else 1.0)
         idf = bm25_idf(doc_count, index.doc_freq.get(word, 0))
         mass += weight * idf
@@ -97,16 +98,18 @@ def judge(
     return Judgement(level, round(coverage, 2), tuple(explained))
 
 
+def _judged_words(index: SearchIndex, query: ParsedQuery, doc_count: int) -> list[str]:
+    """The query's words that carry evidence (not numbers); for a long request only the most informative."""
+    words = [word for word in dict.fromkeys(query.words) if not word.isdigit()]
+    if len(words) > MAX_JUDGED_WORDS:
+        words.sort(key=lambda word: bm25_idf(doc_count, index.doc_freq.get(word, 0)), reverse=True)
+        del words[MAX_JUDGED_WORDS:]
+    return words
+
+
 def _is_filler(word: str) -> bool:
     """A single CJK character the tool need not match for the query to be covered (its bigrams carry it)."""
     return is_cjk(word) and len(word) == 1
-
-
-def _generic_factor(query: ParsedQuery, word: str) -> float:
-    for term in query.terms:
-        if term.term == word and term.kind == "word":
-            return GENERIC_WEIGHT if term.weight == GENERIC_WEIGHT else 1.0
-    return 1.0
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.confidence import Confidence, judge
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
-from mcp_gateway.search.query import ParsedQuery, parse_query
+from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
 from mcp_gateway.search.ranking import Scored, rank
 from mcp_gateway.search.servers import resolve_server
 
@@ -48,7 +48,7 @@ class SearchResult:
 class SearchEngine:
     def __init__(self) -> None:
         self._index = SearchIndex()
-        self._vocabulary: list[str] = []
+        self._vocabulary = Vocabulary([])
         self._vocabulary_version = -1
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
@@ -118,9 +118,10 @@ class SearchEngine:
     def _known(self, term: str) -> bool:
         return any(term in field.postings for field in self._index.fields.values())
 
-    def _vocabulary_list(self) -> list[str]:
+    def _vocabulary_list(self) -> Vocabulary:
         if self._vocabulary_version != self._index.version:
-            self._vocabulary = sorted({term for term in self._index.vocabulary() if term.isascii() and term.isalpha()})
+            words = sorted({term for term in self._index.vocabulary() if term.isascii() and term.isalpha()})
+            self._vocabulary = Vocabulary(words)
             self._vocabulary_version = self._index.version
         return self._vocabulary
 

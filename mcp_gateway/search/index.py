@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from mcp_gateway.search.documents import (
     FIELDS,
@@ -23,6 +24,7 @@ from mcp_gateway.search.documents import (
     index_tool,
     server_phrases,
 )
+from mcp_gateway.search.text import is_cjk
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z\u3040-\u9fff\uac00-\ud7af]+")
 
@@ -32,12 +34,30 @@ class FieldPostings:
     postings: dict[str, dict[int, int]] = field(default_factory=dict[str, dict[int, int]])
     lengths: dict[int, int] = field(default_factory=dict[int, int])
     total_length: int = 0
+    _scales: dict[tuple[float, float, int], dict[int, float]] = field(
+        default_factory=dict[tuple[float, float, int], dict[int, float]]
+    )
+
+    def scales(self, weight: float, b: float, doc_count: int) -> dict[int, float]:
+        """Each document's BM25F factor for this field, `weight / (1 - b + b * length / average)`, cached.
+
+        Computing it per posting per query was most of a query's time; it only changes when the index does.
+        """
+        key = (weight, b, doc_count)
+        cached = self._scales.get(key)
+        if cached is None:
+            average = self.total_length / doc_count if doc_count and self.total_length else 1.0
+            cached = {doc: weight / (1.0 - b + b * length / average) for doc, length in self.lengths.items()}
+            self._scales.clear()
+            self._scales[key] = cached
+        return cached
 
     def add(self, doc_id: int, counts: Counter[str], length: int) -> None:
         for term, count in counts.items():
             self.postings.setdefault(term, {})[doc_id] = count
         self.lengths[doc_id] = length
         self.total_length += length
+        self._scales.clear()
 
     def remove(self, doc_id: int, counts: Counter[str], length: int) -> None:
         for term in counts:
@@ -49,6 +69,7 @@ class FieldPostings:
                 del self.postings[term]
         self.lengths.pop(doc_id, None)
         self.total_length -= length
+        self._scales.clear()
 
 
 @dataclass(frozen=True)
@@ -71,6 +92,10 @@ class SearchIndex:
         """Tools with a term in any field: BM25F's document frequency."""
         self.server_doc_freq: Counter[str] = Counter()
         self.phrase_freq: Counter[str] = Counter()
+        self.phrases_by_word: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
+        """A name phrase's first word → (server, phrase): the candidates a query word can complete."""
+        self.cjk_phrases: dict[str, set[str]] = {}
+        """A CJK name phrase (matched as a substring, there are no spaces) → its servers."""
         """Servers whose name phrases contain a word: a word in many server names names none of them."""
         self.name_keys: dict[str, set[int]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
@@ -93,6 +118,11 @@ class SearchIndex:
             self.server_fields[name].add(server_id, counts, sum(counts.values()))
         self.server_doc_freq.update(_distinct_terms(indexed_server.fields.values()))
         self.phrase_freq.update({word for phrase in indexed_server.phrases for word in phrase})
+        for phrase in indexed_server.phrases:
+            if is_cjk(phrase[0]):
+                self.cjk_phrases.setdefault("".join(phrase), set()).add(server.name)
+            else:
+                self.phrases_by_word.setdefault(phrase[0], set()).add((server.name, phrase))
         ids: list[int] = []
         for entry in tools:
             doc_id = self._allocate()
@@ -119,6 +149,14 @@ class SearchIndex:
         self.server_doc_freq = +self.server_doc_freq
         self.phrase_freq.subtract({word for phrase in indexed_server.phrases for word in phrase})
         self.phrase_freq = +self.phrase_freq
+        for phrase in indexed_server.phrases:
+            table: dict[str, set[Any]] = self.cjk_phrases if is_cjk(phrase[0]) else self.phrases_by_word
+            key = "".join(phrase) if is_cjk(phrase[0]) else phrase[0]
+            holders = table.get(key)
+            if holders is not None:
+                holders.discard(name if table is self.cjk_phrases else (name, phrase))
+                if not holders:
+                    del table[key]
         for doc_id in self._by_server.pop(name, []):
             indexed = self.tools.pop(doc_id)
             for field_name in FIELDS:

@@ -24,6 +24,10 @@ TYPO_MIN_LENGTH = 4
 TYPO_MIN_SIMILARITY = 80.0
 TYPO_WEIGHT = 0.7
 TYPO_CANDIDATES = 2
+TYPO_LENGTH_SLACK_DIVISOR = 4
+"""A correction may differ in length by a quarter of the word (at least one character): ratio ≥ 80 allows no more."""
+MAX_TYPO_WORDS = 4
+MAX_QUERY_CHARS = 2000
 VALUE_WEIGHT = 0.2
 """Words inside a value (a path, a URL, a quoted text, a number) are mostly what a tool works on, not which tool."""
 SITE_WEIGHT = 0.8
@@ -60,8 +64,42 @@ class ParsedQuery:
     """Analyzed word → the word as typed, to explain matches in the user's words."""
 
 
-def parse_query(text: str, known: Callable[[str], bool], vocabulary: Callable[[], list[str]]) -> ParsedQuery:
-    """Weighted terms for `text`; `known(term)` tells whether the index has a term, `vocabulary()` lists them."""
+class Vocabulary:
+    """The index's words, bucketed by length, for typo correction.
+
+    A word within the similarity cutoff of a typo differs in length by at most a couple of characters, so only
+    those buckets are searched, and each word's corrections are remembered until the index changes.
+    """
+
+    def __init__(self, words: list[str]) -> None:
+        self._by_length: dict[int, list[str]] = {}
+        for word in words:
+            self._by_length.setdefault(len(word), []).append(word)
+        self._corrections: dict[str, list[tuple[str, float]]] = {}
+
+    def corrections(self, word: str) -> list[tuple[str, float]]:
+        cached = self._corrections.get(word)
+        if cached is not None:
+            return cached
+        slack = max(1, len(word) // TYPO_LENGTH_SLACK_DIVISOR)
+        choices = [w for size in range(len(word) - slack, len(word) + slack + 1) for w in self._by_length.get(size, ())]
+        found = [
+            (candidate, similarity)
+            for candidate, similarity, _ in process.extract(
+                word, choices, scorer=fuzz.ratio, limit=TYPO_CANDIDATES, score_cutoff=TYPO_MIN_SIMILARITY
+            )
+        ]
+        self._corrections[word] = found
+        return found
+
+
+def parse_query(text: str, known: Callable[[str], bool], vocabulary: Callable[[], Vocabulary]) -> ParsedQuery:
+    """Weighted terms for `text`; `known(term)` tells whether the index has a term, `vocabulary()` gives its words.
+
+    Only the first `MAX_QUERY_CHARS` characters count: past that a request is pasted data (a log, an encoded
+    image), which says nothing more about the tool and would make the search slow.
+    """
+    text = text[:MAX_QUERY_CHARS]
     intent, values = split_values(text)
     analyzed = analyze(intent)
     if not analyzed.words:  # the query is nothing but a value (a path, a quoted name): take it at its word
@@ -74,7 +112,8 @@ def parse_query(text: str, known: Callable[[str], bool], vocabulary: Callable[[]
     terms.add_values(values)
     unknown = [w for w in dict.fromkeys(analyzed.words) if len(w) >= TYPO_MIN_LENGTH and w.isalpha() and not known(w)]
     if unknown:
-        terms.add_typos(unknown, vocabulary())
+        # The longest unknown words are the likeliest real words mistyped (short ones are often names or codes).
+        terms.add_typos(sorted(unknown, key=len, reverse=True)[:MAX_TYPO_WORDS], vocabulary())
     surface = {stem(part): part for part in split_identifier(text) if not is_cjk(part)}
     return ParsedQuery(text, tuple(terms.by_term.values()), analyzed.words, surface)
 
@@ -108,11 +147,9 @@ class _Terms:
             if value.hint is not None:
                 self.add(QueryTerm(value.hint, CONCEPT_WEIGHT, "concept"))
 
-    def add_typos(self, unknown: list[str], choices: list[str]) -> None:
+    def add_typos(self, unknown: list[str], vocabulary: Vocabulary) -> None:
         for word in unknown:
-            for candidate, similarity, _ in process.extract(
-                word, choices, scorer=fuzz.ratio, limit=TYPO_CANDIDATES, score_cutoff=TYPO_MIN_SIMILARITY
-            ):
+            for candidate, similarity in vocabulary.corrections(word):
                 self.add(QueryTerm(candidate, TYPO_WEIGHT * similarity / 100.0, "typo", typed=word))
                 for concept in concepts_of((candidate,), ()):
                     self.add(QueryTerm(concept, CONCEPT_WEIGHT * TYPO_WEIGHT, "concept"))

@@ -12,6 +12,7 @@ in every one of its tools.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,7 +21,6 @@ from rapidfuzz import fuzz, process
 
 from mcp_gateway.search.index import FieldPostings, SearchIndex, name_key
 from mcp_gateway.search.query import ParsedQuery, QueryTerm
-from mcp_gateway.search.text import is_cjk
 
 K1 = 1.2
 FIELD_WEIGHTS = {
@@ -43,6 +43,8 @@ NAME_MATCH_BONUS = 12.0
 NAME_MATCH_MIN_SIMILARITY = 88.0
 MAX_NAME_QUERY_CHARS = 64
 MAX_NAME_QUERY_WORDS = 3
+MAX_SCORED_TERMS = 64
+"""Terms scored per request; beyond it the weakest (common, low-weight) are dropped."""
 
 
 @dataclass(frozen=True)
@@ -73,27 +75,25 @@ def bm25f(
     scores: dict[int, float] = {}
     if doc_count == 0:
         return scores
-    averages = {name: postings[name].total_length / doc_count or 1.0 for name in weights}
+    scales = {
+        name: postings[name].scales(weight, FIELD_B.get(name, DEFAULT_B), doc_count) for name, weight in weights.items()
+    }
     for term in terms:
         df = doc_freq.get(term.term, 0)
         if not df:
             continue
         pseudo: dict[int, float] = {}
-        for field_name, field_weight in weights.items():
+        for field_name in weights:
             if (field_name in CONCEPT_FIELDS) != term.is_concept:
                 continue
-            field = postings[field_name]
-            posting = field.postings.get(term.term)
+            posting = postings[field_name].postings.get(term.term)
             if not posting:
                 continue
-            b = FIELD_B.get(field_name, DEFAULT_B)
-            average = averages[field_name]
-            lengths = field.lengths
+            scale = scales[field_name]
             for doc_id, tf in posting.items():
                 if allowed is not None and doc_id not in allowed:
                     continue
-                normalized = field_weight * tf / (1.0 - b + b * lengths[doc_id] / average)
-                pseudo[doc_id] = pseudo.get(doc_id, 0.0) + normalized
+                pseudo[doc_id] = pseudo.get(doc_id, 0.0) + tf * scale[doc_id]
         idf = bm25_idf(doc_count, df) * term.weight
         for doc_id, tf in pseudo.items():
             scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + K1)
@@ -103,7 +103,8 @@ def bm25f(
 def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, limit: int) -> list[Scored]:
     """Best tools first; `servers` restricts the candidates to those servers' tools."""
     allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
-    scores = bm25f(index.fields, FIELD_WEIGHTS, index.doc_freq, len(index.tools), query.terms, allowed=allowed)
+    terms = strongest_terms(index, query.terms)
+    scores = bm25f(index.fields, FIELD_WEIGHTS, index.doc_freq, len(index.tools), terms, allowed=allowed)
     for server, server_score in server_scores(index, query).items():
         if servers is not None and server not in servers:
             continue
@@ -111,8 +112,20 @@ def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, li
             scores[doc_id] = scores.get(doc_id, 0.0) + server_score
     for doc_id, similarity in name_matches(index, query.text, allowed).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + NAME_MATCH_BONUS * similarity
-    ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-    return [Scored(doc_id, score) for doc_id, score in ordered[:limit] if score > 0]
+    best = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
+    return [Scored(doc_id, score) for doc_id, score in best if score > 0]
+
+
+def strongest_terms(index: SearchIndex, terms: tuple[QueryTerm, ...]) -> tuple[QueryTerm, ...]:
+    """A long request's most informative terms: common words there cost the most to score and decide little."""
+    if len(terms) <= MAX_SCORED_TERMS:
+        return terms
+    count = len(index.tools)
+
+    def strength(term: QueryTerm) -> float:
+        return term.weight * bm25_idf(count, index.doc_freq.get(term.term, 0))
+
+    return tuple(sorted(terms, key=strength, reverse=True)[:MAX_SCORED_TERMS])
 
 
 def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
@@ -132,12 +145,15 @@ def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
     count = max(len(index.servers), 1)
     unique = bm25_idf(count, 1)
     named: dict[str, float] = {}
-    for server, indexed in index.servers.items():
-        for phrase in indexed.phrases:
-            if not all(word in words or (is_cjk(word) and word in query.text) for word in phrase):
-                continue
+    candidates = [pair for word in words for pair in index.phrases_by_word.get(word, ())]
+    for server, phrase in candidates:
+        if all(word in words for word in phrase):
             rarity = sum(bm25_idf(count, index.phrase_freq.get(word, 1)) for word in phrase) / (len(phrase) * unique)
             named[server] = max(named.get(server, 0.0), min(1.0, rarity))
+    for phrase, servers in index.cjk_phrases.items():
+        if phrase in query.text:
+            for server in servers:
+                named[server] = 1.0
     return named
 
 

@@ -36,6 +36,7 @@ _CJK_RANGES = (
     ("\uf900", "\ufaff"),  # CJK compatibility ideographs
 )
 _CJK_CLASS = "".join(f"{lo}-{hi}" for lo, hi in _CJK_RANGES)
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 _RUN = re.compile(rf"[{_CJK_CLASS}]+|[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
@@ -61,7 +62,7 @@ class Terms:
 
 
 def is_cjk(text: str) -> bool:
-    return any(lo <= ch <= hi for ch in text for lo, hi in _CJK_RANGES)
+    return _CJK_CHAR.search(text) is not None
 
 
 def split_identifier(text: str) -> list[str]:
@@ -80,9 +81,13 @@ def analyze(text: str) -> Terms:
     words: list[str] = []
     runs: list[str] = []
     for run in _RUN.findall(text):
-        if is_cjk(run[0]):
+        if not run.isascii():  # runs are either all ASCII letters and digits or all CJK
             runs.append(run)
             words.extend(cjk_ngrams(run))
+            continue
+        if run.islower() and run.isalpha():  # the common case: an ordinary lower-case word
+            if run not in STOP_WORDS:
+                words.append(stem(run))
             continue
         pieces = _CAMEL.findall(run)
         if len(pieces) > 1 and len(run) <= MAX_JOINED_LENGTH:

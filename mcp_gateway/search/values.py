@@ -43,6 +43,7 @@ _VALUE = re.compile(
             | \b[\w.-]+(?:/[\w.@~+-]+)+ | \b[\w-]+\.(?:EXTENSIONS)\b)
   | (?P<quoted>(?<!\w)'[^'\n]{1,200}'(?!\w) | "[^"\n]{1,200}" | `[^`\n]{1,200}` | “[^”\n]{1,200}”)
   | (?P<selector>(?<![\w/.])[#.][A-Za-z_][\w-]*)
+  | (?P<blob>\b[A-Za-z0-9+/=_-]{32,})
     """.replace("EXTENSIONS", "|".join(sorted(FILE_EXTENSIONS))),
     re.VERBOSE,
 )
