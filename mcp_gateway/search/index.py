@@ -97,6 +97,8 @@ class SearchIndex:
         self.cjk_phrases: dict[str, set[str]] = {}
         """A CJK name phrase (matched as a substring, there are no spaces) → its servers."""
         """Servers whose name phrases contain a word: a word in many server names names none of them."""
+        self.named_after_server: set[int] = set()
+        """Tools whose name holds a distinctive word of their own server's key or aliases."""
         self.name_keys: dict[str, set[int]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
         self._next_id = 0
@@ -131,6 +133,9 @@ class SearchIndex:
             for name in FIELDS:
                 self.fields[name].add(doc_id, indexed.fields[name], indexed.lengths[name])
             self.doc_freq.update(_distinct_terms(indexed.fields.values()))
+            server_words = {word for phrase in indexed_server.phrases for word in phrase}
+            if not server_words.isdisjoint(indexed.fields["name"]):
+                self.named_after_server.add(doc_id)
             for key in _name_keys(entry):
                 self.name_keys.setdefault(key, set()).add(doc_id)
             ids.append(doc_id)
@@ -162,6 +167,7 @@ class SearchIndex:
             for field_name in FIELDS:
                 self.fields[field_name].remove(doc_id, indexed.fields[field_name], indexed.lengths[field_name])
             self.doc_freq.subtract(_distinct_terms(indexed.fields.values()))
+            self.named_after_server.discard(doc_id)
             for key in _name_keys(indexed.entry):
                 holders = self.name_keys.get(key)
                 if holders is not None:

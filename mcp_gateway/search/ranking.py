@@ -38,6 +38,11 @@ CONCEPT_FIELDS = frozenset({"concepts", "name_concepts"})
 SERVER_TEXT_WEIGHT = 0.5
 """A server's own description (written by the user in config.json) as topical evidence for its tools."""
 SERVER_INTENT_BONUS = 10.0
+NAME_SPECIFICITY_FULL = 2.0
+PROVENANCE_FACTOR = 1.05
+"""A tool named after its own server (`playwright.playwright_click`) is likely the original among copies
+republished under other servers' keys; among otherwise equal matches it comes first."""
+"""A one-word server name counts fully once half the tools using the word are the server's own."""
 """What naming a server adds to each of its tools: about one strongly matching query word."""
 NAME_MATCH_BONUS = 12.0
 NAME_MATCH_MIN_SIMILARITY = 88.0
@@ -112,6 +117,8 @@ def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, li
             scores[doc_id] = scores.get(doc_id, 0.0) + server_score
     for doc_id, similarity in name_matches(index, query.text, allowed).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + NAME_MATCH_BONUS * similarity
+    for doc_id in index.named_after_server.intersection(scores):
+        scores[doc_id] *= PROVENANCE_FACTOR
     best = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
     return [Scored(doc_id, score) for doc_id, score in best if score > 0]
 
@@ -140,21 +147,42 @@ def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
 
 
 def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
-    """Servers the query names, 0..1: a whole name phrase must be present; rarer names count more."""
+    """Servers the query names, 0..1: a whole name phrase must be present; rarer, more specific names count more.
+
+    A one-word name is also a word of the language (`price`, `time`, `weather`): when that word is spread over
+    many servers' tools it is the topic of the request, which the tools' own text already matches, not a
+    request for the server that happens to be called that. So a one-word name counts in proportion to the
+    share of the tools using the word that belong to the server.
+    """
     words = set(query.words)
     count = max(len(index.servers), 1)
     unique = bm25_idf(count, 1)
     named: dict[str, float] = {}
     candidates = [pair for word in words for pair in index.phrases_by_word.get(word, ())]
     for server, phrase in candidates:
-        if all(word in words for word in phrase):
-            rarity = sum(bm25_idf(count, index.phrase_freq.get(word, 1)) for word in phrase) / (len(phrase) * unique)
-            named[server] = max(named.get(server, 0.0), min(1.0, rarity))
+        if not all(word in words for word in phrase):
+            continue
+        rarity = sum(bm25_idf(count, index.phrase_freq.get(word, 1)) for word in phrase) / (len(phrase) * unique)
+        strength = min(1.0, rarity)
+        if len(phrase) == 1:
+            strength *= min(1.0, NAME_SPECIFICITY_FULL * _specificity(index, server, phrase[0]))
+        named[server] = max(named.get(server, 0.0), strength)
     for phrase, servers in index.cjk_phrases.items():
         if phrase in query.text:
             for server in servers:
                 named[server] = 1.0
     return named
+
+
+def _specificity(index: SearchIndex, server: str, word: str) -> float:
+    """The share of the tools using `word` that belong to `server` (1 when no tool uses it: a pure name)."""
+    spread = index.doc_freq.get(word, 0)
+    if spread == 0:
+        return 1.0
+    own = sum(
+        1 for doc_id in index.tool_ids(server) if any(word in fields for fields in index.tools[doc_id].fields.values())
+    )
+    return own / spread
 
 
 def name_matches(index: SearchIndex, text: str, allowed: set[int] | None) -> dict[int, float]:
