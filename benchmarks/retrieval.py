@@ -41,9 +41,10 @@ class Scores:
 
 def build_engine(servers: Sequence[BenchServer]) -> SearchEngine:
     engine = SearchEngine()
-    for server in servers:
-        entries = [search_entry(server.name, tool) for tool in server.tools]
-        engine.replace_server(ServerEntry(server.name, server.aliases), entries)
+    with engine.batch():  # as the gateway loads a catalog from cache.json
+        for server in servers:
+            entries = [search_entry(server.name, tool) for tool in server.tools]
+            engine.replace_server(ServerEntry(server.name, server.aliases), entries)
     return engine
 
 
@@ -151,12 +152,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     base_build = time.perf_counter() - started
 
     rankers = {"gateway": gateway_ranker(engine), "plain BM25": baseline.search}
+    cold: dict[str, float] = {}
+    for name, ranker in rankers.items():
+        # The first query also builds what is built once per index (the typo vocabulary): reported on its own.
+        started = time.perf_counter()
+        ranker("warm up the index", args.limit)
+        cold[name] = (time.perf_counter() - started) * 1000
     ranked, latencies = run(rankers, queries, args.limit)
     print(f"catalog {args.catalog.name}: {len(servers)} servers, {tools} tools; {len(queries)} queries")
     print(f"index build: gateway {ours_build * 1000:.0f} ms, plain BM25 {base_build * 1000:.0f} ms")
     for name in rankers:
         p50, p99 = percentile(latencies[name], 0.5), percentile(latencies[name], 0.99)
-        print(f"query latency {name}: p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+        print(f"query latency {name}: p50 {p50:.2f} ms, p99 {p99:.2f} ms (first query {cold[name]:.1f} ms)")
     print()
     report(queries, ranked, ("gateway", "plain BM25"))
     if args.out:

@@ -211,13 +211,14 @@ class Catalog:
         The file can lag behind memory (a refresh of another server saved a view read before ours landed),
         so an entry missing or older on disk never replaces or removes the one held here.
         """
-        for name in self._config.servers:
-            incoming = entries.get(name)
-            if name == keep or incoming is None:
-                continue
-            if self._newer(incoming, self._entries.get(name), self._fingerprints[name]):
-                self._entries[name] = incoming
-                self._index(name)
+        with self._engine.batch():
+            for name in self._config.servers:
+                incoming = entries.get(name)
+                if name == keep or incoming is None:
+                    continue
+                if self._newer(incoming, self._entries.get(name), self._fingerprints[name]):
+                    self._entries[name] = incoming
+                    self._index(name)
 
     @staticmethod
     def _newer(incoming: ServerCatalog, current: ServerCatalog | None, fingerprint: str) -> bool:

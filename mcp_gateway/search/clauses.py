@@ -15,7 +15,7 @@ from mcp_gateway.search.text import analyze
 MIN_WORDS_TO_SPLIT = 8
 """Analyzed words a request needs before it is treated as possibly several steps."""
 MIN_CLAUSE_WORDS = 2
-MAX_CLAUSES = 6
+MAX_CLAUSES = 4
 _BOUNDARY = re.compile(
     r"""
     [.;!?\n]+(?=\s|$)                                   # sentence ends

@@ -14,7 +14,7 @@ from typing import Literal
 
 from mcp_gateway.search.documents import IndexedTool
 from mcp_gateway.search.index import SearchIndex
-from mcp_gateway.search.lexicon import CONCEPT_PREFIX, concepts_of
+from mcp_gateway.search.lexicon import CONCEPT_PREFIX, TOPICAL, cjk_units, concepts_of, translations_of
 from mcp_gateway.search.query import GENERIC_WEIGHT, ParsedQuery
 from mcp_gateway.search.ranking import CONCEPT_FIELDS, bm25_idf
 from mcp_gateway.search.text import is_cjk
@@ -24,6 +24,7 @@ Confidence = Literal["high", "medium", "low"]
 HIGH_COVERAGE = 0.6
 MEDIUM_COVERAGE = 0.3
 STRENGTH = {
+    "translated": 0.75,
     "name": 1.0,
     "title": 1.0,
     "server": 0.8,
@@ -34,6 +35,8 @@ STRENGTH = {
     "concepts": 0.6,
 }
 TYPO_STRENGTH = 0.7
+TRANSLATION_STRENGTH = 0.9
+TOPICAL_STRENGTH = 0.6
 NAME_FIELDS = frozenset({"name", "title", "name_concepts"})
 OWN_FIELDS = frozenset({"name", "title", "description", "param_names", "param_text"})
 MAX_JUDGED_WORDS = 32
@@ -69,17 +72,19 @@ def judge(
     for word in _judged_words(index, query, doc_count):
         generic = word in generic_words
         weight = (0.5 if is_cjk(word) and len(word) == 1 else 1.0) * (GENERIC_WEIGHT if generic else 1.0)
-        idf = bm25_idf(doc_count, index.doc_freq.get(word, 0))
+        idf = term_idf(index, word)
         mass += weight * idf
         match = _best_match(tool, word, server_terms)
         if match.strength == 0.0 and word in typos:
             corrected = _best_match(tool, typos[word], server_terms)
             match = _Match(corrected.strength * TYPO_STRENGTH, corrected.field, f"typo {typos[word]}")
-        if not match.strength:
+        if not match.strength or match.label.startswith("topic"):
+            # Being on the topic of a word is not doing what it asks: a request is covered word by word.
             all_content_matched = all_content_matched and (generic or _is_filler(word))
+        if not match.strength:
             continue
         matched += weight * idf * match.strength
-        own_word = own_word or (match.field in OWN_FIELDS and not match.label.startswith("synonym"))
+        own_word = own_word or (match.field in OWN_FIELDS and not match.label.startswith(("synonym", "topic")))
         if not generic:
             evidence += idf * match.strength
         name_hit = name_hit or match.field in NAME_FIELDS
@@ -99,12 +104,31 @@ def judge(
 
 
 def _judged_words(index: SearchIndex, query: ParsedQuery, doc_count: int) -> list[str]:
-    """The query's words that carry evidence (not numbers); for a long request only the most informative."""
-    words = [word for word in dict.fromkeys(query.words) if not word.isdigit()]
+    """The query's words that carry evidence (not numbers); for a long request only the most informative.
+
+    CJK text is judged by its units of meaning (lexicon words, then bigrams of the rest), not by every
+    character and bigram the index uses to match it.
+    """
+    words = [word for word in dict.fromkeys(query.words) if not word.isdigit() and not is_cjk(word)]
+    words.extend(unit for run in query.cjk_runs for unit in cjk_units(run))
     if len(words) > MAX_JUDGED_WORDS:
-        words.sort(key=lambda word: bm25_idf(doc_count, index.doc_freq.get(word, 0)), reverse=True)
+        words.sort(key=lambda word: term_idf(index, word), reverse=True)
         del words[MAX_JUDGED_WORDS:]
     return words
+
+
+def _index_terms(word: str) -> list[str]:
+    """The index terms a word is matched by: itself, or for a CJK word longer than two characters its bigrams."""
+    if len(word) > 2 and is_cjk(word):
+        return [word[i : i + 2] for i in range(len(word) - 1)]
+    return [word]
+
+
+def term_idf(index: SearchIndex, word: str) -> float:
+    """A word's IDF, CJK words judged among the tools with CJK text (as the ranking does)."""
+    df = min((index.doc_freq.get(piece, 0) for piece in _index_terms(word)), default=0)
+    collection = index.cjk_tools if index.cjk_tools and is_cjk(word) else len(index.tools)
+    return bm25_idf(max(collection, df, 1), df)
 
 
 def _is_filler(word: str) -> bool:
@@ -125,16 +149,35 @@ _FIELD_LABELS = {"param_names": "parameter", "param_text": "parameter text"}
 
 def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
     best = _NO_MATCH
+    pieces = _index_terms(word)
     for field, counts in tool.fields.items():
-        if field not in CONCEPT_FIELDS and counts.get(word) and STRENGTH[field] > best.strength:
+        if (
+            field not in CONCEPT_FIELDS
+            and all(counts.get(piece) for piece in pieces)
+            and STRENGTH[field] > best.strength
+        ):
             best = _Match(STRENGTH[field], field, _FIELD_LABELS.get(field, field))
     if word in server_terms and STRENGTH["server"] > best.strength:
         best = _Match(STRENGTH["server"], "server", "server")
     if best.strength:
         return best
+    if is_cjk(word):
+        for english in translations_of((word,)):
+            for field, counts in tool.fields.items():
+                if (
+                    field not in CONCEPT_FIELDS
+                    and counts.get(english)
+                    and STRENGTH[field] * TRANSLATION_STRENGTH > best.strength
+                ):
+                    best = _Match(STRENGTH[field] * TRANSLATION_STRENGTH, field, f"translation {english}")
+        if best.strength:
+            return best
     concepts = concepts_of((), (word,)) if is_cjk(word) else concepts_of((word,), ())
     for concept in concepts:
+        name = concept.removeprefix(CONCEPT_PREFIX)
+        topical = name in TOPICAL
         for field in ("name_concepts", "concepts"):
-            if tool.fields[field].get(concept) and STRENGTH[field] > best.strength:
-                best = _Match(STRENGTH[field], field, f"synonym {concept.removeprefix(CONCEPT_PREFIX)}")
+            strength = STRENGTH[field] * (TOPICAL_STRENGTH if topical else 1.0)
+            if tool.fields[field].get(concept) and strength > best.strength:
+                best = _Match(strength, field, f"{'topic' if topical else 'synonym'} {name}")
     return best

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from mcp_gateway.search.lexicon import concepts_of
+from mcp_gateway.search.lexicon import concepts_of, translations_of
 from mcp_gateway.search.text import Terms, analyze, is_cjk, split_identifier, stem
 
-FIELDS = ("name", "title", "description", "param_names", "param_text", "concepts", "name_concepts")
+FIELDS = ("name", "title", "description", "param_names", "param_text", "translated", "concepts", "name_concepts")
 SERVER_FIELDS = ("server", "server_text")
 MAX_DESCRIPTION_CHARS = 4000
 """Descriptions past this are mostly usage examples; indexing them only dilutes the field."""
@@ -44,6 +44,8 @@ class IndexedTool:
     entry: ToolEntry
     fields: dict[str, Counter[str]]
     lengths: dict[str, int]
+    has_cjk: bool = False
+    """Its text has CJK words (so CJK terms' document frequency is judged among tools like it)."""
 
 
 def index_tool(entry: ToolEntry) -> IndexedTool:
@@ -59,10 +61,12 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
         "description": Counter(description.words),
         "param_names": Counter(param_names.words),
         "param_text": Counter(param_text.words),
+        "translated": Counter(translations_of((*name.cjk_runs, *title.cjk_runs, *description.cjk_runs))),
         "concepts": Counter(_concepts(description)),
         "name_concepts": Counter(name_concepts),
     }
-    return IndexedTool(entry, fields, {field: sum(counts.values()) for field, counts in fields.items()})
+    has_cjk = bool(name.cjk_runs or title.cjk_runs or description.cjk_runs)
+    return IndexedTool(entry, fields, {field: sum(counts.values()) for field, counts in fields.items()}, has_cjk)
 
 
 SERVER_NAME_NOISE = frozenset(

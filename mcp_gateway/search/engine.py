@@ -7,7 +7,9 @@ through the very same calls, so what is measured is what the model gets.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Generator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcp_gateway.search.clauses import steps_of
@@ -53,6 +55,21 @@ class SearchEngine:
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self._index.replace_server(server, tools)
+
+    @contextmanager
+    def batch(self) -> Generator[None]:
+        """Index many servers at once (a whole catalog read from disk) with the cyclic GC paused.
+
+        Indexing allocates hundreds of thousands of small objects and no reference cycles; letting the
+        collector scan them again and again while they are created costs a third of a 5,000-tool build.
+        """
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            yield
+        finally:
+            if enabled:
+                gc.enable()
 
     def remove_server(self, name: str) -> None:
         self._index.remove_server(name)

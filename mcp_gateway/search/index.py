@@ -89,6 +89,8 @@ class SearchIndex:
         self._server_by_id: dict[int, str] = {}
         self._by_server: dict[str, list[int]] = {}
         self.doc_freq: Counter[str] = Counter()
+        self.cjk_tools = 0
+        """Tools with CJK text: the collection a CJK term's rarity is judged in."""
         """Tools with a term in any field: BM25F's document frequency."""
         self.server_doc_freq: Counter[str] = Counter()
         self.phrase_freq: Counter[str] = Counter()
@@ -101,6 +103,8 @@ class SearchIndex:
         """Tools whose name holds a distinctive word of their own server's key or aliases."""
         self.name_keys: dict[str, set[int]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
+        self.term_scores: dict[tuple[str, bool], dict[int, float]] = {}
+        """Each queried term's BM25F score per tool: a pure function of the index, so kept until it changes."""
         self._next_id = 0
         self.version = 0
         """Bumped on every change, so callers can cache derived views (the fuzzy vocabulary)."""
@@ -133,6 +137,7 @@ class SearchIndex:
             for name in FIELDS:
                 self.fields[name].add(doc_id, indexed.fields[name], indexed.lengths[name])
             self.doc_freq.update(_distinct_terms(indexed.fields.values()))
+            self.cjk_tools += indexed.has_cjk
             server_words = {word for phrase in indexed_server.phrases for word in phrase}
             if not server_words.isdisjoint(indexed.fields["name"]):
                 self.named_after_server.add(doc_id)
@@ -140,6 +145,7 @@ class SearchIndex:
                 self.name_keys.setdefault(key, set()).add(doc_id)
             ids.append(doc_id)
         self._by_server[server.name] = ids
+        self.term_scores.clear()
         self.version += 1
 
     def remove_server(self, name: str) -> None:
@@ -167,6 +173,7 @@ class SearchIndex:
             for field_name in FIELDS:
                 self.fields[field_name].remove(doc_id, indexed.fields[field_name], indexed.lengths[field_name])
             self.doc_freq.subtract(_distinct_terms(indexed.fields.values()))
+            self.cjk_tools -= indexed.has_cjk
             self.named_after_server.discard(doc_id)
             for key in _name_keys(indexed.entry):
                 holders = self.name_keys.get(key)
@@ -175,6 +182,7 @@ class SearchIndex:
                     if not holders:
                         del self.name_keys[key]
         self.doc_freq = +self.doc_freq  # drop terms no tool has any more
+        self.term_scores.clear()
         self.version += 1
 
     def server_names(self) -> list[str]:

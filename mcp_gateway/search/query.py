@@ -13,13 +13,15 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from mcp_gateway.search.lexicon import CONCEPT_PREFIX, concepts_of
+from mcp_gateway.search.lexicon import CONCEPT_PREFIX, bigram_weights, concepts_of, translations_of
 from mcp_gateway.search.text import analyze, is_cjk, split_identifier, stem
 from mcp_gateway.search.values import Value, split_values
 
 GENERIC_WEIGHT = 0.35
 CONCEPT_WEIGHT = 0.7
-CJK_CHAR_WEIGHT = 0.4
+CJK_CHAR_WEIGHT = 0.3
+TRANSLATION_WEIGHT = 0.8
+"""An English word a Chinese query word translates to: almost as good as the word itself."""
 TYPO_MIN_LENGTH = 4
 TYPO_MIN_SIMILARITY = 80.0
 TYPO_WEIGHT = 0.7
@@ -46,7 +48,7 @@ class QueryTerm:
     term: str
     weight: float
     kind: str
-    """`word`, `concept`, `value` or `typo`; a typo term remembers what was typed in `typed`."""
+    """`word`, `concept`, `translation`, `value` or `typo`; a typo term remembers what was typed in `typed`."""
     typed: str | None = None
 
     @property
@@ -62,6 +64,8 @@ class ParsedQuery:
     """The query's own analyzed words, in order (for server-name and confidence checks)."""
     surface: dict[str, str]
     """Analyzed word → the word as typed, to explain matches in the user's words."""
+    cjk_runs: tuple[str, ...] = ()
+    """The CJK runs of the request's intent, whole (confidence judges them by their words, not n-grams)."""
 
 
 class Vocabulary:
@@ -106,16 +110,19 @@ def parse_query(text: str, known: Callable[[str], bool], vocabulary: Callable[[]
         values = []
         analyzed = analyze(text)
     terms = _Terms()
-    terms.add_words(analyzed.words)
+    bigrams = {gram: weight for run in analyzed.cjk_runs for gram, weight in bigram_weights(run).items()}
+    terms.add_words(analyzed.words, bigrams)
     for concept in concepts_of(analyzed.words, analyzed.cjk_runs):
         terms.add(QueryTerm(concept, CONCEPT_WEIGHT, "concept"))
+    for english in translations_of(analyzed.cjk_runs):
+        terms.add(QueryTerm(english, TRANSLATION_WEIGHT, "translation"))
     terms.add_values(values)
     unknown = [w for w in dict.fromkeys(analyzed.words) if len(w) >= TYPO_MIN_LENGTH and w.isalpha() and not known(w)]
     if unknown:
         # The longest unknown words are the likeliest real words mistyped (short ones are often names or codes).
         terms.add_typos(sorted(unknown, key=len, reverse=True)[:MAX_TYPO_WORDS], vocabulary())
     surface = {stem(part): part for part in split_identifier(text) if not is_cjk(part)}
-    return ParsedQuery(text, tuple(terms.by_term.values()), analyzed.words, surface)
+    return ParsedQuery(text, tuple(terms.by_term.values()), analyzed.words, surface, analyzed.cjk_runs)
 
 
 class _Terms:
@@ -129,10 +136,11 @@ class _Terms:
         if current is None or current.weight < term.weight:
             self.by_term[term.term] = term
 
-    def add_words(self, words: tuple[str, ...]) -> None:
+    def add_words(self, words: tuple[str, ...], bigrams: dict[str, float]) -> None:
         for word in words:
             if is_cjk(word):
-                self.add(QueryTerm(word, CJK_CHAR_WEIGHT if len(word) == 1 else 1.0, "word"))
+                weight = CJK_CHAR_WEIGHT if len(word) == 1 else bigrams.get(word, 1.0)
+                self.add(QueryTerm(word, weight, "word"))
             elif word.isdigit():
                 self.add(QueryTerm(word, VALUE_WEIGHT, "value"))
             else:

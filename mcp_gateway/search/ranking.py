@@ -21,6 +21,7 @@ from rapidfuzz import fuzz, process
 
 from mcp_gateway.search.index import FieldPostings, SearchIndex, name_key
 from mcp_gateway.search.query import ParsedQuery, QueryTerm
+from mcp_gateway.search.text import is_cjk
 
 K1 = 1.2
 FIELD_WEIGHTS = {
@@ -29,6 +30,7 @@ FIELD_WEIGHTS = {
     "description": 1.0,
     "param_names": 0.6,
     "param_text": 0.25,
+    "translated": 0.6,
     "concepts": 0.45,
     "name_concepts": 1.1,
 }
@@ -49,6 +51,8 @@ NAME_MATCH_MIN_SIMILARITY = 88.0
 MAX_NAME_QUERY_CHARS = 64
 MAX_NAME_QUERY_WORDS = 3
 MAX_SCORED_TERMS = 64
+TERM_CACHE_SIZE = 8192
+"""Terms whose per-tool scores are kept between queries (cleared whenever the index changes)."""
 """Terms scored per request; beyond it the weakest (common, low-weight) are dropped."""
 
 
@@ -70,46 +74,80 @@ def bm25f(
     terms: Iterable[QueryTerm],
     *,
     allowed: set[int] | None = None,
+    cjk_count: int | None = None,
+    cache: dict[tuple[str, bool], dict[int, float]] | None = None,
 ) -> dict[int, float]:
     """BM25F: each term's length-normalized, field-weighted counts are summed before saturation.
 
     Saturating once per term (not once per field) is what makes a tool that matches several distinct query
     words beat one that matches a single word in several fields, or one word in a heavily weighted name.
-    Concept terms only count in concept fields, and words only in word fields.
+    Concept terms only count in concept fields, and words only in word fields. With `cjk_count`, a CJK term's
+    IDF is taken among the tools that have CJK text: among all tools every CJK word looks rare, which would let
+    any Chinese description outrank English tools matched through translation. `cache` keeps each term's
+    saturated per-tool score (it depends only on the index) between queries.
     """
     scores: dict[int, float] = {}
     if doc_count == 0:
         return scores
-    scales = {
-        name: postings[name].scales(weight, FIELD_B.get(name, DEFAULT_B), doc_count) for name, weight in weights.items()
-    }
     for term in terms:
         df = doc_freq.get(term.term, 0)
         if not df:
             continue
-        pseudo: dict[int, float] = {}
-        for field_name in weights:
-            if (field_name in CONCEPT_FIELDS) != term.is_concept:
-                continue
-            posting = postings[field_name].postings.get(term.term)
-            if not posting:
-                continue
-            scale = scales[field_name]
-            for doc_id, tf in posting.items():
-                if allowed is not None and doc_id not in allowed:
-                    continue
-                pseudo[doc_id] = pseudo.get(doc_id, 0.0) + tf * scale[doc_id]
-        idf = bm25_idf(doc_count, df) * term.weight
-        for doc_id, tf in pseudo.items():
-            scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + K1)
+        key = (term.term, term.is_concept)
+        saturated = cache.get(key) if cache is not None else None
+        if saturated is None:
+            saturated = _saturated(postings, weights, term, doc_count=doc_count, df=df, cjk_count=cjk_count)
+            if cache is not None:
+                if len(cache) >= TERM_CACHE_SIZE:
+                    cache.clear()
+                cache[key] = saturated
+        weight = term.weight
+        for doc_id, value in saturated.items():
+            if allowed is None or doc_id in allowed:
+                scores[doc_id] = scores.get(doc_id, 0.0) + weight * value
     return scores
+
+
+def _saturated(
+    postings: dict[str, FieldPostings],
+    weights: dict[str, float],
+    term: QueryTerm,
+    *,
+    doc_count: int,
+    df: int,
+    cjk_count: int | None,
+) -> dict[int, float]:
+    """One term's BM25F score per tool, before the query's weight for the term."""
+    pseudo: dict[int, float] = {}
+    for field_name, field_weight in weights.items():
+        if (field_name in CONCEPT_FIELDS) != term.is_concept:
+            continue
+        field = postings[field_name]
+        posting = field.postings.get(term.term)
+        if not posting:
+            continue
+        scale = field.scales(field_weight, FIELD_B.get(field_name, DEFAULT_B), doc_count)
+        for doc_id, tf in posting.items():
+            pseudo[doc_id] = pseudo.get(doc_id, 0.0) + tf * scale[doc_id]
+    collection = cjk_count if cjk_count and is_cjk(term.term) else doc_count
+    idf = bm25_idf(max(collection, df), df)
+    return {doc_id: idf * tf * (K1 + 1.0) / (tf + K1) for doc_id, tf in pseudo.items()}
 
 
 def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, limit: int) -> list[Scored]:
     """Best tools first; `servers` restricts the candidates to those servers' tools."""
     allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
     terms = strongest_terms(index, query.terms)
-    scores = bm25f(index.fields, FIELD_WEIGHTS, index.doc_freq, len(index.tools), terms, allowed=allowed)
+    scores = bm25f(
+        index.fields,
+        FIELD_WEIGHTS,
+        index.doc_freq,
+        len(index.tools),
+        terms,
+        allowed=allowed,
+        cjk_count=index.cjk_tools,
+        cache=index.term_scores,
+    )
     for server, server_score in server_scores(index, query).items():
         if servers is not None and server not in servers:
             continue

@@ -76,6 +76,7 @@ def split_identifier(text: str) -> list[str]:
     return parts
 
 
+@lru_cache(maxsize=32_768)
 def analyze(text: str) -> Terms:
     """Normalized search terms of `text`; CJK runs are kept whole in `cjk_runs` as well as n-grammed."""
     words: list[str] = []
