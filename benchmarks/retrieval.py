@@ -117,13 +117,13 @@ def report(
             f"targets: single+step R@1 {a.r1:.3f} (≥{TARGETS['R@1']}), R@5 {a.r5:.3f} (≥{TARGETS['R@5']}), "
             f"MRR {a.mrr:.3f} (≥{TARGETS['MRR']}); task R@5 {t.r5:.3f} (≥{TARGETS['task R@5']})"
         )
-        below = [
-            f"{s} {k}"
-            for (s, k), group in groups.items()
-            if score(group, ranked[ours]).r5 < score(group, ranked[base]).r5
-            or score(group, ranked[ours]).mrr < score(group, ranked[base]).mrr
-        ]
-        print(f"groups below plain BM25 (R@5 or MRR): {', '.join(below) or 'none'}")
+        below: list[str] = []
+        for (source, kind), group in sorted(groups.items()):
+            a, b = score(group, ranked[ours]), score(group, ranked[base])
+            for metric, label in (("r1", "R@1"), ("r5", "R@5"), ("r10", "R@10"), ("mrr", "MRR")):
+                if getattr(a, metric) < getattr(b, metric):
+                    below.append(f"{source} {kind} {label}")
+        print(f"group metrics below plain BM25: {', '.join(below) or 'none'}")
 
 
 def percentile(values: list[float], q: float) -> float:
