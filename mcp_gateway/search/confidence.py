@@ -14,7 +14,14 @@ from typing import Literal
 
 from mcp_gateway.search.documents import IndexedTool
 from mcp_gateway.search.index import SearchIndex
-from mcp_gateway.search.lexicon import CONCEPT_PREFIX, TOPICAL, cjk_units, concepts_of, translations_of
+from mcp_gateway.search.lexicon import (
+    CONCEPT_PREFIX,
+    TOPICAL,
+    cjk_units,
+    concepts_of,
+    expansions_of,
+    translations_of,
+)
 from mcp_gateway.search.query import GENERIC_WEIGHT, ParsedQuery
 from mcp_gateway.search.ranking import CONCEPT_FIELDS, bm25_idf
 from mcp_gateway.search.text import is_cjk
@@ -161,8 +168,9 @@ def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
         best = _Match(STRENGTH["server"], "server", "server")
     if best.strength:
         return best
-    if is_cjk(word):
-        for english in translations_of((word,)):
+    expansions = translations_of((word,)) if is_cjk(word) else expansions_of((word,))
+    if expansions:
+        for english in expansions:
             for field, counts in tool.fields.items():
                 if (
                     field not in CONCEPT_FIELDS

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from mcp_gateway.search.lexicon import concepts_of, translations_of
+from mcp_gateway.search.lexicon import concepts_of, expansions_of, translations_of
 from mcp_gateway.search.text import Terms, analyze, is_cjk, split_identifier, stem
 
 FIELDS = ("name", "title", "description", "param_names", "param_text", "translated", "concepts", "name_concepts")
@@ -61,7 +61,12 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
         "description": Counter(description.words),
         "param_names": Counter(param_names.words),
         "param_text": Counter(param_text.words),
-        "translated": Counter(translations_of((*name.cjk_runs, *title.cjk_runs, *description.cjk_runs))),
+        "translated": Counter(
+            [
+                *translations_of((*name.cjk_runs, *title.cjk_runs, *description.cjk_runs)),
+                *expansions_of((*name.words, *title.words, *description.words)),
+            ]
+        ),
         "concepts": Counter(_concepts(description)),
         "name_concepts": Counter(name_concepts),
     }

@@ -89,6 +89,8 @@ class SearchIndex:
         self._server_by_id: dict[int, str] = {}
         self._by_server: dict[str, list[int]] = {}
         self.doc_freq: Counter[str] = Counter()
+        self.server_spread: Counter[str] = Counter()
+        """Servers whose tools use a word: a word few servers use is a name, one many use is ordinary language."""
         self.cjk_tools = 0
         """Tools with CJK text: the collection a CJK term's rarity is judged in."""
         """Tools with a term in any field: BM25F's document frequency."""
@@ -145,13 +147,17 @@ class SearchIndex:
                 self.name_keys.setdefault(key, set()).add(doc_id)
             ids.append(doc_id)
         self._by_server[server.name] = ids
+        self.server_spread.update(self._server_words(server.name))
         self.term_scores.clear()
         self.version += 1
 
     def remove_server(self, name: str) -> None:
-        server_id = self._server_ids.pop(name, None)
+        server_id = self._server_ids.get(name)
         if server_id is None:
             return
+        self.server_spread.subtract(self._server_words(name))
+        self.server_spread = +self.server_spread
+        del self._server_ids[name]
         del self._server_by_id[server_id]
         indexed_server = self.servers.pop(name)
         for field_name, counts in indexed_server.fields.items():
@@ -184,6 +190,13 @@ class SearchIndex:
         self.doc_freq = +self.doc_freq  # drop terms no tool has any more
         self.term_scores.clear()
         self.version += 1
+
+    def _server_words(self, server: str) -> set[str]:
+        words: set[str] = set()
+        for doc_id in self._by_server.get(server, ()):
+            for field_name in ("name", "title", "description"):
+                words.update(self.tools[doc_id].fields[field_name])
+        return words
 
     def server_names(self) -> list[str]:
         return list(self.servers)

@@ -138,6 +138,16 @@ trending: trending popular hot top rank ranking | 热门=popular 热搜=trending
 
 _WORD = re.compile(r"[a-z0-9+]+")
 
+_ABBREVIATIONS = """
+pr prs=pull+request mr=merge+request repo repos=repository k8s kube=kubernetes db=database msg=message
+dm=direct+message auth=authentication env=environment config cfg=configuration dir=directory img=image
+pic=picture doc=document docs=documentation info=information btc=bitcoin eth=ethereum ci=continuous+integration
+tz=timezone dt=datetime geo=location addr=address qr=qrcode pdf=document ppt=presentation
+xls xlsx=spreadsheet md=markdown ts=typescript js=javascript py=python tx=transaction
+"""
+"""Abbreviations common in tool catalogs and requests, and the words they stand for (`a b=c+d`: a and b mean
+`c d`). Expanded on both sides, so `list my open PRs` meets `list_pull_requests` word for word."""
+
 
 @dataclass(frozen=True)
 class _Tables:
@@ -149,6 +159,8 @@ class _Tables:
     """Chinese word → concepts."""
     translations: dict[str, tuple[str, ...]]
     """Chinese word → English stems it translates to."""
+    abbreviations: dict[str, tuple[str, ...]]
+    """English abbreviation (stemmed) → the stems of the words it stands for."""
 
 
 @lru_cache(maxsize=1)
@@ -174,7 +186,16 @@ def _tables() -> _Tables:
             # A word without its own translation means what the concept is named (`pull_request` → pull request).
             words = english_word.split("+") if english_word else concept.split("_")
             translations.setdefault(word, set()).update(stem(w) for w in words)
-    return _Tables(_frozen(singles), _frozen(pairs), _frozen(chinese), _frozen(translations))
+    abbreviations: dict[str, set[str]] = {}
+    pending: list[str] = []
+    for item in _ABBREVIATIONS.split():
+        short, _, long = item.partition("=")
+        pending.append(short)
+        if long:
+            for abbreviation in pending:
+                abbreviations.setdefault(stem(abbreviation), set()).update(stem(word) for word in long.split("+"))
+            pending.clear()
+    return _Tables(_frozen(singles), _frozen(pairs), _frozen(chinese), _frozen(translations), _frozen(abbreviations))
 
 
 def _group_lines() -> list[str]:
@@ -219,6 +240,12 @@ def translations_of(cjk_runs: tuple[str, ...]) -> list[str]:
 
 _MEASURE = re.compile("一[个条张封份篇首部件本台次下位些点]|个(?!人)")
 """A number and measure word inside a verb-object phrase (`截个图`, `发一封邮件`): read the phrase without it too."""
+
+
+def expansions_of(words: tuple[str, ...]) -> list[str]:
+    """The words abbreviations stand for: `pr` → pull, request."""
+    abbreviations = _tables().abbreviations
+    return [long for word in words for long in abbreviations.get(word, ())]
 
 
 def chinese_words(run: str) -> list[str]:

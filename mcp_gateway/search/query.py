@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from mcp_gateway.search.lexicon import CONCEPT_PREFIX, bigram_weights, concepts_of, translations_of
+from mcp_gateway.search.lexicon import CONCEPT_PREFIX, bigram_weights, concepts_of, expansions_of, translations_of
 from mcp_gateway.search.text import analyze, is_cjk, split_identifier, stem
 from mcp_gateway.search.values import Value, split_values
 
@@ -22,7 +22,7 @@ CONCEPT_WEIGHT = 0.7
 CJK_CHAR_WEIGHT = 0.3
 TRANSLATION_WEIGHT = 0.8
 """An English word a Chinese query word translates to: almost as good as the word itself."""
-TYPO_MIN_LENGTH = 4
+TYPO_MIN_LENGTH = 3
 TYPO_MIN_SIMILARITY = 80.0
 TYPO_WEIGHT = 0.7
 TYPO_CANDIDATES = 2
@@ -114,7 +114,7 @@ def parse_query(text: str, known: Callable[[str], bool], vocabulary: Callable[[]
     terms.add_words(analyzed.words, bigrams)
     for concept in concepts_of(analyzed.words, analyzed.cjk_runs):
         terms.add(QueryTerm(concept, CONCEPT_WEIGHT, "concept"))
-    for english in translations_of(analyzed.cjk_runs):
+    for english in (*translations_of(analyzed.cjk_runs), *expansions_of(analyzed.words)):
         terms.add(QueryTerm(english, TRANSLATION_WEIGHT, "translation"))
     terms.add_values(values)
     unknown = [w for w in dict.fromkeys(analyzed.words) if len(w) >= TYPO_MIN_LENGTH and w.isalpha() and not known(w)]

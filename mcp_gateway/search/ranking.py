@@ -41,6 +41,8 @@ SERVER_TEXT_WEIGHT = 0.5
 """A server's own description (written by the user in config.json) as topical evidence for its tools."""
 SERVER_INTENT_BONUS = 10.0
 NAME_SPECIFICITY_FULL = 2.0
+NAME_MAX_SERVERS = 6
+"""A word used by the tools of at most this many servers reads as a name, not as ordinary language."""
 PROVENANCE_FACTOR = 1.05
 """A tool named after its own server (`playwright.playwright_click`) is likely the original among copies
 republished under other servers' keys; among otherwise equal matches it comes first."""
@@ -192,7 +194,7 @@ def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
     request for the server that happens to be called that. So a one-word name counts in proportion to the
     share of the tools using the word that belong to the server.
     """
-    words = set(query.words)
+    words = set(query.words) | {term.term for term in query.terms if term.kind == "typo"}
     count = max(len(index.servers), 1)
     unique = bm25_idf(count, 1)
     named: dict[str, float] = {}
@@ -213,7 +215,10 @@ def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
 
 
 def _specificity(index: SearchIndex, server: str, word: str) -> float:
-    """The share of the tools using `word` that belong to `server` (1 when no tool uses it: a pure name)."""
+    """1 for a word few servers' tools use (a name: postgres, slack), else the share of the tools using it that
+    belong to `server` (github's tools say GitHub; a server called price-mcp-server does not own 'price')."""
+    if index.server_spread.get(word, 0) <= NAME_MAX_SERVERS:
+        return 1.0
     spread = index.doc_freq.get(word, 0)
     if spread == 0:
         return 1.0

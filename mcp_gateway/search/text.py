@@ -38,6 +38,7 @@ _CJK_RANGES = (
 _CJK_CLASS = "".join(f"{lo}-{hi}" for lo, hi in _CJK_RANGES)
 _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 _RUN = re.compile(rf"[{_CJK_CLASS}]+|[A-Za-z0-9]+")
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 STOP_WORDS = frozenset(
@@ -90,14 +91,17 @@ def analyze(text: str) -> Terms:
             if run not in STOP_WORDS:
                 words.append(stem(run))
             continue
+        if _PLURAL_ACRONYM.fullmatch(run):  # `PRs`, `URLs`, `IDs`: an acronym in the plural, not two words
+            words.append(stem(run[:-1].lower()))
+            continue
         pieces = _CAMEL.findall(run)
         if len(pieces) > 1 and len(run) <= MAX_JOINED_LENGTH:
             # `GitHub`, `k8s`, `getUserInfo`: users type the whole word as often as its parts.
             words.append(stem(run.lower()))
         for piece in pieces:
             word = piece.lower()
-            if word in STOP_WORDS:
-                continue
+            if word in STOP_WORDS or (len(word) == 1 and len(pieces) > 1):
+                continue  # the `k` and `s` of `k8s` match every stray letter in the catalog
             words.append(stem(word))
     return Terms(tuple(words), tuple(runs))
 
