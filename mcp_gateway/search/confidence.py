@@ -57,9 +57,29 @@ class Judgement:
     reasons: tuple[str, ...]
 
 
-def judge(
-    index: SearchIndex, query: ParsedQuery, tool: IndexedTool, *, server_terms: set[str], named_exactly: bool
-) -> Judgement:
+@dataclass(frozen=True)
+class Evidence:
+    """What a query offers as evidence, computed once per search and used to judge each hit."""
+
+    query: ParsedQuery
+    words: tuple[str, ...]
+    idf: dict[str, float]
+    typos: dict[str, str]
+    generic: frozenset[str]
+
+
+def evidence_of(index: SearchIndex, query: ParsedQuery) -> Evidence:
+    words = _judged_words(index, query)
+    return Evidence(
+        query=query,
+        words=tuple(words),
+        idf={word: term_idf(index, word) for word in words},
+        typos={term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed},
+        generic=frozenset(term.term for term in query.terms if term.kind == "word" and term.weight == GENERIC_WEIGHT),
+    )
+
+
+def judge(evidence: Evidence, tool: IndexedTool, *, server_terms: set[str], named_exactly: bool) -> Judgement:
     """Confidence and reasons for one hit; `server_terms` are query terms matching the tool's server.
 
     high: the query names the tool, or the tool accounts for most of the query's information
@@ -68,18 +88,16 @@ def judge(
     through a synonym), and at least one matched word is not a generic verb. medium: it accounts for a fair
     share (`MEDIUM_COVERAGE`) with at least one non-generic word. low: anything less.
     """
-    doc_count = max(len(index.tools), 1)
-    typos = {term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed}
-    generic_words = {term.term for term in query.terms if term.kind == "word" and term.weight == GENERIC_WEIGHT}
-    mass = matched = evidence = 0.0
+    query, typos = evidence.query, evidence.typos
+    mass = matched = support = 0.0
     own_word = False
     name_hit = named_exactly
     all_content_matched = True
     reasons: dict[str, list[str]] = {}
-    for word in _judged_words(index, query, doc_count):
-        generic = word in generic_words
+    for word in evidence.words:
+        generic = word in evidence.generic
         weight = (0.5 if is_cjk(word) and len(word) == 1 else 1.0) * (GENERIC_WEIGHT if generic else 1.0)
-        idf = term_idf(index, word)
+        idf = evidence.idf[word]
         mass += weight * idf
         match = _best_match(tool, word, server_terms)
         if match.strength == 0.0 and word in typos:
@@ -93,14 +111,14 @@ def judge(
         matched += weight * idf * match.strength
         own_word = own_word or (match.field in OWN_FIELDS and not match.label.startswith(("synonym", "topic")))
         if not generic:
-            evidence += idf * match.strength
+            support += idf * match.strength
         name_hit = name_hit or match.field in NAME_FIELDS
         reasons.setdefault(match.label, []).append(query.surface.get(word, word))
     coverage = matched / mass if mass else 0.0
-    strong = coverage >= HIGH_COVERAGE and all_content_matched and name_hit and own_word and evidence > 0
+    strong = coverage >= HIGH_COVERAGE and all_content_matched and name_hit and own_word and support > 0
     if named_exactly or strong:
         level: Confidence = "high"
-    elif coverage >= MEDIUM_COVERAGE and evidence > 0:
+    elif coverage >= MEDIUM_COVERAGE and support > 0:
         level = "medium"
     else:
         level = "low"
@@ -110,7 +128,7 @@ def judge(
     return Judgement(level, round(coverage, 2), tuple(explained))
 
 
-def _judged_words(index: SearchIndex, query: ParsedQuery, doc_count: int) -> list[str]:
+def _judged_words(index: SearchIndex, query: ParsedQuery) -> list[str]:
     """The query's words that carry evidence (not numbers); for a long request only the most informative.
 
     CJK text is judged by its units of meaning (lexicon words, then bigrams of the rest), not by every
@@ -119,7 +137,8 @@ def _judged_words(index: SearchIndex, query: ParsedQuery, doc_count: int) -> lis
     words = [word for word in dict.fromkeys(query.words) if not word.isdigit() and not is_cjk(word)]
     words.extend(unit for run in query.cjk_runs for unit in cjk_units(run))
     if len(words) > MAX_JUDGED_WORDS:
-        words.sort(key=lambda word: term_idf(index, word), reverse=True)
+        rarity = {word: term_idf(index, word) for word in words}
+        words.sort(key=rarity.__getitem__, reverse=True)
         del words[MAX_JUDGED_WORDS:]
     return words
 

@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcp_gateway.search.clauses import steps_of
-from mcp_gateway.search.confidence import Confidence, judge
+from mcp_gateway.search.confidence import Confidence, Evidence, evidence_of, judge
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
-from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
+from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.ranking import Scored, rank
 from mcp_gateway.search.servers import resolve_server
 
@@ -109,18 +109,20 @@ class SearchEngine:
                 step_query = parse_query(step, self._known, self._vocabulary_list)
                 rankings.append(rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH))
             ranked = fuse(rankings)
-        hits = tuple(self._hit(parsed, scored.doc_id, scored.score) for scored in ranked[:limit])
+        evidence = evidence_of(self._index, parsed)
+        hits = tuple(self._hit(evidence, scored.doc_id, scored.score) for scored in ranked[:limit])
         if not hits:
             notes.append(self._nothing_matched(query, focus))
         return SearchResult(hits, tuple(notes), focus)
 
-    def _hit(self, parsed: ParsedQuery, doc_id: int, score: float) -> SearchHit:
+    def _hit(self, evidence: Evidence, doc_id: int, score: float) -> SearchHit:
+        parsed = evidence.query
         tool = self._index.tools[doc_id]
         server = tool.entry.server
         phrases = self._index.servers[server].phrases
         server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
         named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
-        judgement = judge(self._index, parsed, tool, server_terms=server_terms, named_exactly=named)
+        judgement = judge(evidence, tool, server_terms=server_terms, named_exactly=named)
         return SearchHit(server, tool.entry.name, round(score, 3), judgement.confidence, judgement.reasons)
 
     def _nothing_matched(self, query: str, focus: str | None) -> str:
