@@ -15,6 +15,9 @@ import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import RootModel
 
 from mcp_gateway.catalog.records import JsonObject
@@ -46,6 +49,8 @@ class Connection:
         """The server's process ended before the pool asked it to stop."""
         self.idle = anyio.Event()
         self.idle.set()
+        self.probing = False
+        """A liveness probe is under way; one at a time is enough."""
 
     @property
     def protocol_version(self) -> str:
@@ -116,3 +121,19 @@ class Connection:
             seen.add(next_cursor)
             cursor = next_cursor
         return tools
+
+    async def responds(self, *, timeout_seconds: float) -> bool:
+        """Whether the server still answers a trivial request: a timed-out call alone does not say.
+
+        `ping` under the handshake protocols; from 2026-07-28 `ping` is gone, so the first page of
+        `tools/list` stands in. Any answer counts, an error answer too: only silence means wedged.
+        """
+        if self.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            probe: types.PingRequest | types.ListToolsRequest = types.PingRequest(params=None)
+        else:
+            probe = types.ListToolsRequest(params=None)
+        try:
+            await self._client.session.send_request(probe, _RawResult, request_read_timeout_seconds=timeout_seconds)
+        except MCPError as exc:
+            return exc.code not in (REQUEST_TIMEOUT, CONNECTION_CLOSED)
+        return True

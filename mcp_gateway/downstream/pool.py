@@ -9,6 +9,8 @@ Contract (DESIGN §5):
 - a server whose process ends leaves the pool (its in-flight calls fail with a clear error) and the next
   call starts it again; a server that fails to start is not retried until its backoff window ends
   (doubling on each failure, cleared by a success), and calls inside the window fail fast;
+- a call that times out makes the pool probe its connection; one that does not answer the probe is
+  wedged and retired: new calls get a fresh process, the old one closes after its last call;
 - shutdown refuses new work and stops every connection in parallel under one deadline.
 """
 
@@ -38,10 +40,18 @@ from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.translate import call_failure, start_failure
-from mcp_gateway.errors import BackoffError, DownstreamError, ShuttingDownError, UnknownServerError
+from mcp_gateway.errors import (
+    BackoffError,
+    CallTimeoutError,
+    DownstreamError,
+    ShuttingDownError,
+    UnknownServerError,
+)
 from mcp_gateway.paths import Workspace
 
 MAX_BACKOFF_SECONDS = 15 * 60.0
+WEDGE_PROBE_SECONDS = 5.0
+"""How long a connection whose call timed out gets to answer a trivial request before it is retired."""
 SHUTDOWN_MARGIN_SECONDS = 1.0
 """Added to the longest close budget for the whole parallel shutdown."""
 
@@ -149,6 +159,7 @@ class Pool:
         except Exception as exc:
             error = call_failure(server, tool, exc, timeout_seconds=timeout, retry_safe=retry_safe)
             self._note_error(slot, error)
+            self._probe_if_timed_out(slot, connection, error)
             raise error from exc
         finally:
             connection.end_call()
@@ -164,6 +175,7 @@ class Pool:
         except Exception as exc:
             error = call_failure(server, "tools/list", exc, timeout_seconds=timeout, retry_safe=True)
             self._note_error(slot, error)
+            self._probe_if_timed_out(slot, connection, error)
             raise error from exc
         finally:
             connection.end_call()
@@ -339,6 +351,30 @@ class Pool:
     def _retire(self, connection: Connection) -> None:
         connection.usable = False
         connection.stop.set()
+
+    # Wedged connections.
+
+    def _probe_if_timed_out(self, slot: _Slot, connection: Connection, error: DownstreamError) -> None:
+        if not isinstance(error, CallTimeoutError) or connection.probing or not connection.usable or self._closing:
+            return
+        assert self._tg is not None
+        connection.probing = True
+        self._tg.start_soon(self._retire_if_wedged, slot, connection)
+
+    async def _retire_if_wedged(self, slot: _Slot, connection: Connection) -> None:
+        """A slow tool is not a dead server: retire the connection only if a trivial request goes unanswered too."""
+        try:
+            responds = await connection.responds(timeout_seconds=WEDGE_PROBE_SECONDS)
+        except Exception:  # any failure of the probe itself means the connection is unusable
+            responds = False
+        finally:
+            connection.probing = False
+        if not responds and connection.usable:
+            self._log_for(slot).note(
+                f"retiring the connection: it did not answer a liveness probe within {WEDGE_PROBE_SECONDS:g}s "
+                "after a call timed out; the next call starts a fresh process"
+            )
+            self._retire(connection)
 
     # Idle reaping.
 
