@@ -24,6 +24,7 @@ import mcp_types as types
 from anyio.streams.buffered import BufferedByteReceiveStream
 from gateway_testing import peer, write_workspace
 from mcp import Client, StdioServerParameters
+from mcp.shared.dispatcher import ProgressFnT
 
 VENV_BIN = Path(sys.executable).parent
 GATEWAY_BIN = VENV_BIN / "mcp-gateway"
@@ -145,6 +146,27 @@ async def build_cache(home: Path, query: str, servers: Iterable[str]) -> None:
     assert expected <= cached, f"cache.json holds {sorted(cached)}, expected {sorted(expected)}"
 
 
+async def refreshed_workspace(
+    home: Path, servers: Mapping[str, Any], settings: Mapping[str, Any] | None = None
+) -> None:
+    """A workspace whose cache.json already lists every server (built by `mcp-gateway refresh`)."""
+    write_workspace(home, servers, settings)
+    done = await run_cli_async("refresh", home=home)
+    assert done.returncode == 0, done.stderr
+
+
+async def execute(
+    client: Client,
+    tool: str,
+    arguments: Mapping[str, Any] | None = None,
+    progress_callback: ProgressFnT | None = None,
+) -> types.CallToolResult:
+    """`execute_tool` through the gateway."""
+    return await client.call_tool(
+        "execute_tool", {"tool": tool, "arguments": dict(arguments or {})}, progress_callback=progress_callback
+    )
+
+
 def parse_json_output(text: str) -> dict[str, Any]:
     """The first JSON object that starts a line of `text` (tools print banners around their JSON)."""
     decoder = json.JSONDecoder()
@@ -182,6 +204,31 @@ def is_alive(pid: int) -> bool:
 def parent_pid(pid: int) -> int:
     """The parent of a running process (Linux /proc)."""
     return int(_stat_fields(Path(f"/proc/{pid}/stat").read_text())[1])
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group `pgid` (zombies count as gone), from Linux /proc."""
+    members: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = _stat_fields((entry / "stat").read_text())
+            if fields[0] != "Z" and int(fields[2]) == pgid:
+                members.append(int(entry.name))
+    return members
+
+
+async def wait_groups_empty(pgids: Iterable[int], seconds: float = PROCESS_GONE_SECONDS) -> None:
+    watched = list(pgids)
+    await wait_for(lambda: not any(group_members(pgid) for pgid in watched), seconds)
+
+
+def kill_groups_quietly(pgids: Iterable[int]) -> None:
+    """Clean-up after a failed test: SIGKILL whole process groups it learned of, if still there."""
+    for pgid in pgids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
 
 
 def _stat_fields(stat: str) -> list[str]:
