@@ -1,10 +1,13 @@
 """From a server's config to a connected SDK `Client`: transport, headers, environment, protocol mode.
 
-Three transports: stdio (our own `StdioTransport`), Streamable HTTP and SSE (the SDK's). What the SDK's
+Three transports: stdio (our own `StdioTransport`), Streamable HTTP (the SDK's) and SSE (our own). What the SDK's
 defaults would get wrong for a gateway is set here:
 - the HTTP client's read timeout is off: the gateway enforces `requestTimeoutMs` itself, and the SDK's
   300 s read default would otherwise cap a longer one;
-- the SSE event size limit is raised so a large tool result passes through;
+- the SSE event size limit is raised so a large tool result passes through (for legacy SSE servers that
+  takes our own transport, `sse.py`: the SDK's fixes it at 1 MB);
+- an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
+  as a bare JSON-RPC internal error), and so is a server that refuses the connection;
 - the stdio child gets the gateway's whole environment when `inheritEnv` is true (the SDK passes only a
   few safe variables);
 - the protocol mode comes from the server's `protocol` setting or what it negotiated last time, so
@@ -23,8 +26,8 @@ from typing import Protocol
 import anyio
 import httpx2
 from mcp import Client
+from mcp.client import Transport
 from mcp.client.session import LoggingFnT
-from mcp.client.sse import sse_client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, LoggingMessageNotificationParams
@@ -34,15 +37,17 @@ from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream.process_records import ProcessRecords
+from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
+from mcp_gateway.downstream.translate import innermost
 from mcp_gateway.errors import ServerStartError
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
+HTTP_ERROR_STATUS = 400
+HTTP_SERVER_ERROR_STATUS = 500
 MAX_SSE_EVENT_BYTES = 256 * 1024 * 1024
 """One SSE event carries one whole JSON-RPC message; large tool results must fit."""
-SSE_READ_TIMEOUT_SECONDS = 24 * 60 * 60.0
-"""An idle SSE stream is normal between calls; the idle reaper, not a read timeout, decides when it ends."""
 
 CLIENT_INFO = Implementation(name="mcp-gateway", version=__version__)
 
@@ -89,37 +94,67 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     """
     spec = server.spec
     mode = protocol_mode(spec.protocol, options.remembered_protocol)
-    exited: anyio.Event | None = None
-    pid_source: StdioTransport | None = None
     if isinstance(spec, StdioServer):
         transport = StdioTransport(server.name, _stdio_launch(spec, options), options.log, options.records)
-        exited = transport.exited
-        pid_source = transport
-    else:
-        headers = remote_headers(server.name, spec, options.environ)
-        if isinstance(spec, HttpServer):
-            http_client = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(HTTP_CONNECT_TIMEOUT_SECONDS, read=None))
-            )
-            transport = streamable_http_client(
-                spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_BYTES
-            )
-        else:
-            transport = sse_client(
-                spec.url,
-                headers=headers,
-                timeout=HTTP_CONNECT_TIMEOUT_SECONDS,
-                sse_read_timeout=SSE_READ_TIMEOUT_SECONDS,
-            )
-    client = Client(
-        transport,
-        mode=mode,
-        cache=None,
-        client_info=CLIENT_INFO,
-        logging_callback=_log_to(options.log),
+        client = await stack.enter_async_context(_client(transport, mode, options))
+        return OpenedClient(client=client, exited=transport.exited, pid=transport.pid)
+    watch = HttpStatusWatch()
+    http_client = await stack.enter_async_context(
+        httpx2.AsyncClient(
+            headers=remote_headers(server.name, spec, options.environ),
+            timeout=httpx2.Timeout(HTTP_CONNECT_TIMEOUT_SECONDS, read=None),
+            event_hooks={"response": [watch.record]},
+        )
     )
-    await stack.enter_async_context(client)
-    return OpenedClient(client=client, exited=exited, pid=pid_source.pid if pid_source is not None else None)
+    if isinstance(spec, HttpServer):
+        remote = streamable_http_client(spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_BYTES)
+    else:
+        remote = sse_transport(http_client, spec.url, max_event_bytes=MAX_SSE_EVENT_BYTES)
+    try:
+        client = await stack.enter_async_context(_client(remote, mode, options))
+    except Exception as exc:
+        raise _remote_failure(server.name, spec.url, watch, exc) from exc
+    return OpenedClient(client=client, exited=None, pid=None)
+
+
+class HttpStatusWatch:
+    """Remembers the last HTTP error status a remote server answered, so a failed connect can name it."""
+
+    def __init__(self) -> None:
+        self.last_error: httpx2.Response | None = None
+
+    async def record(self, response: httpx2.Response) -> None:
+        if response.status_code >= HTTP_ERROR_STATUS:
+            self.last_error = response
+
+
+def display_url(url: httpx2.URL | str) -> str:
+    """A URL fit for an error message: without userinfo, query or fragment, which may carry credentials."""
+    return str(httpx2.URL(url).copy_with(userinfo=b"", query=None, fragment=None))
+
+
+def _remote_failure(name: str, url: str, watch: HttpStatusWatch, exc: Exception) -> Exception:
+    """A clearer error than the transport's when the server answered an HTTP error or was not there."""
+    cause = innermost(exc)
+    if watch.last_error is not None:
+        response = watch.last_error
+        return ServerStartError(
+            f"Server '{name}' answered HTTP {response.status_code} {response.reason_phrase} at "
+            f"{display_url(response.request.url)}; "
+            "check that the server works and that its url in config.json is right, then call again.",
+            server=name,
+            phase="startup",
+            retryable=response.status_code >= HTTP_SERVER_ERROR_STATUS,
+        )
+    if isinstance(cause, httpx2.ConnectError):
+        return ServerStartError(
+            f"Server '{name}' could not be reached at {display_url(url)}: nothing accepted the connection ({cause}); "
+            "check that it is running and that its url in config.json is right, then call again.",
+            server=name,
+            phase="startup",
+            retryable=True,
+        )
+    return exc
 
 
 def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str, str]) -> dict[str, str]:
@@ -156,6 +191,10 @@ def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
     if cwd is not None and not os.path.isdir(cwd):
         raise FileNotFoundError(2, "working directory (cwd) does not exist", cwd)
     return StdioLaunch(command=spec.command, args=spec.args, env=base, cwd=cwd, close_timeout=options.close_timeout)
+
+
+def _client(transport: Transport, mode: str, options: ConnectOptions) -> Client:
+    return Client(transport, mode=mode, cache=None, client_info=CLIENT_INFO, logging_callback=_log_to(options.log))
 
 
 def _log_to(log: StderrLog) -> LoggingFnT:

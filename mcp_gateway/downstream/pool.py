@@ -33,7 +33,7 @@ import anyio.abc
 from mcp_gateway.background import background_tasks
 from mcp_gateway.catalog.records import JsonObject, Listing
 from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.models import Settings
+from mcp_gateway.config.models import Settings, StdioServer
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client, secrets_of
 from mcp_gateway.downstream.connection import Connection, ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
@@ -289,7 +289,7 @@ class Pool:
                             slot,
                             attempt,
                             log,
-                            start_failure(name, exc, timeout_seconds=timeout, stderr_log=str(log.path)),
+                            start_failure(name, exc, timeout_seconds=timeout, stderr_log=self._stderr_path(slot, log)),
                         )
                         return
                     connect_scope.deadline = math.inf
@@ -307,7 +307,9 @@ class Pool:
                     attempt.done.set()
                     await self._serve_until_stopped(connection)
             if connect_scope.cancelled_caught and connection is None and not self._closing:
-                error = start_failure(name, TimeoutError(), timeout_seconds=timeout, stderr_log=str(log.path))
+                error = start_failure(
+                    name, TimeoutError(), timeout_seconds=timeout, stderr_log=self._stderr_path(slot, log)
+                )
                 self._fail_start(slot, attempt, log, error)
         finally:
             if connection is not None and connection.crashed:
@@ -438,6 +440,10 @@ class Pool:
             path = self._workspace.stderr_log_path(slot.server.name)
             slot.log = StderrLog(path, secrets_of(slot.server, self._environ))
         return slot.log
+
+    def _stderr_path(self, slot: _Slot, log: StderrLog) -> str | None:
+        """Where a failed start's own words are: only a local process has a stderr."""
+        return str(log.path) if isinstance(slot.server.spec, StdioServer) else None
 
     def _connect_timeout(self, slot: _Slot) -> float:
         return (slot.server.spec.connect_timeout_ms or self._settings.connect_timeout_ms) / 1000.0

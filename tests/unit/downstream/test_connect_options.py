@@ -1,11 +1,11 @@
-"""Pure parts of connecting: the SDK protocol mode per server, and the headers of remote servers."""
+"""Pure parts of connecting: the SDK protocol mode per server, the headers of remote servers, and URLs in errors."""
 
 from __future__ import annotations
 
 import pytest
 
 from mcp_gateway.config.models import HttpServer, SseServer
-from mcp_gateway.downstream.connect import protocol_mode, remote_headers
+from mcp_gateway.downstream.connect import display_url, protocol_mode, remote_headers
 from mcp_gateway.errors import ServerStartError
 
 
@@ -55,3 +55,14 @@ def test_remote_headers_do_not_modify_the_configured_headers() -> None:
     spec = HttpServer(url="https://mcp.example.com/mcp", headers={"X-Team": "core"}, bearer_token_env="T")
     remote_headers("docs", spec, {"T": "token-value"})
     assert spec.headers == {"X-Team": "core"}
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://user:secret@example.com:8443/mcp?api_key=secret#frag", "https://example.com:8443/mcp"),
+        ("http://127.0.0.1:9000/sse", "http://127.0.0.1:9000/sse"),
+    ],
+)
+def test_a_url_in_an_error_message_carries_no_credentials(url: str, shown: str) -> None:
+    assert display_url(url) == shown

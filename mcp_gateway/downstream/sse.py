@@ -1,0 +1,106 @@
+"""The legacy HTTP+SSE transport to a remote server (protocol 2024-11-05's GET /sse plus POST endpoint).
+
+Modelled on the SDK's `mcp.client.sse.sse_client`, which falls short for a gateway in two ways, hence this
+module:
+- it caps one server-sent event at 1 MB with no way to raise it, and one event carries one whole JSON-RPC
+  message, so any tool result over 1 MB (a screenshot, a file) killed the connection; here the cap is the
+  caller's;
+- the stream and every POST go through the caller's `httpx2.AsyncClient`, so the gateway sees each HTTP
+  status (a 500 becomes a clear error naming it, see `HttpStatusWatch` in `connect.py`).
+Redirects are followed only within the endpoint's origin, with the SDK's own rule (`stream_within_origin`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from urllib.parse import urljoin, urlparse
+
+import anyio
+import httpx2
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared._httpx_utils import request_within_origin, stream_within_origin  # pyright: ignore[reportPrivateUsage]
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+
+
+class SseProtocolError(Exception):
+    """The server's event stream broke the legacy SSE transport's rules."""
+
+
+@asynccontextmanager
+async def sse_transport(client: httpx2.AsyncClient, url: str, *, max_event_bytes: int) -> AsyncGenerator[Streams]:
+    """Open the event stream, wait for the `endpoint` event, then relay messages both ways until exit.
+
+    Raises:
+        httpx2.HTTPStatusError: the stream was refused with an HTTP error status.
+        SseProtocolError: the endpoint event is missing or points to another origin.
+    """
+    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    merged = httpx2.Headers(SSE_HEADERS)
+    async with stream_within_origin(client, "GET", url, headers=merged) as response:
+        response.raise_for_status()
+        events = httpx2.EventSource(response, max_event_size=max_event_bytes)
+
+        async def read_events(*, task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED) -> None:
+            started = False
+            async with read_send:
+                try:
+                    async for event in events:
+                        if event.event == "endpoint" and not started:
+                            task_status.started(message_endpoint(url, event.data))
+                            started = True
+                        elif event.event == "message" and event.data:
+                            await read_send.send(_message(event.data))
+                except (httpx2.HTTPError, httpx2.SSEError, OSError) as exc:
+                    if not started:
+                        raise
+                    # The session sees the failure (it fails the calls in flight) instead of waiting forever.
+                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        await read_send.send(exc)
+            if not started:
+                raise SseProtocolError(f"the event stream at {url} ended before its 'endpoint' event")
+
+        async def post_messages(endpoint: str) -> None:
+            async with write_receive:
+                async for message in write_receive:
+                    body = message.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                    try:
+                        posted = await request_within_origin(client, "POST", endpoint, json=body)
+                        posted.raise_for_status()
+                    except (httpx2.HTTPError, OSError) as exc:
+                        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                            await read_send.send(exc)
+
+        async with anyio.create_task_group() as tg:
+            endpoint = await tg.start(read_events)
+            tg.start_soon(post_messages, endpoint)
+            try:
+                yield read_receive, write_send
+            finally:
+                write_send.close()
+                read_receive.close()
+                tg.cancel_scope.cancel()
+
+
+def message_endpoint(url: str, data: str) -> str:
+    """Where to POST messages, from the `endpoint` event; refused unless on the stream's own origin."""
+    endpoint = urljoin(url, data)
+    origin, target = urlparse(url), urlparse(endpoint)
+    if (origin.scheme, origin.netloc) != (target.scheme, target.netloc):
+        raise SseProtocolError(f"the server's message endpoint {endpoint} is not on the origin of {url}")
+    return endpoint
+
+
+def _message(data: str) -> SessionMessage | Exception:
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(data, by_name=False))
+    except (ValidationError, ValueError) as exc:
+        return exc
