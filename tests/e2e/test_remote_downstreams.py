@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
-from gateway_testing import ROOT, write_workspace
+from gateway_testing import ROOT, fake_server, write_workspace
 from mcp import Client, StdioServerParameters
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -47,6 +48,13 @@ def wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
 @pytest.fixture
 def remote_server(request: pytest.FixtureRequest) -> Iterator[int]:
     transport, *flags = request.param
+    with running_remote(transport, *flags) as port:
+        yield port
+
+
+@contextlib.contextmanager
+def running_remote(transport: str, *flags: str) -> Generator[int]:
+    """The HTTP fixture server on a free port, for as long as the block runs."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, str(HTTP_FIXTURE), "--transport", transport, "--port", str(port), *flags],
@@ -122,3 +130,52 @@ async def test_a_missing_bearer_token_is_an_error_naming_the_variable(tmp_path: 
             result = await client.call_tool("list_tools", {"server": "web"})
     assert result.is_error
     assert "NOT_SET_ANYWHERE" in text(result)
+
+
+TEN_MEGABYTES = 10 * 1024 * 1024
+ENDPOINTS = {"streamable-http": ("http", "/mcp"), "sse": ("sse", "/sse")}
+
+
+def remote_entry(transport: str, port: int) -> dict[str, Any]:
+    kind, path = ENDPOINTS[transport]
+    return {"type": kind, "url": f"http://127.0.0.1:{port}{path}"}
+
+
+@pytest.mark.parametrize("transport", list(ENDPOINTS))
+async def test_a_ten_megabyte_result_passes_through_a_remote_server_whole(tmp_path: Path, transport: str) -> None:
+    home = tmp_path / "home"
+    with running_remote(transport) as port:
+        write_workspace(home, {"remote": remote_entry(transport, port)})
+        with anyio.fail_after(CALL_SECONDS):
+            async with Client(gateway(home)) as client:
+                arguments = {"size": TEN_MEGABYTES}
+                result = await client.call_tool("execute_tool", {"tool": "remote.big", "arguments": arguments})
+    assert not result.is_error, text(result)[:200]
+    assert text(result) == "x" * TEN_MEGABYTES
+
+
+@pytest.mark.parametrize("transport", list(ENDPOINTS))
+@pytest.mark.parametrize("failure", ["connection refused", "HTTP 500"])
+async def test_an_unreachable_or_failing_remote_server_is_a_clear_error_for_it_alone(
+    tmp_path: Path, transport: str, failure: str
+) -> None:
+    home = tmp_path / "home"
+    with contextlib.ExitStack() as stack:
+        if failure == "HTTP 500":
+            port = stack.enter_context(running_remote(transport, "--fail-with-500"))
+        else:
+            port = free_port()  # nothing listens there
+        servers = {"remote": remote_entry(transport, port), "local": fake_server()}
+        write_workspace(home, servers, {"failureBackoffMs": 0})
+        with anyio.fail_after(CALL_SECONDS):
+            async with Client(gateway(home)) as client:
+                broken = await client.call_tool("execute_tool", {"tool": "remote.echo", "arguments": {"message": "x"}})
+                working = await client.call_tool("execute_tool", {"tool": "local.echo", "arguments": {"message": "y"}})
+    assert broken.is_error
+    message = text(broken)
+    url = remote_entry(transport, port)["url"]
+    if failure == "HTTP 500":
+        assert f"Server 'remote' answered HTTP 500 Internal Server Error at {url};" in message
+    else:
+        assert f"Server 'remote' could not be reached at {url}: nothing accepted the connection" in message
+    assert (working.is_error, text(working)) == (False, "y")
