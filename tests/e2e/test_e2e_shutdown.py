@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import anyio
@@ -17,8 +18,11 @@ import pytest
 from e2e_gateway import (
     PROCESS_GONE_SECONDS,
     SESSION_SECONDS,
+    RawGateway,
     gateway_session,
+    group_members,
     is_alive,
+    kill_groups_quietly,
     kill_quietly,
     parent_pid,
     raw_gateway,
@@ -26,6 +30,7 @@ from e2e_gateway import (
     text_of,
     wait_for,
     wait_gone,
+    wait_groups_empty,
 )
 from gateway_testing import fake_server, write_workspace
 
@@ -146,3 +151,83 @@ async def test_a_sigterm_during_shutdown_still_stops_a_stubborn_downstream(tmp_p
         await wait_gone([downstream], PROMPT_EXIT_SECONDS)
     finally:
         kill_quietly(learned)
+
+
+IDLE_MINUTES = 0.02
+STUBBORN_STOP_SECONDS = 10.0
+"""Bound for a reaped stubborn server: stdin EOF grace, then SIGTERM grace, then SIGKILL (about 4 s)."""
+SHUTDOWN_BUDGET_SECONDS = 8.0
+"""The issue's bound for a whole shutdown with ten servers, two of them stubborn."""
+STOPS = ["stdin-eof", "SIGINT", "SIGTERM", "SIGHUP"]
+
+
+async def pid_through(gateway: RawGateway, server: str) -> int:
+    result = await gateway.call("tools/call", {"name": "execute_tool", "arguments": {"tool": f"{server}.pid"}})
+    return int(result["structuredContent"]["pid"])
+
+
+async def test_an_idle_stubborn_server_and_one_with_a_grandchild_leave_nothing_of_their_groups(tmp_path: Path) -> None:
+    servers = {"stubborn": fake_server(stubborn="1", grandchild="1"), "tree": fake_server(grandchild="1")}
+    write_workspace(tmp_path / "home", servers, {"idleTimeout": IDLE_MINUTES})
+    learned: list[int] = []
+    try:
+        async with raw_gateway(tmp_path / "home") as gateway:
+            with anyio.fail_after(SESSION_SECONDS):
+                groups = [await pid_through(gateway, name) for name in servers]
+                learned += groups
+                await wait_for(lambda: all(len(group_members(pgid)) == 2 for pgid in groups), PID_APPEARS_SECONDS)
+                await wait_groups_empty(groups, IDLE_MINUTES * 60 + STUBBORN_STOP_SECONDS)
+                assert await pid_through(gateway, "tree") not in groups, "the gateway serves on, with a new process"
+    finally:
+        kill_groups_quietly(learned)
+
+
+@pytest.mark.parametrize("stop", STOPS)
+async def test_ten_running_servers_two_of_them_stubborn_are_all_gone_within_eight_seconds(
+    tmp_path: Path, stop: str
+) -> None:
+    servers = {f"plain{index}": fake_server(grandchild="1" if index % 2 else "") for index in range(8)}
+    servers |= {"stubborn0": fake_server(stubborn="1", grandchild="1"), "stubborn1": fake_server(stubborn="1")}
+    write_workspace(tmp_path / "home", servers)
+    learned: list[int] = []
+    try:
+        async with raw_gateway(tmp_path / "home") as gateway:
+            with anyio.fail_after(SESSION_SECONDS):
+                groups = [await pid_through(gateway, name) for name in servers]
+                learned += groups
+                await wait_for(lambda: len(group_members(groups[1])) == 2, PID_APPEARS_SECONDS)
+            stopping = time.monotonic()
+            if stop == "stdin-eof":
+                await gateway.close_stdin()
+            else:
+                os.kill(gateway.pid, getattr(signal, stop))
+            assert await gateway.wait_exit(SHUTDOWN_BUDGET_SECONDS) == 0
+            await wait_groups_empty(groups, max(0.1, SHUTDOWN_BUDGET_SECONDS - (time.monotonic() - stopping)))
+        assert time.monotonic() - stopping < SHUTDOWN_BUDGET_SECONDS
+    finally:
+        kill_groups_quietly(learned)
+
+
+async def test_after_a_sigkilled_gateway_children_exit_on_eof_and_the_next_start_reaps_the_stubborn_ones(
+    tmp_path: Path,
+) -> None:
+    servers = {"plain": fake_server(), "stubborn": fake_server(stubborn="1", grandchild="1")}
+    home = tmp_path / "home"
+    write_workspace(home, servers)
+    learned: list[int] = []
+    try:
+        async with raw_gateway(home) as gateway:
+            with anyio.fail_after(SESSION_SECONDS):
+                plain, stubborn = [await pid_through(gateway, name) for name in servers]
+                learned += [plain, stubborn]
+                await wait_for(lambda: len(group_members(stubborn)) == 2, PID_APPEARS_SECONDS)
+            os.kill(gateway.pid, signal.SIGKILL)
+            await gateway.wait_exit(PROCESS_GONE_SECONDS)
+        await wait_groups_empty([plain])
+        assert len(group_members(stubborn)) == 2, "a server that ignores EOF outlives a SIGKILLed gateway"
+        async with raw_gateway(home) as next_gateway:
+            await wait_groups_empty([stubborn])
+            await next_gateway.close_stdin()
+            assert await next_gateway.wait_exit(PROMPT_EXIT_SECONDS) == 0
+    finally:
+        kill_groups_quietly(learned)
