@@ -119,6 +119,8 @@ class Pool:
         self._running_tasks = 0
         self._all_stopped = anyio.Event()
         self._all_stopped.set()
+        self._open: set[Connection] = set()
+        """Every connection not yet closed, retired ones still finishing their calls or stopping included."""
         self._tg: anyio.abc.TaskGroup | None = None
         self._background = background_tasks()
 
@@ -213,7 +215,7 @@ class Pool:
         self._closing = True
         for slot in self._slots.values():
             if slot.connection is not None:
-                self._retire(slot.connection)
+                self._retire(slot, slot.connection)
             if slot.attempt is not None and slot.attempt.connecting is not None:
                 slot.attempt.connecting.cancel()
         deadline = max((self._close_timeout(s) for s in self._slots.values()), default=0.0) + SHUTDOWN_MARGIN_SECONDS
@@ -295,6 +297,7 @@ class Pool:
                     connect_scope.deadline = math.inf
                     attempt.connecting = None
                     connection = Connection(name, opened.client, opened.exited, opened.pid)
+                    self._open.add(connection)
                     slot.connection = connection
                     if slot.failures or slot.last_error is not None:
                         self._journal.clear(name)
@@ -305,13 +308,15 @@ class Pool:
                         self._memory.remember(name, connection.protocol_version)
                     attempt.connection = connection
                     attempt.done.set()
-                    await self._serve_until_stopped(connection)
+                    await self._serve_until_stopped(slot, connection)
             if connect_scope.cancelled_caught and connection is None and not self._closing:
                 error = start_failure(
                     name, TimeoutError(), timeout_seconds=timeout, stderr_log=self._stderr_path(slot, log)
                 )
                 self._fail_start(slot, attempt, log, error)
         finally:
+            if connection is not None:
+                self._open.discard(connection)
             if connection is not None and connection.crashed:
                 self._note_error(slot, _crash_record(name, log))
             if slot.connection is connection:
@@ -324,14 +329,14 @@ class Pool:
                 self._all_stopped.set()
             self._activity.set()
 
-    async def _serve_until_stopped(self, connection: Connection) -> None:
+    async def _serve_until_stopped(self, slot: _Slot, connection: Connection) -> None:
         async with anyio.create_task_group() as watch:
 
             async def stop_when_exited() -> None:
                 assert connection.exited is not None
                 await connection.exited.wait()
                 connection.crashed = not connection.stop.is_set()
-                self._retire(connection)
+                self._retire(slot, connection)
 
             if connection.exited is not None:
                 watch.start_soon(stop_when_exited)
@@ -342,17 +347,25 @@ class Pool:
 
     def kill_everything(self) -> None:
         """SIGKILL every server process group at once: the user asked twice to stop, so nothing waits any more."""
-        for slot in self._slots.values():
-            connection = slot.connection
-            if connection is not None and connection.pid is not None:
+        for connection in self._open:
+            if connection.pid is not None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(connection.pid, signal.SIGKILL)
         if self._records is not None:
             self._records.kill_all()
 
-    def _retire(self, connection: Connection) -> None:
+    def _retire(self, slot: _Slot, connection: Connection) -> None:
+        """Take no new calls on `connection` and let it close after its last one; the next call starts afresh.
+
+        It leaves the slot at once, not when its process has finally stopped (a stubborn one takes seconds):
+        a call arriving meanwhile must start a new process, not wait for the old one to die.
+        """
         connection.usable = False
         connection.stop.set()
+        if slot.connection is connection:
+            slot.connection = None
+        if slot.attempt is not None and slot.attempt.connection is connection:
+            slot.attempt = None
 
     # Wedged connections.
 
@@ -376,7 +389,7 @@ class Pool:
                 f"retiring the connection: it did not answer a liveness probe within {WEDGE_PROBE_SECONDS:g}s "
                 "after a call timed out; the next call starts a fresh process"
             )
-            self._retire(connection)
+            self._retire(slot, connection)
 
     # Idle reaping.
 
@@ -392,7 +405,7 @@ class Pool:
                 deadline = connection.last_used + idle_seconds
                 if deadline <= now:
                     self._log_for(slot).note(f"stopping after {idle_seconds:g}s idle")
-                    self._retire(connection)
+                    self._retire(slot, connection)
                 else:
                     next_deadline = min(next_deadline, deadline)
             self._activity = anyio.Event()

@@ -211,3 +211,26 @@ async def test_a_server_that_is_slow_to_fail_never_delays_the_others(tmp_path: P
                 calls.cancel_scope.cancel()
     finally:
         kill_quietly(learned)
+
+
+async def test_a_call_while_a_stubborn_server_is_being_stopped_starts_a_fresh_process_at_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    server = fake_server(stubborn="1") | {"idleTimeout": IDLE_MINUTES}
+    await refreshed_workspace(home, {"stubborn": server})
+    log = home / "logs" / "stubborn.stderr.log"
+    learned: list[int] = []
+    try:
+        with anyio.fail_after(SESSION_SECONDS):
+            async with gateway_session(home) as client:
+                learned.append(old := await downstream_pid(client, "stubborn"))
+                await wait_for(lambda: "stopping after" in log.read_text(), IDLE_SECONDS + REAP_SLACK_SECONDS + 1)
+                asked = time.monotonic()
+                learned.append(fresh := await downstream_pid(client, "stubborn"))
+                answered_in = time.monotonic() - asked
+                old_still_stopping = is_alive(old)
+                await wait_gone([old])
+        assert fresh != old
+        assert old_still_stopping, "the old process ignores EOF and SIGTERM for a few seconds"
+        assert answered_in < FAST_FAIL_SECONDS * 4, "the new call did not wait for the old process to die"
+    finally:
+        kill_quietly(learned)
