@@ -10,9 +10,12 @@ client does not have, several clients detected and none chosen, an ambiguous `--
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from pathlib import Path
+
+import anyio
 
 from mcp_gateway.cli.context import workspace_of
 from mcp_gateway.errors import CliError, ConfigError
@@ -36,6 +39,7 @@ from mcp_gateway.importers import (
 )
 from mcp_gateway.importers.files import write_atomically
 from mcp_gateway.importers.report import client_entry_block, needed_variables, server_blocks, variables_line
+from mcp_gateway.importers.sign_in import needs_probe, screen_sign_ins
 
 FAILED = 1
 USAGE = 2
@@ -62,6 +66,7 @@ def _import(args: argparse.Namespace, where: Where) -> int:
     if scope not in client.scopes:
         raise CliError(f"{client.title} has no {scope} scope; use one of: {', '.join(client.scopes)}", USAGE)
     reading = read_client(client, where, scope, Path(args.source) if args.source else None)
+    reading = _screen_sign_ins(reading, client.title)
     workspace = workspace_of(args)
     plan = plan_merge(workspace.config_path, reading.servers)
     outcomes = {outcome.name: outcome for outcome in plan.outcomes}
@@ -109,6 +114,16 @@ def _import(args: argparse.Namespace, where: Where) -> int:
     home = f" --home {args.home}" if args.home else ""
     print(f"Check the servers: mcp-gateway{home} refresh (starts each once and caches its tools), then status.")
     return 0
+
+
+def _screen_sign_ins(reading: ClientReading, client: str) -> ClientReading:
+    remote = sum(1 for server in reading.servers if needs_probe(server))
+    if remote:
+        plural = "s" if remote > 1 else ""
+        print(
+            f"Asking {remote} remote server{plural} without credentials whether they need a sign-in…", file=sys.stderr
+        )
+    return anyio.run(functools.partial(screen_sign_ins, reading, client))
 
 
 def _chosen_client(args: argparse.Namespace, where: Where) -> ClientFormat:

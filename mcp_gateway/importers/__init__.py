@@ -5,7 +5,8 @@ or why the entry was skipped) and knows the gateway's entry in the client's own 
 `variables` (each client's `${env:X}`, `{env:X}`, `$X` → `${X}`), `masking` (secrets out of output),
 `jsonc` / `jsonc_edit` / `toml_edit` (text-level edits that keep every unrelated byte), `merge` (into
 the gateway's config.json without overwriting hand-made fields), `backups` (taken before every
-write-back, restored byte for byte) and `launch` (the gateway command each client runs).
+write-back, restored byte for byte), `launch` (the gateway command each client runs) and `sign_in`
+(whether a credential-less remote server needs a sign-in the gateway cannot do).
 """
 
 from mcp_gateway.importers.backups import Backup, backups_of, create_backup, parse_backup, restore

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from e2e_gateway import run_cli_async
 from gateway_testing import ROOT, fake_server, write_workspace
 from mcp import Client, StdioServerParameters
 
@@ -179,3 +180,22 @@ async def test_an_unreachable_or_failing_remote_server_is_a_clear_error_for_it_a
     else:
         assert f"Server 'remote' could not be reached at {url}: nothing accepted the connection" in message
     assert (working.is_error, text(working)) == (False, "y")
+
+
+async def test_import_leaves_a_remote_server_that_demands_a_sign_in_in_the_client(tmp_path: Path) -> None:
+    with running_remote("streamable-http", "--require-sign-in") as locked, running_remote("sse") as open_port:
+        client_file = tmp_path / "mcp.json"
+        servers = {"locked": remote_entry("streamable-http", locked), "open": remote_entry("sse", open_port)}
+        client_file.write_text(json.dumps({"mcpServers": servers}, indent=2))
+        original = client_file.read_bytes()
+        home = tmp_path / "gateway"
+        arguments = ["import", "--client", "claude-code", "--from", str(client_file), "--write-client-config"]
+        done = await run_cli_async(*arguments, home=home)
+    assert done.returncode == 0, done.stderr
+    assert "locked: skipped: it signs in with OAuth (without credentials it answered HTTP 401)" in done.stdout
+    assert "open: imported" in done.stdout
+    assert set(json.loads((home / "config.json").read_text())["mcpServers"]) == {"open"}
+    written = json.loads(client_file.read_text())["mcpServers"]
+    assert set(written) == {"locked", "mcp-gateway"}
+    assert written["locked"] == servers["locked"]
+    assert client_file.read_bytes() != original

@@ -8,7 +8,22 @@ from pathlib import Path
 import pytest
 from importer_testing import GATEWAY_HOME, SAMPLES, UVX_PATH, InstallSample
 
-from mcp_gateway.importers import Launch, Where
+from mcp_gateway.importers import Launch, Where, sign_in
+
+OFFLINE = "no network in unit tests"
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Importer unit tests never reach the sample files' real URLs; the sign-in probe sees no answer.
+
+    The probe itself is tested against a local server (tests/e2e/test_remote_downstreams.py).
+    """
+
+    async def no_answer(transport: str, url: str) -> str:
+        return OFFLINE
+
+    monkeypatch.setattr(sign_in, "http_status", no_answer)
 
 
 @pytest.fixture
