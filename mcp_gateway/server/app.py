@@ -21,7 +21,9 @@ from mcp_gateway.config import GatewayConfig
 from mcp_gateway.paths import Workspace
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.stdio import stdio_streams
+from mcp_gateway.server.tools import meta_tools
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.tokens import compact_json
 
 SERVER_NAME = "mcp-gateway"
 MAX_SERVERS_NAMED = 24
@@ -42,6 +44,12 @@ def instructions(config: GatewayConfig) -> str:
         "in plain words), then run it with execute_tool using its qualified name server.tool and arguments that "
         "match its input schema. list_tools browses one server; describe_tool shows a tool's full definition."
     )
+
+
+def initial_context(config: GatewayConfig) -> str:
+    """What a client puts before the model for the gateway before any call: its tool list and instructions."""
+    tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in meta_tools()]
+    return compact_json(tools) + instructions(config)
 
 
 def build_server(gateway: Gateway) -> Server[object]:

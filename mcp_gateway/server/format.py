@@ -15,9 +15,10 @@ import mcp_types as types
 
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
-from mcp_gateway.server.schema_cut import compact_json, cut_schema
+from mcp_gateway.server.schema_cut import cut_schema
 from mcp_gateway.service.gateway import SearchReport, ToolPage
 from mcp_gateway.service.names import ResolvedTool
+from mcp_gateway.tokens import compact_json
 
 LEADING_HITS = 3
 """The first hits get the larger budgets below; the rest are usually alternatives."""

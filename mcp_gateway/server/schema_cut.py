@@ -9,16 +9,12 @@ result as cut and points to `describe_tool` for the whole thing.
 
 from __future__ import annotations
 
-import json
 from typing import Any, cast
 
 from mcp_gateway.catalog.records import JsonObject
+from mcp_gateway.tokens import compact_json
 
 PROSE_KEYS = frozenset({"description", "title", "examples", "example", "$comment", "$schema", "markdownDescription"})
-
-
-def compact_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def cut_schema(schema: JsonObject, budget: int) -> tuple[JsonObject, bool]:

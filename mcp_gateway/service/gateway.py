@@ -218,14 +218,16 @@ class Gateway:
 
     async def refresh_servers(self, servers: list[str] | None = None) -> None:
         names = servers if servers is not None else [n for n, s in self.config.servers.items() if not s.spec.disabled]
-        await self.catalog.refresh_many(names, self._list, concurrency=self.config.settings.refresh_concurrency)
+        await self.catalog.refresh_many(
+            names, self.list_downstream, concurrency=self.config.settings.refresh_concurrency
+        )
 
     async def ensure_listed(self, server: str) -> ServerCatalog:
         """The server's catalog entry, fetching it now when there is none (on-demand loading)."""
         entry = self.catalog.entry(server)
         if entry is not None:
             return entry
-        return await self.catalog.refresh(server, self._list)
+        return await self.catalog.refresh(server, self.list_downstream)
 
     def status(self) -> list[ServerReport]:
         self.catalog.sync_from_disk()
@@ -247,10 +249,11 @@ class Gateway:
             )
         return reports
 
-    # Helpers.
-
-    async def _list(self, server: str) -> Listing:
+    async def list_downstream(self, server: str) -> Listing:
+        """Ask the server itself for its tools now (starting it if need be); the catalog is not touched."""
         return await self.pool.list_tools(server)
+
+    # Helpers.
 
     async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
         self.catalog.sync_from_disk()

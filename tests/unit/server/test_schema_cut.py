@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from mcp_gateway.server.schema_cut import compact_json, cut_schema
+from mcp_gateway.server.schema_cut import cut_schema
+from mcp_gateway.tokens import compact_json
 
 
 def big_schema() -> dict[str, Any]:
