@@ -87,7 +87,7 @@ async def run_until_stopped(workspace: Workspace, config: GatewayConfig) -> None
     with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
         async with anyio.create_task_group() as watchers:
             watchers.start_soon(stopper.watch, signals)
-            async with Gateway(workspace, config) as gateway:
+            async with Gateway(workspace, config, load_in_background=True) as gateway:
                 stopper.gateway = gateway
                 with anyio.CancelScope() as serving:
                     stopper.serving = serving

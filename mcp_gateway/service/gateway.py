@@ -9,6 +9,7 @@ entering it reads cache.json and reaps what a killed predecessor left behind, an
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -27,7 +28,13 @@ from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool, ServerStatus
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
-from mcp_gateway.errors import DownstreamError, InvalidArgumentsError, ToolCallError, UnknownToolError
+from mcp_gateway.errors import (
+    CatalogError,
+    DownstreamError,
+    InvalidArgumentsError,
+    ToolCallError,
+    UnknownToolError,
+)
 from mcp_gateway.paths import Workspace
 from mcp_gateway.search import SearchEngine, SearchHit
 from mcp_gateway.service.arguments import argument_problems
@@ -86,7 +93,14 @@ class Gateway:
         *,
         environ: Mapping[str, str] | None = None,
         connector: Connector = open_client,
+        load_in_background: bool = False,
     ) -> None:
+        """`load_in_background`: read cache.json after entering, not before; every operation waits for it.
+
+        A serving gateway does this so that its client's `initialize` is answered at once: reading and
+        indexing thousands of cached tools takes about a second, and `initialize` and `tools/list` need none
+        of them.
+        """
         self.workspace = workspace
         self.config = config
         self._environ = dict(os.environ if environ is None else environ)
@@ -104,11 +118,14 @@ class Gateway:
         )
         self._stack = AsyncExitStack()
         self._tg: anyio.abc.TaskGroup | None = None
+        self._load_in_background = load_in_background
+        self._catalog_loaded = anyio.Event()
 
     async def __aenter__(self) -> Gateway:
         self.workspace.ensure()
         await anyio.to_thread.run_sync(reap_stale_groups, self.workspace.process_records_dir)
-        await anyio.to_thread.run_sync(self.catalog.load)
+        if not self._load_in_background:
+            await self._load_catalog()
         await self._stack.__aenter__()
         try:
             await self._stack.enter_async_context(self.pool)
@@ -116,6 +133,8 @@ class Gateway:
         except BaseException:
             await self._stack.aclose()
             raise
+        if self._load_in_background:
+            self._tg.start_soon(self._load_catalog)
         return self
 
     async def __aexit__(
@@ -129,17 +148,38 @@ class Gateway:
             self._records.close()
 
     def start_background(self) -> None:
-        """Refresh invalid catalog entries (bounded parallelism) and start `eager` servers."""
+        """Once the catalog is loaded: refresh invalid entries (bounded parallelism) and start `eager` servers."""
         assert self._tg is not None
+        self._tg.start_soon(self._start_background)
+
+    async def _start_background(self) -> None:
+        await self._catalog_loaded.wait()
         if self.config.settings.startup_metadata_check:
             due = self.catalog.needs_refresh()
             if due:
+                assert self._tg is not None
                 self._tg.start_soon(self.refresh_servers, due)
-        self.pool.start_eager_servers()
+        self.pool.start_eager_servers()  # after the load: the pool recalls each server's protocol from it
+
+    async def _load_catalog(self) -> None:
+        try:
+            await anyio.to_thread.run_sync(self.catalog.load)
+        except CatalogError as error:
+            if not self._load_in_background:
+                raise
+            # Serving goes on without the cache: each server is listed when it is first needed.
+            print(f"mcp-gateway: {error.message}; serving without the cached tool lists", file=sys.stderr)
+        finally:
+            self._catalog_loaded.set()
+
+    async def loaded(self) -> None:
+        """Return once cache.json has been read and indexed."""
+        await self._catalog_loaded.wait()
 
     # Operations.
 
     async def search(self, query: str, *, server: str | None = None, limit: int | None = None) -> SearchReport:
+        await self.loaded()
         self.catalog.sync_from_disk()
         notes: list[str] = []
         if server:
@@ -180,6 +220,7 @@ class Gateway:
         return resolve_server_name(self._directory, server)
 
     async def list_tools(self, server: str, *, limit: int | None = None, offset: int = 0) -> ToolPage:
+        await self.loaded()
         name = resolve_server_name(self._directory, server)
         entry = await self.ensure_listed(name)
         tools = self.catalog.tools(name)
@@ -217,6 +258,7 @@ class Gateway:
         )
 
     async def refresh_servers(self, servers: list[str] | None = None) -> None:
+        await self.loaded()
         names = servers if servers is not None else [n for n, s in self.config.servers.items() if not s.spec.disabled]
         await self.catalog.refresh_many(
             names, self.list_downstream, concurrency=self.config.settings.refresh_concurrency
@@ -224,6 +266,7 @@ class Gateway:
 
     async def ensure_listed(self, server: str) -> ServerCatalog:
         """The server's catalog entry, fetching it now when there is none (on-demand loading)."""
+        await self.loaded()
         entry = self.catalog.entry(server)
         if entry is not None:
             return entry
@@ -256,6 +299,7 @@ class Gateway:
     # Helpers.
 
     async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
+        await self.loaded()
         self.catalog.sync_from_disk()
         named = self._named_server(tool, server)
         if named is not None and self.catalog.entry(named) is None and not self.config.servers[named].spec.disabled:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +16,7 @@ from gateway_testing import load, write_workspace
 from inprocess_fakes import FakeDownstream, InProcessConnector
 from mcp import Client
 
+from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.paths import Workspace
 from mcp_gateway.server.app import build_server
 from mcp_gateway.service.gateway import Gateway
@@ -140,3 +142,40 @@ async def test_a_gateway_sees_tools_another_gateway_process_listed(tmp_path: Pat
             seen_by_first = await search(first_client, "echo a message", limit=5)
     assert {hit["tool"] for hit in seen_by_first["results"]} >= {"alpha.echo", "beta.echo"}
     assert beta.listings == 1  # the first gateway read beta's tools from cache.json, it did not list them again
+
+
+async def test_a_serving_gateway_answers_before_its_cache_is_read_and_searches_wait_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    downstream = FakeDownstream()
+    workspace = workspace_for(tmp_path, downstream)
+    async with Gateway(workspace, load(workspace), connector=InProcessConnector(downstream)) as first:
+        await first.refresh_servers()  # writes cache.json
+    release = threading.Event()
+    original = Catalog.load
+
+    def slow_load(self: Catalog) -> None:
+        release.wait(WAIT_SECONDS)
+        original(self)
+
+    monkeypatch.setattr(Catalog, "load", slow_load)
+    connector = InProcessConnector(downstream)
+    found: list[dict[str, Any]] = []
+    async with Gateway(workspace, load(workspace), connector=connector, load_in_background=True) as gateway:
+        gateway.start_background()
+        async with Client(build_server(gateway), mode="legacy", cache=None) as client:
+            with anyio.fail_after(WAIT_SECONDS / 2):
+                listed = await client.list_tools()  # the cache is still unread
+            assert len(listed.tools) == 4
+            async with anyio.create_task_group() as calls:
+
+                async def search_now() -> None:
+                    found.append(await search(client, "echo a message"))
+
+                calls.start_soon(search_now)
+                await anyio.sleep(0.2)  # the search is waiting for the cache; it must not answer from nothing
+                assert not found
+                release.set()
+    [payload] = found
+    assert "fake.echo" in [hit["tool"] for hit in payload["results"]]
+    assert downstream.listings == 1, "the cached tools were used, nothing was listed again"
