@@ -8,9 +8,10 @@ A `ToolRecord` keeps every field of the listed tool. The named fields are the on
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 JsonObject = dict[str, Any]
@@ -19,16 +20,81 @@ _T = TypeVar("_T")
 _NAMED_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta")
 
 
-@dataclass(frozen=True)
 class ToolRecord:
+    """One tool as its server listed it; immutable.
+
+    The JSON-valued fields (the schemas, annotations, `_meta` and `extra`) are held as compact JSON text and
+    parsed each time they are read, so every reader gets its own copy. A 5,645-tool catalog held as nested
+    dicts took 15 MB; as text it takes under 4 MB, and a search reads the schemas of a dozen tools at most.
+    """
+
+    __slots__ = ("_annotations", "_extra", "_input_schema", "_meta", "_output_schema", "description", "name", "title")
+
     name: str
-    description: str = ""
-    input_schema: JsonObject = field(default_factory=lambda: {"type": "object"})
-    title: str | None = None
-    output_schema: JsonObject | None = None
-    annotations: JsonObject | None = None
-    meta: JsonObject | None = None
-    extra: JsonObject = field(default_factory=dict[str, Any])
+    description: str
+    title: str | None
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        description: str = "",
+        input_schema: JsonObject | None = None,
+        title: str | None = None,
+        output_schema: JsonObject | None = None,
+        annotations: JsonObject | None = None,
+        meta: JsonObject | None = None,
+        extra: JsonObject | None = None,
+    ) -> None:
+        setter = object.__setattr__
+        setter(self, "name", name)
+        setter(self, "description", description)
+        setter(self, "title", title)
+        setter(self, "_input_schema", _DEFAULT_SCHEMA if input_schema is None else _text(input_schema))
+        setter(self, "_output_schema", _text_or_none(output_schema))
+        setter(self, "_annotations", _text_or_none(annotations))
+        setter(self, "_meta", _text_or_none(meta))
+        setter(self, "_extra", _text_or_none(extra or None))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ToolRecord is immutable; cannot set {name}")
+
+    def _key(self) -> tuple[str | None, ...]:
+        return tuple(getattr(self, slot) for slot in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ToolRecord) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"ToolRecord(name={self.name!r}, description={self.description[:40]!r}…)"
+
+    @property
+    def input_schema(self) -> JsonObject:
+        return cast(JsonObject, json.loads(self._input_schema))
+
+    @property
+    def input_schema_json(self) -> str:
+        """The input schema as compact JSON text: a stable key for what is derived from it."""
+        return self._input_schema
+
+    @property
+    def output_schema(self) -> JsonObject | None:
+        return _parsed(self._output_schema)
+
+    @property
+    def annotations(self) -> JsonObject | None:
+        return _parsed(self._annotations)
+
+    @property
+    def meta(self) -> JsonObject | None:
+        return _parsed(self._meta)
+
+    @property
+    def extra(self) -> JsonObject:
+        return _parsed(self._extra) or {}
 
     @classmethod
     def from_wire(cls, tool: Mapping[str, Any]) -> ToolRecord:
@@ -44,7 +110,7 @@ class ToolRecord:
         return cls(
             name=name,
             description=_str_or(tool.get("description"), ""),
-            input_schema=cast(JsonObject, schema) if isinstance(schema, dict) else {"type": "object"},
+            input_schema=cast(JsonObject, schema) if isinstance(schema, dict) else None,
             title=_str_or(tool.get("title"), None),
             output_schema=_dict_or_none(tool.get("outputSchema")),
             annotations=_dict_or_none(tool.get("annotations")),
@@ -59,12 +125,12 @@ class ToolRecord:
             wire["title"] = self.title
         wire["description"] = self.description
         wire["inputSchema"] = self.input_schema
-        if self.output_schema is not None:
-            wire["outputSchema"] = self.output_schema
-        if self.annotations is not None:
-            wire["annotations"] = self.annotations
-        if self.meta is not None:
-            wire["_meta"] = self.meta
+        if (output_schema := self.output_schema) is not None:
+            wire["outputSchema"] = output_schema
+        if (annotations := self.annotations) is not None:
+            wire["annotations"] = annotations
+        if (meta := self.meta) is not None:
+            wire["_meta"] = meta
         wire.update(self.extra)
         return wire
 
@@ -74,6 +140,21 @@ class ToolRecord:
         if not isinstance(properties, dict):
             return ()
         return tuple(str(key) for key in cast(JsonObject, properties))
+
+
+_DEFAULT_SCHEMA = '{"type":"object"}'
+
+
+def _text(value: JsonObject) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _text_or_none(value: JsonObject | None) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _parsed(text: str | None) -> JsonObject | None:
+    return None if text is None else cast(JsonObject, json.loads(text))
 
 
 @dataclass(frozen=True)

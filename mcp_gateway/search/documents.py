@@ -8,7 +8,9 @@ more than the same word in a long description; the weights live in `ranking.py`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from mcp_gateway.search.lexicon import concepts_of, expansions_of, translations_of
 from mcp_gateway.search.text import Terms, analyze, is_cjk, split_identifier, stem
@@ -20,7 +22,7 @@ MAX_DESCRIPTION_CHARS = 4000
 MAX_PARAMETER_TEXT_CHARS = 2000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolEntry:
     server: str
     name: str
@@ -37,15 +39,22 @@ class ServerEntry:
     description: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexedTool:
-    """A tool's terms per field, with term counts: the unit the index stores and the ranker explains."""
+    """A tool's terms per field, with term counts: the unit the index stores and the ranker explains.
+
+    Thousands are held at once, so the counts are a tuple in `FIELDS` order rather than a dict per tool,
+    and the fields a tool has no text in all share one empty mapping.
+    """
 
     entry: ToolEntry
-    fields: dict[str, Counter[str]]
-    lengths: dict[str, int]
+    counts: tuple[Mapping[str, int], ...]
     has_cjk: bool = False
     """Its text has CJK words (so CJK terms' document frequency is judged among tools like it)."""
+
+    @property
+    def fields(self) -> dict[str, Mapping[str, int]]:
+        return dict(zip(FIELDS, self.counts, strict=True))
 
 
 def index_tool(entry: ToolEntry) -> IndexedTool:
@@ -55,23 +64,23 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
     param_names = analyze(" ".join(name for name, _ in entry.parameters))
     param_text = analyze(" ".join(text for _, text in entry.parameters)[:MAX_PARAMETER_TEXT_CHARS])
     name_concepts = _concepts(name, title)
-    fields: dict[str, Counter[str]] = {
-        "name": Counter(name.words),
-        "title": Counter(title.words),
-        "description": Counter(description.words),
-        "param_names": Counter(param_names.words),
-        "param_text": Counter(param_text.words),
-        "translated": Counter(
+    fields = {
+        "name": term_counts(name.words),
+        "title": term_counts(title.words),
+        "description": term_counts(description.words),
+        "param_names": term_counts(param_names.words),
+        "param_text": term_counts(param_text.words),
+        "translated": term_counts(
             [
                 *translations_of((*name.cjk_runs, *title.cjk_runs, *description.cjk_runs)),
                 *expansions_of((*name.words, *title.words, *description.words)),
             ]
         ),
-        "concepts": Counter(_concepts(description)),
-        "name_concepts": Counter(name_concepts),
+        "concepts": term_counts(_concepts(description)),
+        "name_concepts": term_counts(name_concepts),
     }
     has_cjk = bool(name.cjk_runs or title.cjk_runs or description.cjk_runs)
-    return IndexedTool(entry, fields, {field: sum(counts.values()) for field, counts in fields.items()}, has_cjk)
+    return IndexedTool(entry, tuple(fields[field] for field in FIELDS), has_cjk)
 
 
 SERVER_NAME_NOISE = frozenset(
@@ -100,7 +109,7 @@ def server_phrases(entry: ServerEntry) -> tuple[tuple[str, ...], ...]:
     return tuple(sorted(phrases))
 
 
-def index_server(entry: ServerEntry) -> dict[str, Counter[str]]:
+def index_server(entry: ServerEntry) -> dict[str, Mapping[str, int]]:
     """A server's own terms: its key and aliases (`server`), and its description (`server_text`)."""
     words: list[str] = []
     for label in (entry.name, *entry.aliases):
@@ -108,7 +117,15 @@ def index_server(entry: ServerEntry) -> dict[str, Counter[str]]:
         words.extend(names.words)
         words.extend(_concepts(names))
     text = analyze(entry.description or "")
-    return {"server": Counter(words), "server_text": Counter([*text.words, *_concepts(text)])}
+    return {"server": term_counts(words), "server_text": term_counts([*text.words, *_concepts(text)])}
+
+
+NO_TERMS: Mapping[str, int] = MappingProxyType({})
+
+
+def term_counts(terms: Sequence[str]) -> Mapping[str, int]:
+    """How often each term occurs; one shared empty mapping for no terms (most tools leave some fields empty)."""
+    return Counter(terms) if terms else NO_TERMS
 
 
 def _concepts(*parts: Terms) -> list[str]:

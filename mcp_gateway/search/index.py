@@ -1,6 +1,6 @@
 """An inverted index over tool fields, updated one server at a time.
 
-Postings map field → term → {document id: term count}. Replacing a server's tools touches only the
+Postings map field → term → (document id, term count) pairs. Replacing a server's tools touches only the
 postings of that server's terms, so a refresh of one server costs in proportion to that server, not to
 the catalog. Collection statistics (document count, per-field total length) are kept as running sums
 for BM25; document frequency is the size of a posting.
@@ -9,8 +9,9 @@ for BM25; document frequency is the size of a posting.
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,12 +32,32 @@ _NOT_ALNUM = re.compile(r"[^0-9a-z\u3040-\u9fff\uac00-\ud7af]+")
 
 @dataclass
 class FieldPostings:
-    postings: dict[str, dict[int, int]] = field(default_factory=dict[str, dict[int, int]])
+    """One field's postings: term → the documents that have it, with the term's count in each.
+
+    Each posting is a flat `array` of (document id, count) pairs rather than a dict: a 5,645-tool catalog
+    has 53,000 postings, most of them a document or two long, and a dict per posting took 12 MB of the
+    gateway's memory where arrays take 4. Only documents with text in the field have a length.
+    """
+
+    _postings: dict[str, array[int]] = field(default_factory=dict[str, "array[int]"])
     lengths: dict[int, int] = field(default_factory=dict[int, int])
     total_length: int = 0
     _scales: dict[tuple[float, float, int], dict[int, float]] = field(
         default_factory=dict[tuple[float, float, int], dict[int, float]]
     )
+
+    def __contains__(self, term: str) -> bool:
+        return term in self._postings
+
+    def terms(self) -> Iterable[str]:
+        return self._postings.keys()
+
+    def entries(self, term: str) -> Iterable[tuple[int, int]]:
+        """(document id, count) for every document with `term`."""
+        packed = self._postings.get(term)
+        if packed is None:
+            return ()
+        return zip(packed[0::2], packed[1::2], strict=True)
 
     def scales(self, weight: float, b: float, doc_count: int) -> dict[int, float]:
         """Each document's BM25F factor for this field, `weight / (1 - b + b * length / average)`, cached.
@@ -52,30 +73,45 @@ class FieldPostings:
             self._scales[key] = cached
         return cached
 
-    def add(self, doc_id: int, counts: Counter[str], length: int) -> None:
+    def add(self, doc_id: int, counts: Mapping[str, int], length: int) -> None:
         for term, count in counts.items():
-            self.postings.setdefault(term, {})[doc_id] = count
-        self.lengths[doc_id] = length
-        self.total_length += length
+            packed = self._postings.get(term)
+            if packed is None:
+                self._postings[term] = array(_POSTING_TYPE, (doc_id, count))
+            else:
+                packed.extend((doc_id, count))
+        if length:
+            self.lengths[doc_id] = length
+            self.total_length += length
         self._scales.clear()
 
-    def remove(self, doc_id: int, counts: Counter[str], length: int) -> None:
-        for term in counts:
-            posting = self.postings.get(term)
-            if posting is None:
+    def remove(self, doc_ids: Collection[int], terms: Iterable[str]) -> None:
+        """Drop `doc_ids` from the postings of `terms` (every term they have), one pass per posting."""
+        for term in terms:
+            packed = self._postings.get(term)
+            if packed is None:
                 continue
-            posting.pop(doc_id, None)
-            if not posting:
-                del self.postings[term]
-        self.lengths.pop(doc_id, None)
-        self.total_length -= length
+            kept = array(_POSTING_TYPE)
+            for doc_id, count in zip(packed[0::2], packed[1::2], strict=True):
+                if doc_id not in doc_ids:
+                    kept.extend((doc_id, count))
+            if kept:
+                self._postings[term] = kept
+            else:
+                del self._postings[term]
+        for doc_id in doc_ids:
+            self.total_length -= self.lengths.pop(doc_id, 0)
         self._scales.clear()
+
+
+_POSTING_TYPE = "l"
+"""Document ids and counts as C longs: no Python int object per entry."""
 
 
 @dataclass(frozen=True)
 class IndexedServer:
     entry: ServerEntry
-    fields: dict[str, Counter[str]]
+    fields: dict[str, Mapping[str, int]]
     phrases: tuple[tuple[str, ...], ...]
 
 
@@ -103,7 +139,7 @@ class SearchIndex:
         """Servers whose name phrases contain a word: a word in many server names names none of them."""
         self.named_after_server: set[int] = set()
         """Tools whose name holds a distinctive word of their own server's key or aliases."""
-        self.name_keys: dict[str, set[int]] = {}
+        self.name_keys: dict[str, tuple[int, ...]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
         self.term_scores: dict[tuple[str, bool], dict[int, float]] = {}
         """Each queried term's BM25F score per tool: a pure function of the index, so kept until it changes."""
@@ -136,15 +172,15 @@ class SearchIndex:
             doc_id = self._allocate()
             indexed = index_tool(entry)
             self.tools[doc_id] = indexed
-            for name in FIELDS:
-                self.fields[name].add(doc_id, indexed.fields[name], indexed.lengths[name])
-            self.doc_freq.update(_distinct_terms(indexed.fields.values()))
+            for name, counts in zip(FIELDS, indexed.counts, strict=True):
+                self.fields[name].add(doc_id, counts, sum(counts.values()))
+            self.doc_freq.update(_distinct_terms(indexed.counts))
             self.cjk_tools += indexed.has_cjk
             server_words = {word for phrase in indexed_server.phrases for word in phrase}
             if not server_words.isdisjoint(indexed.fields["name"]):
                 self.named_after_server.add(doc_id)
             for key in _name_keys(entry):
-                self.name_keys.setdefault(key, set()).add(doc_id)
+                self.name_keys[key] = (*self.name_keys.get(key, ()), doc_id)
             ids.append(doc_id)
         self._by_server[server.name] = ids
         self.server_spread.update(self._server_words(server.name))
@@ -161,7 +197,7 @@ class SearchIndex:
         del self._server_by_id[server_id]
         indexed_server = self.servers.pop(name)
         for field_name, counts in indexed_server.fields.items():
-            self.server_fields[field_name].remove(server_id, counts, sum(counts.values()))
+            self.server_fields[field_name].remove({server_id}, counts)
         self.server_doc_freq.subtract(_distinct_terms(indexed_server.fields.values()))
         self.server_doc_freq = +self.server_doc_freq
         self.phrase_freq.subtract({word for phrase in indexed_server.phrases for word in phrase})
@@ -174,19 +210,20 @@ class SearchIndex:
                 holders.discard(name if table is self.cjk_phrases else (name, phrase))
                 if not holders:
                     del table[key]
-        for doc_id in self._by_server.pop(name, []):
-            indexed = self.tools.pop(doc_id)
-            for field_name in FIELDS:
-                self.fields[field_name].remove(doc_id, indexed.fields[field_name], indexed.lengths[field_name])
-            self.doc_freq.subtract(_distinct_terms(indexed.fields.values()))
+        removed = {doc_id: self.tools.pop(doc_id) for doc_id in self._by_server.pop(name, [])}
+        for field_name in FIELDS:
+            terms = set[str]().union(*(indexed.fields[field_name] for indexed in removed.values()))
+            self.fields[field_name].remove(removed.keys(), terms)
+        for doc_id, indexed in removed.items():
+            self.doc_freq.subtract(_distinct_terms(indexed.counts))
             self.cjk_tools -= indexed.has_cjk
             self.named_after_server.discard(doc_id)
             for key in _name_keys(indexed.entry):
-                holders = self.name_keys.get(key)
-                if holders is not None:
-                    holders.discard(doc_id)
-                    if not holders:
-                        del self.name_keys[key]
+                holders = tuple(held for held in self.name_keys.get(key, ()) if held != doc_id)
+                if holders:
+                    self.name_keys[key] = holders
+                else:
+                    self.name_keys.pop(key, None)
         self.doc_freq = +self.doc_freq  # drop terms no tool has any more
         self.term_scores.clear()
         self.version += 1
@@ -209,14 +246,14 @@ class SearchIndex:
 
     def vocabulary(self) -> Iterable[str]:
         for postings in self.fields.values():
-            yield from postings.postings
+            yield from postings.terms()
 
     def _allocate(self) -> int:
         self._next_id += 1
         return self._next_id
 
 
-def _distinct_terms(fields: Iterable[Counter[str]]) -> set[str]:
+def _distinct_terms(fields: Iterable[Mapping[str, int]]) -> set[str]:
     terms: set[str] = set()
     for counts in fields:
         terms.update(counts)

@@ -125,11 +125,10 @@ def _saturated(
         if (field_name in CONCEPT_FIELDS) != term.is_concept:
             continue
         field = postings[field_name]
-        posting = field.postings.get(term.term)
-        if not posting:
+        if term.term not in field:
             continue
         scale = field.scales(field_weight, FIELD_B.get(field_name, DEFAULT_B), doc_count)
-        for doc_id, tf in posting.items():
+        for doc_id, tf in field.entries(term.term):
             pseudo[doc_id] = pseudo.get(doc_id, 0.0) + tf * scale[doc_id]
     collection = cjk_count if cjk_count and is_cjk(term.term) else doc_count
     idf = bm25_idf(max(collection, df), df)
@@ -222,9 +221,7 @@ def _specificity(index: SearchIndex, server: str, word: str) -> float:
     spread = index.doc_freq.get(word, 0)
     if spread == 0:
         return 1.0
-    own = sum(
-        1 for doc_id in index.tool_ids(server) if any(word in fields for fields in index.tools[doc_id].fields.values())
-    )
+    own = sum(1 for doc_id in index.tool_ids(server) if any(word in counts for counts in index.tools[doc_id].counts))
     return own / spread
 
 

@@ -244,7 +244,7 @@ class Gateway:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
         resolved = await self._resolve(tool, server)
-        problems = argument_problems(resolved.tool.input_schema, arguments)
+        problems = argument_problems(resolved.tool.input_schema_json, arguments)
         if problems:
             raise InvalidArgumentsError(
                 f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
