@@ -21,6 +21,12 @@ _compiled: dict[str, Validator | None] = {}
 MAX_COMPILED = 2048
 
 
+def prepare() -> None:
+    """Import the validation machinery ahead of the first call (about 40 ms that call would otherwise pay)."""
+    import jsonschema.validators  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    import referencing.exceptions  # noqa: F401  # pyright: ignore[reportUnusedImport]
+
+
 def argument_problems(schema: JsonObject | str, arguments: dict[str, Any]) -> list[str]:
     """Plain-language problems with `arguments`, at most `MAX_PROBLEMS`; empty when they fit the schema.
 

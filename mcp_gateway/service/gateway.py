@@ -38,6 +38,7 @@ from mcp_gateway.errors import (
 from mcp_gateway.paths import Workspace
 from mcp_gateway.search import SearchEngine, SearchHit
 from mcp_gateway.service.arguments import argument_problems
+from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
 
@@ -160,6 +161,7 @@ class Gateway:
                 assert self._tg is not None
                 self._tg.start_soon(self.refresh_servers, due)
         self.pool.start_eager_servers()  # after the load: the pool recalls each server's protocol from it
+        await anyio.to_thread.run_sync(prepare_validation)
 
     async def _load_catalog(self) -> None:
         try:

@@ -1,0 +1,150 @@
+"""The real gateway as a benchmark drives it: a fresh `mcp-gateway --home HOME` process over stdio, with the
+official SDK client, the gateway's stderr kept out of the report, and its pid found in /proc.
+
+The SDK does not expose the process it started, so the gateway is found as this process's child whose
+command line serves `home`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+GATEWAY_BIN = Path(sys.executable).parent / "mcp-gateway"
+STILL_LOADING = "Still loading"
+"""How a search's notes begin to say that some server's tools are still being fetched."""
+
+PID_WAIT_SECONDS = 10.0
+LOADING_SECONDS = 30.0
+"""Upper bound for the background startup check to finish fetching catalogs."""
+POLL_SECONDS = 0.05
+
+
+class GatewaySessionError(Exception):
+    """The gateway could not be driven as expected (no process found, a catalog that never loads)."""
+
+
+def gateway_command(home: Path) -> list[str]:
+    """The installed console script when present, else the module, serving the workspace at `home`."""
+    program = [str(GATEWAY_BIN)] if GATEWAY_BIN.exists() else [sys.executable, "-m", "mcp_gateway"]
+    return [*program, "--home", str(home)]
+
+
+def gateway_environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("MCP_GATEWAY_HOME", None)  # it would compete with --home
+    return env
+
+
+@asynccontextmanager
+async def gateway_client(home: Path, errlog: TextIO) -> AsyncGenerator[Client]:
+    """An SDK client connected to a fresh gateway process serving `home`; its stderr goes to `errlog`."""
+    command, *args = gateway_command(home)
+    params = StdioServerParameters(command=command, args=args, env=gateway_environment())
+    # stdio_client(params) is what Client(params) builds; only the gateway's stderr is redirected.
+    async with Client(stdio_client(params, errlog=errlog), mode="legacy", cache=None) as client:
+        yield client
+
+
+# Processes, from /proc.
+
+
+def process_parents() -> dict[int, int]:
+    """pid -> parent pid of every live process (zombies, exited but not reaped, are left out)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        # The command name may hold spaces and parentheses; the fields after the last ')' are fixed.
+        state, ppid = stat[stat.rindex(")") + 2 :].split()[:2]
+        if state != "Z":
+            parents[int(entry.name)] = int(ppid)
+    return parents
+
+
+def command_line(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+
+
+def find_gateway_pid(home: Path) -> int | None:
+    """Our child process serving `home`."""
+    for pid, ppid in process_parents().items():
+        if ppid != os.getpid():
+            continue
+        argv = command_line(pid)
+        if "--home" in argv[:-1] and argv[argv.index("--home") + 1] == str(home):
+            return pid
+    return None
+
+
+async def wait_for_gateway_pid(home: Path) -> int:
+    with anyio.move_on_after(PID_WAIT_SECONDS):
+        while True:
+            pid = find_gateway_pid(home)
+            if pid is not None:
+                return pid
+            await anyio.sleep(POLL_SECONDS)
+    raise GatewaySessionError(f"no child process serving {home} found within {PID_WAIT_SECONDS:g} s")
+
+
+# Searching.
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    """One `search_tools` result: the text the model reads (one compact JSON item) and what it says."""
+
+    text: str
+    is_error: bool
+    hits: int
+    notes: tuple[str, ...]
+
+    @property
+    def still_loading(self) -> bool:
+        return any(note.startswith(STILL_LOADING) for note in self.notes)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(item.text for item in result.content if isinstance(item, types.TextContent))
+
+
+async def search(client: Client, query: str) -> SearchResponse:
+    """`search_tools` with the query alone: the server hint and the limit stay at their defaults."""
+    result = await client.call_tool("search_tools", {"query": query})
+    text = text_of(result)
+    try:
+        payload = cast(dict[str, Any], json.loads(text))
+    except json.JSONDecodeError:
+        payload = {}  # an error sentence rather than a payload: it still counts as read
+    hits = len(cast(list[Any], payload.get("results", [])))
+    notes = tuple(str(note) for note in cast(list[Any], payload.get("notes", [])))
+    return SearchResponse(text, bool(result.is_error), hits, notes)
+
+
+async def wait_until_loaded(client: Client, query: str) -> SearchResponse:
+    """Search until no note says a catalog is still loading (the background startup check is over)."""
+    with anyio.move_on_after(LOADING_SECONDS):
+        while True:
+            response = await search(client, query)
+            if not response.still_loading:
+                return response
+            await anyio.sleep(POLL_SECONDS)
+    raise GatewaySessionError(f"catalogs still loading after {LOADING_SECONDS:g} s")
