@@ -15,7 +15,7 @@ import mcp_types as types
 
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
-from mcp_gateway.server.schema_cut import cut_schema
+from mcp_gateway.server.schema_cut import cut_schema, without_boilerplate
 from mcp_gateway.service.gateway import SearchReport, ToolPage
 from mcp_gateway.service.names import ResolvedTool
 from mcp_gateway.tokens import compact_json
@@ -50,7 +50,8 @@ def search_payload(report: SearchReport, *, no_servers_hint: str | None) -> dict
     for position, found in enumerate(report.found):
         leading = position < LEADING_HITS
         tool = found.tool
-        schema, cut = cut_schema(tool.input_schema, LEADING_SCHEMA_CHARS if leading else TAIL_SCHEMA_CHARS)
+        budget = LEADING_SCHEMA_CHARS if leading else TAIL_SCHEMA_CHARS
+        schema, cut = cut_schema(without_boilerplate(tool.input_schema), budget)
         entry: dict[str, Any] = {
             "tool": f"{found.hit.server}.{tool.name}",
             "confidence": found.hit.confidence,

@@ -17,6 +17,33 @@ from mcp_gateway.tokens import compact_json
 PROSE_KEYS = frozenset({"description", "title", "examples", "example", "$comment", "$schema", "markdownDescription"})
 
 
+def without_boilerplate(schema: JsonObject) -> JsonObject:
+    """The schema minus what tells the model nothing: the `$schema` dialect URL, the schema's own title, and
+    property titles that only restate the property's name (`"message": {"title": "Message", ...}`, as
+    generated from type hints). These are a tenth of a search response's tokens; nothing else changes."""
+    cleaned = {key: value for key, value in schema.items() if key not in ("$schema", "title")}
+    properties = cleaned.get("properties")
+    if isinstance(properties, dict):
+        cleaned["properties"] = {
+            name: _without_echo_title(name, sub) for name, sub in cast(dict[str, Any], properties).items()
+        }
+    return cleaned
+
+
+def _without_echo_title(name: str, node: Any) -> Any:
+    if not isinstance(node, dict):
+        return node
+    sub = cast(dict[str, Any], node)
+    title = sub.get("title")
+    if isinstance(title, str) and _bare(title) == _bare(name):
+        return {key: value for key, value in sub.items() if key != "title"}
+    return sub
+
+
+def _bare(text: str) -> str:
+    return "".join(char for char in text.lower() if char.isalnum())
+
+
 def cut_schema(schema: JsonObject, budget: int) -> tuple[JsonObject, bool]:
     """The schema itself when its compact JSON fits `budget` characters, else the first reduction that fits
     (or the smallest one); the flag says whether anything was cut."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcp_gateway.server.schema_cut import cut_schema
+from mcp_gateway.server.schema_cut import cut_schema, without_boilerplate
 from mcp_gateway.tokens import compact_json
 
 
@@ -146,3 +146,30 @@ def test_a_cut_schema_keeps_no_reference_to_definitions_it_dropped() -> None:
     kept = set(result.get("$defs", {}))
     referenced = set(re.findall(r'"\$ref":"#/\$defs/([^"]+)"', compact_json(result)))
     assert referenced <= kept
+
+
+def test_boilerplate_that_tells_the_model_nothing_is_dropped_and_the_rest_kept() -> None:
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "echoArguments",
+        "type": "object",
+        "properties": {
+            "message": {"title": "Message", "type": "string"},
+            "max_items": {"title": "Max Items", "type": "integer"},
+            "mode": {"title": "How to search", "type": "string"},
+            "title": {"type": "string"},
+        },
+        "required": ["message"],
+        "additionalProperties": False,
+    }
+    assert without_boilerplate(schema) == {
+        "type": "object",
+        "properties": {
+            "message": {"type": "string"},
+            "max_items": {"type": "integer"},
+            "mode": {"title": "How to search", "type": "string"},
+            "title": {"type": "string"},
+        },
+        "required": ["message"],
+        "additionalProperties": False,
+    }
