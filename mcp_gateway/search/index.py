@@ -108,6 +108,38 @@ _POSTING_TYPE = "l"
 """Document ids and counts as C longs: no Python int object per entry."""
 
 
+MAX_CACHED_SCORES = 100_000
+"""About 8 MB of (tool, score) pairs."""
+
+
+class ScoreCache:
+    """Each queried term's BM25F score per tool, kept between queries: a pure function of the index.
+
+    Bounded by the scores it holds, not by terms: a common word scores thousands of tools, so a count of
+    terms let a long session's cache grow by tens of megabytes. Emptied when full or when the index changes.
+    """
+
+    def __init__(self, max_scores: int = MAX_CACHED_SCORES) -> None:
+        self._scores: dict[tuple[str, bool], dict[int, float]] = {}
+        self._held = 0
+        self._max = max_scores
+
+    def get(self, key: tuple[str, bool]) -> dict[int, float] | None:
+        return self._scores.get(key)
+
+    def put(self, key: tuple[str, bool], scores: dict[int, float]) -> None:
+        if len(scores) > self._max:
+            return
+        if self._held + len(scores) > self._max:
+            self.clear()
+        self._scores[key] = scores
+        self._held += len(scores)
+
+    def clear(self) -> None:
+        self._scores.clear()
+        self._held = 0
+
+
 @dataclass(frozen=True)
 class IndexedServer:
     entry: ServerEntry
@@ -141,7 +173,7 @@ class SearchIndex:
         """Tools whose name holds a distinctive word of their own server's key or aliases."""
         self.name_keys: dict[str, tuple[int, ...]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
-        self.term_scores: dict[tuple[str, bool], dict[int, float]] = {}
+        self.term_scores = ScoreCache()
         """Each queried term's BM25F score per tool: a pure function of the index, so kept until it changes."""
         self._next_id = 0
         self.version = 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from mcp_gateway.search.index import FieldPostings, SearchIndex, name_key
+from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key
 from mcp_gateway.search.query import ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
 
@@ -53,8 +53,6 @@ NAME_MATCH_MIN_SIMILARITY = 88.0
 MAX_NAME_QUERY_CHARS = 64
 MAX_NAME_QUERY_WORDS = 3
 MAX_SCORED_TERMS = 64
-TERM_CACHE_SIZE = 8192
-"""Terms whose per-tool scores are kept between queries (cleared whenever the index changes)."""
 """Terms scored per request; beyond it the weakest (common, low-weight) are dropped."""
 
 
@@ -77,7 +75,7 @@ def bm25f(
     *,
     allowed: set[int] | None = None,
     cjk_count: int | None = None,
-    cache: dict[tuple[str, bool], dict[int, float]] | None = None,
+    cache: ScoreCache | None = None,
 ) -> dict[int, float]:
     """BM25F: each term's length-normalized, field-weighted counts are summed before saturation.
 
@@ -100,9 +98,7 @@ def bm25f(
         if saturated is None:
             saturated = _saturated(postings, weights, term, doc_count=doc_count, df=df, cjk_count=cjk_count)
             if cache is not None:
-                if len(cache) >= TERM_CACHE_SIZE:
-                    cache.clear()
-                cache[key] = saturated
+                cache.put(key, saturated)
         weight = term.weight
         for doc_id, value in saturated.items():
             if allowed is None or doc_id in allowed:
