@@ -155,8 +155,9 @@ def _token_summary(gateway_tools: str, direct_tools: str) -> None:
     print(f"  directly, both demo servers' tools:  {direct:>6,} {unit}")
     print(f"  through the gateway, 4 meta-tools:   {through:>6,} {unit}")
     print(
-        "  The gateway's cost stays the same however many servers stand behind it; with a real 7-server setup\n"
-        "  (352 tools, 56,621 tokens directly) it is the same 471 tokens (see the README)."
+        "  The gateway's cost stays the same however many servers stand behind it: with a real 7-server setup\n"
+        "  (352 tools, 56,621 tokens directly) it is these four tools plus a short instruction, 530 tokens in\n"
+        "  all (see Performance in the README)."
     )
 
 
