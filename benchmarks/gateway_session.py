@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -26,6 +27,7 @@ STILL_LOADING = "Still loading"
 """How a search's notes begin to say that some server's tools are still being fetched."""
 
 PID_WAIT_SECONDS = 10.0
+REFRESH_SECONDS = 120.0
 LOADING_SECONDS = 30.0
 """Upper bound for the background startup check to finish fetching catalogs."""
 POLL_SECONDS = 0.05
@@ -45,6 +47,20 @@ def gateway_environment() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("MCP_GATEWAY_HOME", None)  # it would compete with --home
     return env
+
+
+def refresh_catalog(home: Path) -> None:
+    """`mcp-gateway refresh`: a valid cache.json, so the gateway serving `home` starts no server until a call."""
+    done = subprocess.run(
+        [*gateway_command(home), "refresh"],
+        capture_output=True,
+        text=True,
+        timeout=REFRESH_SECONDS,
+        env=gateway_environment(),
+        check=False,
+    )
+    if done.returncode != 0:
+        raise GatewaySessionError(f"mcp-gateway refresh failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
 
 @asynccontextmanager
@@ -82,6 +98,16 @@ def command_line(pid: int) -> list[str]:
         return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
     except OSError:
         return []
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time of a process; None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime, in clock ticks
 
 
 def find_gateway_pid(home: Path) -> int | None:

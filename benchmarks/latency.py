@@ -55,7 +55,7 @@ from mcp.client.stdio import stdio_client
 
 from benchmarks.bench_data import DEFAULT_DATA_DIR, BenchServer, load_catalog, load_queries
 from benchmarks.bench_workspace import spawned, write_bench_workspace
-from benchmarks.soak import gateway_command, gateway_environment
+from benchmarks.gateway_session import gateway_command, gateway_environment, refresh_catalog
 from mcp_gateway.cli.demo import DEMO_SERVERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -217,20 +217,6 @@ def write_config(home: Path, servers: Mapping[str, Mapping[str, Any]]) -> None:
     home.mkdir(parents=True, exist_ok=True)
     document = {"version": 1, "mcpServers": {name: dict(entry) for name, entry in servers.items()}}
     (home / "config.json").write_text(json.dumps(document, indent=2, ensure_ascii=False))
-
-
-def refresh(home: Path) -> None:
-    """`mcp-gateway refresh`: a valid cache.json, so the gateway later starts no server until a call."""
-    done = subprocess.run(
-        [*gateway_command(home), "refresh"],
-        capture_output=True,
-        text=True,
-        timeout=SUBPROCESS_TIMEOUT_SECONDS,
-        env=gateway_environment(),
-        check=False,
-    )
-    if done.returncode != 0:
-        raise BenchError(f"mcp-gateway refresh failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
 
 def gateway_params(home: Path) -> StdioServerParameters:
@@ -927,8 +913,8 @@ async def measure_all(root: Path, options: Options, report: Report, errlog: Text
     calls_home, demo_home = root / "calls", root / "demo"
     write_config(calls_home, {target.server: target.entry for target in subjects})
     write_config(demo_home, demo_entries(demo_home))
-    refresh(calls_home)
-    refresh(demo_home)
+    refresh_catalog(calls_home)
+    refresh_catalog(demo_home)
     sdk_server = demo_entries(demo_home)[PLAIN_SDK_SERVER]
     report.warm = await measure_warm(calls_home, subjects, sdk_server, options.calls, errlog)
     report.cold = await measure_cold(calls_home, subjects, options.repeat, spawn_log, errlog)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from benchmarks.bench_workspace import spawned, write_bench_workspace
 from benchmarks.gateway_session import (
     GatewaySessionError,
     command_line,
+    cpu_seconds,
     gateway_client,
     process_parents,
     search,
@@ -93,12 +93,6 @@ def memory_of(pid: int) -> Memory:
         if key in ("VmRSS", "RssAnon", "VmHWM"):
             fields[key] = int(value.split()[0]) / KIB_PER_MB  # the values are in kB
     return Memory(fields["VmRSS"], fields["RssAnon"], fields["VmHWM"])
-
-
-def cpu_seconds(pid: int) -> float:
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime, in clock ticks
 
 
 def descendants(root: int) -> set[int]:
@@ -171,7 +165,10 @@ async def settle(pid: int) -> float | None:
         while True:
             before = cpu_seconds(pid)
             await anyio.sleep(QUIET_WINDOW_SECONDS)
-            if cpu_seconds(pid) - before <= QUIET_CPU_SECONDS:
+            after = cpu_seconds(pid)
+            if before is None or after is None:
+                raise GatewaySessionError(f"the gateway (pid {pid}) exited while idle")
+            if after - before <= QUIET_CPU_SECONDS:
                 return anyio.current_time() - started
     return None
 

@@ -29,7 +29,6 @@ import os
 import random
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -40,14 +39,20 @@ from typing import Any, Literal
 
 import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client
 
+from benchmarks.gateway_session import (
+    GatewaySessionError,
+    command_line,
+    cpu_seconds,
+    gateway_client,
+    refresh_catalog,
+    wait_for_gateway_pid,
+)
 from mcp_gateway.paths import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_SERVER = ROOT / "fixtures" / "fake_mcp_server.py"
-GATEWAY_BIN = Path(sys.executable).parent / "mcp-gateway"
 
 REQUEST_TIMEOUT_MS = 2000
 IDLE_TIMEOUT_MINUTES = 0.05
@@ -63,9 +68,7 @@ REST_SECONDS = 8.0
 BIG_BYTES = 200_000
 CANCEL_SLEEP_SECONDS = 5.0
 LEAK_WAIT_SECONDS = 10.0
-PID_WAIT_SECONDS = 10.0
 POLL_SECONDS = 0.1
-REFRESH_TIMEOUT_SECONDS = 120.0
 EXAMPLES_SHOWN = 5
 GATEWAY_STDERR = "gateway.stderr.log"
 IDLE_STOP_NOTE = "s idle"
@@ -139,30 +142,6 @@ def write_config(home: Path, servers: Sequence[FakeServer]) -> None:
     (home / "config.json").write_text(json.dumps(document, indent=2))
 
 
-def gateway_command(home: Path) -> list[str]:
-    program = [str(GATEWAY_BIN)] if GATEWAY_BIN.exists() else [sys.executable, "-m", "mcp_gateway"]
-    return [*program, "--home", str(home)]
-
-
-def gateway_environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("MCP_GATEWAY_HOME", None)  # it would compete with --home
-    return env
-
-
-def refresh_catalog(home: Path) -> None:
-    done = subprocess.run(
-        [*gateway_command(home), "refresh"],
-        capture_output=True,
-        text=True,
-        timeout=REFRESH_TIMEOUT_SECONDS,
-        env=gateway_environment(),
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SoakError(f"mcp-gateway refresh failed ({done.returncode}):\n{done.stdout}{done.stderr}")
-
-
 class SoakError(Exception):
     """The soak could not run at all (as opposed to finding problems, which it reports)."""
 
@@ -200,13 +179,6 @@ def is_alive(pid: int) -> bool:
     return info is not None and info.state != "Z"
 
 
-def command_line(pid: int) -> list[str]:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-    except OSError:
-        return []
-
-
 def mentions(pid: int, marker: str) -> bool:
     """Whether the process's environment names `marker`; pids are reused, this proves the process is ours."""
     try:
@@ -223,36 +195,6 @@ def rss_mb(pid: int) -> float | None:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return None
-
-
-def cpu_seconds(pid: int) -> float | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
-def find_gateway_pid(home: Path) -> int | None:
-    """Our child serving `home`: the SDK does not expose the process it started."""
-    for info in all_processes():
-        if info.ppid != os.getpid() or info.state == "Z":
-            continue
-        argv = command_line(info.pid)
-        if "--home" in argv[:-1] and argv[argv.index("--home") + 1] == str(home):
-            return info.pid
-    return None
-
-
-async def wait_for_gateway_pid(home: Path) -> int:
-    with anyio.move_on_after(PID_WAIT_SECONDS):
-        while True:
-            pid = find_gateway_pid(home)
-            if pid is not None:
-                return pid
-            await anyio.sleep(POLL_SECONDS)
-    raise SoakError(f"no child process serving {home} found")
 
 
 def read_pids(path: Path) -> list[int]:
@@ -522,11 +464,8 @@ async def drive(client: Client, schedule: Schedule, options: Options, gateway_pi
 
 async def run_session(home: Path, servers: Sequence[FakeServer], options: Options, session: Session) -> None:
     """Start the gateway, warm up, soak, read its RSS and CPU, disconnect (the gateway then stops itself)."""
-    command = gateway_command(home)
-    params = StdioServerParameters(command=command[0], args=command[1:], env=gateway_environment())
     with (home / GATEWAY_STDERR).open("w") as errlog:
-        # stdio_client(params) is what Client(params) builds; only the gateway's stderr goes to a file.
-        async with Client(stdio_client(params, errlog=errlog), mode="legacy", cache=None) as client:
+        async with gateway_client(home, errlog) as client:
             session.gateway_pid = pid = await wait_for_gateway_pid(home)
             await warm_up(client, servers)
             session.rss_warm_mb, cpu_warm = rss_mb(pid), cpu_seconds(pid)
@@ -733,7 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_config(home, servers)
         try:
             report = anyio.run(soak, home, servers, options)
-        except SoakError as error:
+        except (SoakError, GatewaySessionError) as error:
             print(f"soak could not run: {error}", file=sys.stderr)
             return 2
         finally:
