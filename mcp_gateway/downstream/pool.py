@@ -21,8 +21,8 @@ import math
 import os
 import signal
 import time
-from collections.abc import Mapping
-from contextlib import AsyncExitStack
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Protocol
@@ -153,35 +153,13 @@ class Pool:
         retry_safe: bool = False,
     ) -> JsonObject:
         slot = self._slot(server)
-        timeout = self._request_timeout(slot)
-        connection = await self._acquire(slot)
-        connection.begin_call()
-        try:
+        async with self._borrowed(slot, tool, retry_safe=retry_safe) as (connection, timeout):
             return await connection.call_tool(tool, arguments, timeout_seconds=timeout, on_progress=on_progress)
-        except Exception as exc:
-            error = call_failure(server, tool, exc, timeout_seconds=timeout, retry_safe=retry_safe)
-            self._note_error(slot, error)
-            self._probe_if_timed_out(slot, connection, error)
-            raise error from exc
-        finally:
-            connection.end_call()
-            self._activity.set()
 
     async def list_tools(self, server: str) -> Listing:
         slot = self._slot(server)
-        timeout = self._request_timeout(slot)
-        connection = await self._acquire(slot)
-        connection.begin_call()
-        try:
+        async with self._borrowed(slot, "tools/list", retry_safe=True) as (connection, timeout):
             tools = await connection.list_tools(timeout_seconds=timeout)
-        except Exception as exc:
-            error = call_failure(server, "tools/list", exc, timeout_seconds=timeout, retry_safe=True)
-            self._note_error(slot, error)
-            self._probe_if_timed_out(slot, connection, error)
-            raise error from exc
-        finally:
-            connection.end_call()
-            self._activity.set()
         return Listing(
             tools=tools,
             protocol_version=connection.protocol_version,
@@ -189,6 +167,26 @@ class Pool:
             server_version=connection.server_version,
             instructions=connection.instructions,
         )
+
+    @asynccontextmanager
+    async def _borrowed(
+        self, slot: _Slot, operation: str, *, retry_safe: bool
+    ) -> AsyncGenerator[tuple[Connection, float]]:
+        """The server's connection for one request and its timeout, counted in and out (idle reaping waits
+        for it); a failure leaves as a `DownstreamError`, and a timeout has the connection probed."""
+        timeout = self._request_timeout(slot)
+        connection = await self._acquire(slot)
+        connection.begin_call()
+        try:
+            yield connection, timeout
+        except Exception as exc:
+            error = call_failure(slot.server.name, operation, exc, timeout_seconds=timeout, retry_safe=retry_safe)
+            self._note_error(slot, error)
+            self._probe_if_timed_out(slot, connection, error)
+            raise error from exc
+        finally:
+            connection.end_call()
+            self._activity.set()
 
     def status(self, server: str) -> ServerStatus:
         slot = self._slots.get(server)
