@@ -176,7 +176,7 @@ _FIELD_LABELS = {"param_names": "parameter", "param_text": "parameter text"}
 def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
     best = _NO_MATCH
     pieces = _index_terms(word)
-    for field, counts in tool.fields.items():
+    for field, counts in tool.by_field():
         if (
             field not in CONCEPT_FIELDS
             and all(counts.get(piece) for piece in pieces)
@@ -190,7 +190,7 @@ def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
     expansions = translations_of((word,)) if is_cjk(word) else expansions_of((word,))
     if expansions:
         for english in expansions:
-            for field, counts in tool.fields.items():
+            for field, counts in tool.by_field():
                 if (
                     field not in CONCEPT_FIELDS
                     and counts.get(english)
@@ -205,6 +205,6 @@ def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
         topical = name in TOPICAL
         for field in ("name_concepts", "concepts"):
             strength = STRENGTH[field] * (TOPICAL_STRENGTH if topical else 1.0)
-            if tool.fields[field].get(concept) and strength > best.strength:
+            if tool.field(field).get(concept) and strength > best.strength:
                 best = _Match(strength, field, f"{'topic' if topical else 'synonym'} {name}")
     return best

@@ -8,7 +8,7 @@ more than the same word in a long description; the weights live in `ranking.py`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -16,6 +16,7 @@ from mcp_gateway.search.lexicon import concepts_of, expansions_of, translations_
 from mcp_gateway.search.text import Terms, analyze, is_cjk, split_identifier, stem
 
 FIELDS = ("name", "title", "description", "param_names", "param_text", "translated", "concepts", "name_concepts")
+FIELD_POSITIONS = {name: position for position, name in enumerate(FIELDS)}
 SERVER_FIELDS = ("server", "server_text")
 MAX_DESCRIPTION_CHARS = 4000
 """Descriptions past this are mostly usage examples; indexing them only dilutes the field."""
@@ -52,9 +53,11 @@ class IndexedTool:
     has_cjk: bool = False
     """Its text has CJK words (so CJK terms' document frequency is judged among tools like it)."""
 
-    @property
-    def fields(self) -> dict[str, Mapping[str, int]]:
-        return dict(zip(FIELDS, self.counts, strict=True))
+    def field(self, name: str) -> Mapping[str, int]:
+        return self.counts[FIELD_POSITIONS[name]]
+
+    def by_field(self) -> Iterable[tuple[str, Mapping[str, int]]]:
+        return zip(FIELDS, self.counts, strict=True)
 
 
 def index_tool(entry: ToolEntry) -> IndexedTool:

@@ -55,9 +55,7 @@ class FieldPostings:
     def entries(self, term: str) -> Iterable[tuple[int, int]]:
         """(document id, count) for every document with `term`."""
         packed = self._postings.get(term)
-        if packed is None:
-            return ()
-        return zip(packed[0::2], packed[1::2], strict=True)
+        return () if packed is None else _pairs(packed)
 
     def scales(self, weight: float, b: float, doc_count: int) -> dict[int, float]:
         """Each document's BM25F factor for this field, `weight / (1 - b + b * length / average)`, cached.
@@ -92,7 +90,7 @@ class FieldPostings:
             if packed is None:
                 continue
             kept = array(_POSTING_TYPE)
-            for doc_id, count in zip(packed[0::2], packed[1::2], strict=True):
+            for doc_id, count in _pairs(packed):
                 if doc_id not in doc_ids:
                     kept.extend((doc_id, count))
             if kept:
@@ -102,6 +100,12 @@ class FieldPostings:
         for doc_id in doc_ids:
             self.total_length -= self.lengths.pop(doc_id, 0)
         self._scales.clear()
+
+
+def _pairs(packed: array[int]) -> Iterable[tuple[int, int]]:
+    """(document id, count) pairs of a flat posting, without copying it."""
+    values = iter(packed)
+    return zip(values, values, strict=True)
 
 
 _POSTING_TYPE = "l"
@@ -209,7 +213,7 @@ class SearchIndex:
             self.doc_freq.update(_distinct_terms(indexed.counts))
             self.cjk_tools += indexed.has_cjk
             server_words = {word for phrase in indexed_server.phrases for word in phrase}
-            if not server_words.isdisjoint(indexed.fields["name"]):
+            if not server_words.isdisjoint(indexed.field("name")):
                 self.named_after_server.add(doc_id)
             for key in _name_keys(entry):
                 self.name_keys[key] = (*self.name_keys.get(key, ()), doc_id)
@@ -244,7 +248,7 @@ class SearchIndex:
                     del table[key]
         removed = {doc_id: self.tools.pop(doc_id) for doc_id in self._by_server.pop(name, [])}
         for field_name in FIELDS:
-            terms = set[str]().union(*(indexed.fields[field_name] for indexed in removed.values()))
+            terms = set[str]().union(*(indexed.field(field_name) for indexed in removed.values()))
             self.fields[field_name].remove(removed.keys(), terms)
         for doc_id, indexed in removed.items():
             self.doc_freq.subtract(_distinct_terms(indexed.counts))
@@ -264,7 +268,7 @@ class SearchIndex:
         words: set[str] = set()
         for doc_id in self._by_server.get(server, ()):
             for field_name in ("name", "title", "description"):
-                words.update(self.tools[doc_id].fields[field_name])
+                words.update(self.tools[doc_id].field(field_name))
         return words
 
     def server_names(self) -> list[str]:
