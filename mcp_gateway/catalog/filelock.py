@@ -7,9 +7,9 @@ it is released when the holder closes it or dies, so a crashed gateway never lea
 let two holders lock two different inodes). Waiting is bounded by `LOCK_TIMEOUT_S`; a lock that cannot be
 taken raises `CatalogError` naming the file. POSIX only.
 
-Use `with FileLock(path):` from threads, `async with FileLock(path):` from anyio tasks: the async form
-polls with `anyio.sleep`, so it never blocks the event loop and is cancelled promptly. One object is one
-holder: it is neither reentrant nor shared between threads.
+Use `with FileLock(path):` from a worker thread (the store's async methods run there), never on the event
+loop: waiting for the lock sleeps. One object is one holder: it is neither reentrant nor shared between
+threads.
 """
 
 from __future__ import annotations
@@ -19,9 +19,6 @@ import os
 import time
 from pathlib import Path
 from types import TracebackType
-
-import anyio
-import anyio.to_thread
 
 from mcp_gateway.errors import CatalogError
 from mcp_gateway.paths import FILE_MODE
@@ -66,26 +63,6 @@ class FileLock:
                 os.close(fd)
         self._fd = fd
 
-    async def acquire_async(self) -> None:
-        """`acquire` for anyio tasks: the event loop keeps running while another process holds the lock."""
-        self._check_not_held()
-        fd = await anyio.to_thread.run_sync(_open_lock_file, self.path)
-        acquired = False
-        try:
-            deadline = anyio.current_time() + self.timeout_s
-            delay = _POLL_INITIAL_S
-            while not _try_lock(fd, self.path):
-                remaining = deadline - anyio.current_time()
-                if remaining <= 0:
-                    raise self._timeout_error()
-                await anyio.sleep(min(delay, remaining))
-                delay = min(delay * 2, _POLL_MAX_S)
-            acquired = True
-        finally:
-            if not acquired:
-                os.close(fd)
-        self._fd = fd
-
     def release(self) -> None:
         """Release the lock; closing the descriptor drops it even if unlocking fails."""
         fd, self._fd = self._fd, None
@@ -101,15 +78,6 @@ class FileLock:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
-
-    async def __aenter__(self) -> FileLock:
-        await self.acquire_async()
-        return self
-
-    async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()

@@ -1,10 +1,8 @@
 import multiprocessing
-import os
 import time
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
-import anyio
 import pytest
 
 from mcp_gateway.catalog.filelock import FileLock
@@ -79,53 +77,3 @@ def test_lock_held_by_a_killed_process_is_released(tmp_path: Path) -> None:
         if holder.is_alive():
             holder.kill()
             holder.join(WAIT_BOUND_S)
-
-
-def test_async_lock_waits_without_blocking_the_event_loop(tmp_path: Path) -> None:
-    path = tmp_path / "lock"
-    blocker = FileLock(path)
-    blocker.acquire()
-    ticks_while_waiting: list[int] = []
-    waiter = FileLock(path, timeout_s=WAIT_BOUND_S)
-
-    async def wait_for_lock() -> None:
-        async with waiter:
-            ticks_while_waiting.append(len(ticks))
-
-    ticks: list[float] = []
-
-    async def release_after_some_ticks() -> None:
-        for _ in range(5):
-            await anyio.sleep(0.01)
-            ticks.append(anyio.current_time())
-        blocker.release()
-
-    async def main() -> None:
-        with anyio.fail_after(WAIT_BOUND_S):
-            async with anyio.create_task_group() as group:
-                group.start_soon(wait_for_lock)
-                group.start_soon(release_after_some_ticks)
-
-    anyio.run(main)
-    assert ticks_while_waiting == [5]
-    assert not waiter.held
-
-
-def test_async_lock_times_out_and_cancels_cleanly(tmp_path: Path) -> None:
-    path = tmp_path / "lock"
-
-    async def main() -> None:
-        with FileLock(path):
-            with pytest.raises(CatalogError, match=str(path)):
-                await FileLock(path, timeout_s=SHORT_TIMEOUT_S).acquire_async()
-            cancelled = FileLock(path, timeout_s=WAIT_BOUND_S)
-            with anyio.move_on_after(SHORT_TIMEOUT_S):
-                await cancelled.acquire_async()
-            assert not cancelled.held
-        async with FileLock(path, timeout_s=SHORT_TIMEOUT_S) as lock:
-            assert lock.held
-
-    fds_before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
-    anyio.run(main)
-    fds_after = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
-    assert fds_after <= fds_before
