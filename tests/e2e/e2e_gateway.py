@@ -167,6 +167,15 @@ async def execute(
     )
 
 
+async def downstream_pid(client: Client, server: str) -> int:
+    """The process id of `server`, from the fake server's `pid` tool (starting it if need be)."""
+    result = await execute(client, f"{server}.pid")
+    assert result.structured_content is not None, text_of(result)
+    pid = result.structured_content["pid"]
+    assert isinstance(pid, int)
+    return pid
+
+
 def parse_json_output(text: str) -> dict[str, Any]:
     """The first JSON object that starts a line of `text` (tools print banners around their JSON)."""
     decoder = json.JSONDecoder()

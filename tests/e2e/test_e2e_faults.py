@@ -14,6 +14,7 @@ import anyio
 import pytest
 from e2e_gateway import (
     SESSION_SECONDS,
+    downstream_pid,
     execute,
     gateway_session,
     is_alive,
@@ -27,7 +28,6 @@ from e2e_gateway import (
     wait_gone,
 )
 from gateway_testing import fake_server, write_workspace
-from mcp import Client
 from mcp_types import CallToolResult
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -35,15 +35,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 CONCURRENT_FIRST_CALLS = 20
 CANCEL_REACHES_SECONDS = 1.0
 TEN_MEGABYTES = 10 * 1024 * 1024
-
-
-async def downstream_pid(client: Client, server: str) -> int:
-    """The process id of `server`, from the fake server's `pid` tool (starting it if need be)."""
-    result = await execute(client, f"{server}.pid")
-    assert result.structured_content is not None, text_of(result)
-    pid = result.structured_content["pid"]
-    assert isinstance(pid, int)
-    return pid
 
 
 async def test_twenty_concurrent_first_calls_start_exactly_one_process_and_all_succeed(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import anyio
 import pytest
 from e2e_gateway import (
     SESSION_SECONDS,
+    downstream_pid,
     execute,
     gateway_session,
     is_alive,
@@ -43,14 +44,6 @@ EAGER_INIT_DELAY_SECONDS = 4.0
 BACKOFF_MS = 1000
 FAST_FAIL_SECONDS = 0.5
 BACKOFF_MESSAGE = re.compile(r"will not be retried for (\d+)s")
-
-
-async def downstream_pid(client: Client, server: str) -> int:
-    result = await execute(client, f"{server}.pid")
-    assert result.structured_content is not None, text_of(result)
-    pid = result.structured_content["pid"]
-    assert isinstance(pid, int)
-    return pid
 
 
 async def test_a_lazy_server_is_stopped_about_idle_timeout_after_its_last_call_and_never_during_one(
