@@ -21,6 +21,7 @@ from mcp_gateway.importers.entries import check_entry, entry_object
 from mcp_gateway.importers.model import (
     GATEWAY_DISTRIBUTION,
     GATEWAY_NAME,
+    NO_CREDENTIALS,
     ClientReading,
     ImportedServer,
     JsonObject,
@@ -108,9 +109,7 @@ def convert_entry(name: str, raw: object, read: EntryReader, syntax: Syntax, con
         else:
             entry["cwd"] = str(context.where.project / cwd)  # a project file's paths are relative to the project
     if entry.get("type") in ("http", "sse") and not entry.get("headers"):
-        warnings.append(
-            f"it sends no credentials; if it signs in (OAuth) in {context.client}, the gateway cannot reuse that"
-        )
+        warnings.append(f"{NO_CREDENTIALS}; if it signs in (OAuth) in {context.client}, the gateway cannot reuse that")
     if not PORTABLE_NAME.fullmatch(name):
         warnings.append(
             "its name has characters other than letters, digits, '-' and '_'; qualified tool names get awkward"

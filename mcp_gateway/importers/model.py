@@ -24,6 +24,8 @@ GATEWAY_DISTRIBUTION = "mcp-meta-gateway"
 """The PyPI name: `mcp-gateway` on PyPI is another project, so `uvx` needs `--from` (reference §0.1)."""
 
 JsonObject = dict[str, object]
+NO_CREDENTIALS = "it sends no credentials"
+"""How the warning on a remote entry without headers or a token begins (the sign-in check replaces it)."""
 
 
 class ClientConfigError(ConfigError):

@@ -18,13 +18,11 @@ import anyio
 import httpx2
 
 from mcp_gateway.config.expand import expand_text
-from mcp_gateway.importers.model import ClientReading, ImportedServer
+from mcp_gateway.importers.model import NO_CREDENTIALS, ClientReading, ImportedServer
 
 PROBE_SECONDS = 5.0
 SIGN_IN_STATUSES = frozenset({401, 403})
 HTTP_REDIRECT = 300
-CREDENTIALS_NOTE = "it sends no credentials"
-"""How the entry pipeline's warning for a credential-less remote begins (`client.convert_entry`)."""
 _INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 0,
@@ -99,14 +97,14 @@ def _judged(server: ImportedServer, answer: int | str | None, client: str) -> Im
                 f"reuse {client}'s sign-in"
             ),
         )
-    kept = tuple(warning for warning in server.warnings if not warning.startswith(CREDENTIALS_NOTE))
+    kept = tuple(warning for warning in server.warnings if not warning.startswith(NO_CREDENTIALS))
     if isinstance(answer, int) and answer < HTTP_REDIRECT:
-        note = "it sends no credentials and answered without them: no sign-in needed"
+        note = f"{NO_CREDENTIALS} and answered without them: no sign-in needed"
     elif isinstance(answer, int):
-        note = f"it sends no credentials, and without them it answered HTTP {answer}; check its url"
+        note = f"{NO_CREDENTIALS}, and without them it answered HTTP {answer}; check its url"
     else:
         note = (
-            f"it sends no credentials, and asking whether it needs a sign-in failed ({answer}); if it signs in "
+            f"{NO_CREDENTIALS}, and asking whether it needs a sign-in failed ({answer}); if it signs in "
             f"with OAuth in {client}, keep it there: the gateway cannot reuse that sign-in"
         )
     return replace(server, warnings=(*kept, note))
