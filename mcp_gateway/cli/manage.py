@@ -64,6 +64,7 @@ def run_status(args: argparse.Namespace) -> int:
                     "protocol": report.protocol_version,
                     "running": [{"gatewayPid": g, "pid": p} for g, p in running.get(report.name, [])],
                     "lastError": asdict(error) if error else None,
+                    "skippedTools": list(report.skipped),
                 }
             )
         return rows
@@ -79,6 +80,9 @@ def run_status(args: argparse.Namespace) -> int:
         running_text = ", ".join(f"pid {r['pid']}" for r in row["running"]) or "not running"
         age = f", fetched {_ago(row['fetchedAt'])}" if row["fetchedAt"] else ""
         print(f"{row['server']}: {row['cache']}, {row['tools']} tools{age}; {running_text} ({row['lifecycle']})")
+        if row["skippedTools"]:
+            skipped = row["skippedTools"]
+            print(f"    left out of its tool list as unusable: {'; '.join(skipped)}")
         if row["lastError"]:
             error = row["lastError"]
             retry = "a retry may help" if error["retryable"] else "a retry will not help"

@@ -84,6 +84,8 @@ class ServerReport:
     protocol_version: str | None
     runtime: ServerStatus
     failure: str | None
+    skipped: tuple[str, ...] = ()
+    """Entries of the server's last listing that were left out as unusable, and why."""
 
 
 class Gateway:
@@ -290,6 +292,7 @@ class Gateway:
                     protocol_version=self.catalog.recall(name),
                     runtime=self.pool.status(name),
                     failure=self.catalog.failure(name),
+                    skipped=entry.skipped if entry is not None else (),
                 )
             )
         return reports
