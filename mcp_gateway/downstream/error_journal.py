@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from mcp_gateway.bounds import MAX_STORED_MESSAGE_CHARS, clip
 from mcp_gateway.errors import Phase
 from mcp_gateway.paths import FILE_MODE
 
@@ -49,7 +50,7 @@ class ErrorJournal:
 
     def record(self, server: str, error: ErrorRecord) -> None:
         records = self.read()
-        records[server] = error
+        records[server] = replace(error, message=clip(error.message, MAX_STORED_MESSAGE_CHARS))
         self._write(records)
 
     def clear(self, server: str) -> None:
