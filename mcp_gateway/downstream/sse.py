@@ -7,7 +7,7 @@ module:
   caller's;
 - the stream and every POST go through the caller's `httpx2.AsyncClient`, so the gateway sees each HTTP
   status (a 500 becomes a clear error naming it, see `HttpStatusWatch` in `connect.py`).
-Redirects are followed only within the endpoint's origin, with the SDK's own rule (`stream_within_origin`).
+Redirects are followed only within the endpoint's origin, by the SDK's own rule (`redirects.py`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from urllib.parse import urljoin, urlparse
 import anyio
 import httpx2
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared._httpx_utils import request_within_origin, stream_within_origin  # pyright: ignore[reportPrivateUsage]
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
 from mcp_gateway.downstream.link import Link
+from mcp_gateway.downstream.redirects import request_within_origin, stream_within_origin
 
 SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
 
