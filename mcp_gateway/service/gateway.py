@@ -8,6 +8,7 @@ entering it reads cache.json and reaps what a killed predecessor left behind, an
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -37,13 +38,15 @@ from mcp_gateway.errors import (
 )
 from mcp_gateway.paths import Workspace
 from mcp_gateway.search import SearchEngine, SearchHit
-from mcp_gateway.service.arguments import argument_problems
+from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
 
 LOADING_WAIT_SECONDS = 15.0
 """How long a call for a tool nobody has listed yet waits for servers still loading."""
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,7 @@ class Gateway:
         self.catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
         self._directory = CatalogDirectory(self.catalog)
         self._records = ProcessRecords(workspace.process_records_dir)
+        self._arguments = ArgumentChecker()
         self.pool = Pool(
             config.servers,
             config.settings,
@@ -246,8 +250,17 @@ class Gateway:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
         resolved = await self._resolve(tool, server)
-        problems = argument_problems(resolved.tool.input_schema_json, arguments)
-        if problems:
+        check = await self._arguments.check(resolved.tool.input_schema_json, arguments)
+        if check.unchecked is not None:
+            logger.log(
+                logging.DEBUG if check.schema_at_fault else logging.WARNING,
+                "server '%s', tool '%s': arguments sent unchecked because %s",
+                resolved.server,
+                resolved.tool.name,
+                check.unchecked,
+            )
+        if check.problems:
+            problems = list(check.problems)
             raise InvalidArgumentsError(
                 f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
                 "Fix them and call execute_tool again.",
