@@ -2,7 +2,8 @@
 
 `status` reports what this workspace knows without starting anything: each server's cache state and tool
 count from cache.json, whether a running gateway has it started (from the process records gateways keep),
-and its last error (from errors.json, written by whichever gateway saw it).
+and its last error (from errors.json, written by whichever gateway saw it). Then what failed in the
+background of the running gateways (the gateway served on; the traceback is in its log).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def run_status(args: argparse.Namespace) -> int:
     running = running_servers(workspace.process_records_dir)
     errors = ErrorJournal(workspace.errors_path).read()
 
-    async def work(gateway: Gateway) -> list[dict[str, Any]]:
+    async def work(gateway: Gateway) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         rows: list[dict[str, Any]] = []
         for report in gateway.status():
             error = errors.get(report.name)
@@ -67,11 +68,20 @@ def run_status(args: argparse.Namespace) -> int:
                     "skippedTools": list(report.skipped),
                 }
             )
-        return rows
+        problems = [
+            {"gatewayPid": found.gateway_pid, **asdict(found.problem)} for found in await gateway.background_problems()
+        ]
+        return rows, problems
 
-    rows = with_gateway(args, work, loaded=(workspace, config))
+    rows, problems = with_gateway(args, work, loaded=(workspace, config))
     if args.json:
-        print(json.dumps({"config": str(config.path), "servers": rows, "rejected": dict(config.rejected)}, indent=2))
+        document = {
+            "config": str(config.path),
+            "servers": rows,
+            "rejected": dict(config.rejected),
+            "backgroundProblems": problems,
+        }
+        print(json.dumps(document, indent=2))
         return 0
     print(f"config: {config.path}")
     if not rows and not config.rejected:
@@ -89,6 +99,10 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"    last error ({error['phase']}, {_ago(error['at'])}; {retry}): {error['message']}")
     for name, reason in config.rejected.items():
         print(f"{name}: invalid config entry: {reason}")
+    if problems:
+        print("background problems (the gateway served on; details in its log):")
+    for problem in problems:
+        print(f"    gateway pid {problem['gatewayPid']}, {_ago(problem['at'])}: {problem['task']}: {problem['error']}")
     return 0
 
 

@@ -13,7 +13,9 @@ Contract (DESIGN §5):
   call) has failed to start too, or it would be respawned by every call;
 - a call that times out makes the pool probe its connection; one that does not answer the probe is
   wedged and retired: new calls get a fresh process, the old one closes after its last call;
-- shutdown refuses new work and stops every connection in parallel under one deadline.
+- shutdown refuses new work and stops every connection in parallel under one deadline;
+- a background task that fails (a connection's owner, the reaper, a probe) is logged and reported by
+  `status`, never fatal to the gateway (`mcp_gateway.background`).
 """
 
 from __future__ import annotations
@@ -30,9 +32,8 @@ from types import TracebackType
 from typing import Protocol
 
 import anyio
-import anyio.abc
 
-from mcp_gateway.background import background_tasks
+from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
 from mcp_gateway.catalog.records import JsonObject, Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings, StdioServer
@@ -112,7 +113,9 @@ class Pool:
         protocol_memory: ProtocolMemory | None = None,
         records: ProcessRecords | None = None,
         connector: Connector = open_client,
+        problems: BackgroundProblems | None = None,
     ) -> None:
+        """`problems`: where the pool's background tasks (connections, reaping, probes) report failures."""
         self._connect = connector
         self._slots = {name: _Slot(server) for name, server in servers.items() if not server.spec.disabled}
         self._settings = settings
@@ -128,8 +131,8 @@ class Pool:
         self._all_stopped.set()
         self._open: set[Connection] = set()
         """Every connection not yet closed, retired ones still finishing their calls or stopping included."""
-        self._tg: anyio.abc.TaskGroup | None = None
-        self._background = background_tasks()
+        self._tg: BackgroundTasks | None = None
+        self._background = background_tasks(problems)
 
     async def __aenter__(self) -> Pool:
         self._tg = await self._background.__aenter__()
