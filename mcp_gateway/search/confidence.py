@@ -9,10 +9,12 @@ synonym or a typo correction. A tool the query names outright is high.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from mcp_gateway.search.documents import IndexedTool
+from mcp_gateway.search.fields import CONCEPT_FIELDS, MatchField, ToolField
 from mcp_gateway.search.index import SearchIndex
 from mcp_gateway.search.lexicon import (
     CONCEPT_PREFIX,
@@ -23,14 +25,14 @@ from mcp_gateway.search.lexicon import (
     translations_of,
 )
 from mcp_gateway.search.query import GENERIC_WEIGHT, ParsedQuery
-from mcp_gateway.search.ranking import CONCEPT_FIELDS, bm25_idf
+from mcp_gateway.search.ranking import bm25_idf
 from mcp_gateway.search.text import is_cjk
 
 Confidence = Literal["high", "medium", "low"]
 
 HIGH_COVERAGE = 0.6
 MEDIUM_COVERAGE = 0.3
-STRENGTH = {
+STRENGTH: Mapping[MatchField, float] = {
     "translated": 0.75,
     "name": 1.0,
     "title": 1.0,
@@ -44,8 +46,8 @@ STRENGTH = {
 TYPO_STRENGTH = 0.7
 TRANSLATION_STRENGTH = 0.9
 TOPICAL_STRENGTH = 0.6
-NAME_FIELDS = frozenset({"name", "title", "name_concepts"})
-OWN_FIELDS = frozenset({"name", "title", "description", "param_names", "param_text"})
+NAME_FIELDS: frozenset[MatchField] = frozenset({"name", "title", "name_concepts"})
+OWN_FIELDS: frozenset[MatchField] = frozenset({"name", "title", "description", "param_names", "param_text"})
 MAX_JUDGED_WORDS = 32
 """A long request is judged on its most informative words, like it is ranked."""
 
@@ -165,12 +167,14 @@ def _is_filler(word: str) -> bool:
 @dataclass(frozen=True)
 class _Match:
     strength: float
-    field: str
+    field: MatchField | None
     label: str
 
 
-_NO_MATCH = _Match(0.0, "", "")
-_FIELD_LABELS = {"param_names": "parameter", "param_text": "parameter text"}
+_NO_MATCH = _Match(0.0, None, "")
+_FIELD_LABELS: Mapping[MatchField, str] = {"param_names": "parameter", "param_text": "parameter text"}
+_CONCEPT_MATCH_FIELDS: tuple[ToolField, ...] = ("name_concepts", "concepts")
+"""The concept fields a word's synonyms are looked for in, in a fixed order (a set's changes from run to run)."""
 
 
 def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
@@ -203,7 +207,7 @@ def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
     for concept in concepts:
         name = concept.removeprefix(CONCEPT_PREFIX)
         topical = name in TOPICAL
-        for field in ("name_concepts", "concepts"):
+        for field in _CONCEPT_MATCH_FIELDS:
             strength = STRENGTH[field] * (TOPICAL_STRENGTH if topical else 1.0)
             if tool.field(field).get(concept) and strength > best.strength:
                 best = _Match(strength, field, f"{'topic' if topical else 'synonym'} {name}")

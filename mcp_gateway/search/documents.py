@@ -12,12 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from mcp_gateway.search.fields import FIELD_POSITIONS, TOOL_FIELDS, ServerField, ToolField
 from mcp_gateway.search.lexicon import concepts_of, expansions_of, translations_of
 from mcp_gateway.search.text import Terms, analyze, is_cjk, split_identifier, stem
 
-FIELDS = ("name", "title", "description", "param_names", "param_text", "translated", "concepts", "name_concepts")
-FIELD_POSITIONS = {name: position for position, name in enumerate(FIELDS)}
-SERVER_FIELDS = ("server", "server_text")
 MAX_DESCRIPTION_CHARS = 4000
 """Descriptions past this are mostly usage examples; indexing them only dilutes the field."""
 MAX_PARAMETER_TEXT_CHARS = 2000
@@ -44,7 +42,7 @@ class ServerEntry:
 class IndexedTool:
     """A tool's terms per field, with term counts: the unit the index stores and the ranker explains.
 
-    Thousands are held at once, so the counts are a tuple in `FIELDS` order rather than a dict per tool,
+    Thousands are held at once, so the counts are a tuple in `TOOL_FIELDS` order rather than a dict per tool,
     and the fields a tool has no text in all share one empty mapping.
     """
 
@@ -53,11 +51,11 @@ class IndexedTool:
     has_cjk: bool = False
     """Its text has CJK words (so CJK terms' document frequency is judged among tools like it)."""
 
-    def field(self, name: str) -> Mapping[str, int]:
+    def field(self, name: ToolField) -> Mapping[str, int]:
         return self.counts[FIELD_POSITIONS[name]]
 
-    def by_field(self) -> Iterable[tuple[str, Mapping[str, int]]]:
-        return zip(FIELDS, self.counts, strict=True)
+    def by_field(self) -> Iterable[tuple[ToolField, Mapping[str, int]]]:
+        return zip(TOOL_FIELDS, self.counts, strict=True)
 
 
 def index_tool(entry: ToolEntry) -> IndexedTool:
@@ -67,7 +65,7 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
     param_names = analyze(" ".join(name for name, _ in entry.parameters))
     param_text = analyze(" ".join(text for _, text in entry.parameters)[:MAX_PARAMETER_TEXT_CHARS])
     name_concepts = _concepts(name, title)
-    fields = {
+    fields: dict[ToolField, Mapping[str, int]] = {
         "name": term_counts(name.words),
         "title": term_counts(title.words),
         "description": term_counts(description.words),
@@ -83,7 +81,7 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
         "name_concepts": term_counts(name_concepts),
     }
     has_cjk = bool(name.cjk_runs or title.cjk_runs or description.cjk_runs)
-    return IndexedTool(entry, tuple(fields[field] for field in FIELDS), has_cjk)
+    return IndexedTool(entry, tuple(fields[field] for field in TOOL_FIELDS), has_cjk)
 
 
 SERVER_NAME_NOISE = frozenset(
@@ -112,7 +110,7 @@ def server_phrases(entry: ServerEntry) -> tuple[tuple[str, ...], ...]:
     return tuple(sorted(phrases))
 
 
-def index_server(entry: ServerEntry) -> dict[str, Mapping[str, int]]:
+def index_server(entry: ServerEntry) -> dict[ServerField, Mapping[str, int]]:
     """A server's own terms: its key and aliases (`server`), and its description (`server_text`)."""
     words: list[str] = []
     for label in (entry.name, *entry.aliases):

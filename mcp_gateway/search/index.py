@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_gateway.search.documents import (
-    FIELDS,
-    SERVER_FIELDS,
     IndexedTool,
     ServerEntry,
     ToolEntry,
@@ -25,9 +23,14 @@ from mcp_gateway.search.documents import (
     index_tool,
     server_phrases,
 )
+from mcp_gateway.search.fields import SERVER_FIELDS, TOOL_FIELDS, ServerField, ToolField
 from mcp_gateway.search.text import is_cjk
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z\u3040-\u9fff\uac00-\ud7af]+")
+
+SPREAD_FIELDS: tuple[ToolField, ...] = ("name", "title", "description")
+"""The fields whose words count towards a word's spread over servers (`server_spread`): what a server's tools
+are about, not the names of their parameters or the lexicon's readings of them."""
 
 
 @dataclass
@@ -147,32 +150,33 @@ class ScoreCache:
 @dataclass(frozen=True)
 class IndexedServer:
     entry: ServerEntry
-    fields: dict[str, Mapping[str, int]]
+    fields: dict[ServerField, Mapping[str, int]]
     phrases: tuple[tuple[str, ...], ...]
 
 
 class SearchIndex:
     def __init__(self) -> None:
         self.tools: dict[int, IndexedTool] = {}
-        self.fields: dict[str, FieldPostings] = {name: FieldPostings() for name in FIELDS}
+        self.fields: dict[ToolField, FieldPostings] = {name: FieldPostings() for name in TOOL_FIELDS}
         self.servers: dict[str, IndexedServer] = {}
-        self.server_fields: dict[str, FieldPostings] = {name: FieldPostings() for name in SERVER_FIELDS}
+        self.server_fields: dict[ServerField, FieldPostings] = {name: FieldPostings() for name in SERVER_FIELDS}
         self._server_ids: dict[str, int] = {}
         self._server_by_id: dict[int, str] = {}
         self._by_server: dict[str, list[int]] = {}
         self.doc_freq: Counter[str] = Counter()
+        """Tools with a term in any field: BM25F's document frequency."""
         self.server_spread: Counter[str] = Counter()
         """Servers whose tools use a word: a word few servers use is a name, one many use is ordinary language."""
         self.cjk_tools = 0
         """Tools with CJK text: the collection a CJK term's rarity is judged in."""
-        """Tools with a term in any field: BM25F's document frequency."""
         self.server_doc_freq: Counter[str] = Counter()
+        """Servers with a term in their key, aliases or description: the server index's document frequency."""
         self.phrase_freq: Counter[str] = Counter()
+        """Servers whose name phrases contain a word: a word in many server names names none of them."""
         self.phrases_by_word: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
         """A name phrase's first word → (server, phrase): the candidates a query word can complete."""
         self.cjk_phrases: dict[str, set[str]] = {}
         """A CJK name phrase (matched as a substring, there are no spaces) → its servers."""
-        """Servers whose name phrases contain a word: a word in many server names names none of them."""
         self.named_after_server: set[int] = set()
         """Tools whose name holds a distinctive word of their own server's key or aliases."""
         self.name_keys: dict[str, tuple[int, ...]] = {}
@@ -208,7 +212,7 @@ class SearchIndex:
             doc_id = self._allocate()
             indexed = index_tool(entry)
             self.tools[doc_id] = indexed
-            for name, counts in zip(FIELDS, indexed.counts, strict=True):
+            for name, counts in indexed.by_field():
                 self.fields[name].add(doc_id, counts, sum(counts.values()))
             self.doc_freq.update(_distinct_terms(indexed.counts))
             self.cjk_tools += indexed.has_cjk
@@ -247,7 +251,7 @@ class SearchIndex:
                 if not holders:
                     del table[key]
         removed = {doc_id: self.tools.pop(doc_id) for doc_id in self._by_server.pop(name, [])}
-        for field_name in FIELDS:
+        for field_name in TOOL_FIELDS:
             terms = set[str]().union(*(indexed.field(field_name) for indexed in removed.values()))
             self.fields[field_name].remove(removed.keys(), terms)
         for doc_id, indexed in removed.items():
@@ -267,7 +271,7 @@ class SearchIndex:
     def _server_words(self, server: str) -> set[str]:
         words: set[str] = set()
         for doc_id in self._by_server.get(server, ()):
-            for field_name in ("name", "title", "description"):
+            for field_name in SPREAD_FIELDS:
                 words.update(self.tools[doc_id].field(field_name))
         return words
 

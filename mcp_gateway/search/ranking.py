@@ -16,29 +16,42 @@ import heapq
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from rapidfuzz import fuzz, process
 
+from mcp_gateway.search.fields import CONCEPT_FIELDS, ServerField, ToolField
 from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key
 from mcp_gateway.search.query import ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
 
+_Field = TypeVar("_Field", bound=str)
+
+
+@dataclass(frozen=True)
+class FieldScoring:
+    """How BM25F counts one field: its weight against a description's, and its length normalization `b`."""
+
+    weight: float
+    b: float
+
+
 K1 = 1.2
-FIELD_WEIGHTS = {
-    "name": 3.0,
-    "title": 2.0,
-    "description": 1.0,
-    "param_names": 0.6,
-    "param_text": 0.25,
-    "translated": 0.6,
-    "concepts": 0.45,
-    "name_concepts": 1.1,
-}
-FIELD_B = {"name": 0.3, "title": 0.3, "name_concepts": 0.3}
+NAME_B = 0.3
 DEFAULT_B = 0.5
-CONCEPT_FIELDS = frozenset({"concepts", "name_concepts"})
+FIELD_SCORING: Mapping[ToolField, FieldScoring] = {
+    "name": FieldScoring(3.0, NAME_B),
+    "title": FieldScoring(2.0, NAME_B),
+    "description": FieldScoring(1.0, DEFAULT_B),
+    "param_names": FieldScoring(0.6, DEFAULT_B),
+    "param_text": FieldScoring(0.25, DEFAULT_B),
+    "translated": FieldScoring(0.6, DEFAULT_B),
+    "concepts": FieldScoring(0.45, DEFAULT_B),
+    "name_concepts": FieldScoring(1.1, NAME_B),
+}
 SERVER_TEXT_WEIGHT = 0.5
 """A server's own description (written by the user in config.json) as topical evidence for its tools."""
+SERVER_FIELD_SCORING: Mapping[ServerField, FieldScoring] = {"server_text": FieldScoring(SERVER_TEXT_WEIGHT, DEFAULT_B)}
 SERVER_INTENT_BONUS = 10.0
 NAME_SPECIFICITY_FULL = 2.0
 NAME_MAX_SERVERS = 6
@@ -67,8 +80,8 @@ def bm25_idf(doc_count: int, df: int) -> float:
 
 
 def bm25f(
-    postings: dict[str, FieldPostings],
-    weights: dict[str, float],
+    postings: Mapping[_Field, FieldPostings],
+    fields: Mapping[_Field, FieldScoring],
     doc_freq: Mapping[str, int],
     doc_count: int,
     terms: Iterable[QueryTerm],
@@ -96,7 +109,7 @@ def bm25f(
         key = (term.term, term.is_concept)
         saturated = cache.get(key) if cache is not None else None
         if saturated is None:
-            saturated = _saturated(postings, weights, term, doc_count=doc_count, df=df, cjk_count=cjk_count)
+            saturated = _saturated(postings, fields, term, doc_count=doc_count, df=df, cjk_count=cjk_count)
             if cache is not None:
                 cache.put(key, saturated)
         weight = term.weight
@@ -107,8 +120,8 @@ def bm25f(
 
 
 def _saturated(
-    postings: dict[str, FieldPostings],
-    weights: dict[str, float],
+    postings: Mapping[_Field, FieldPostings],
+    fields: Mapping[_Field, FieldScoring],
     term: QueryTerm,
     *,
     doc_count: int,
@@ -117,13 +130,13 @@ def _saturated(
 ) -> dict[int, float]:
     """One term's BM25F score per tool, before the query's weight for the term."""
     pseudo: dict[int, float] = {}
-    for field_name, field_weight in weights.items():
+    for field_name, scoring in fields.items():
         if (field_name in CONCEPT_FIELDS) != term.is_concept:
             continue
         field = postings[field_name]
         if term.term not in field:
             continue
-        scale = field.scales(field_weight, FIELD_B.get(field_name, DEFAULT_B), doc_count)
+        scale = field.scales(scoring.weight, scoring.b, doc_count)
         for doc_id, tf in field.entries(term.term):
             pseudo[doc_id] = pseudo.get(doc_id, 0.0) + tf * scale[doc_id]
     collection = cjk_count if cjk_count and is_cjk(term.term) else doc_count
@@ -137,7 +150,7 @@ def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, li
     terms = strongest_terms(index, query.terms)
     scores = bm25f(
         index.fields,
-        FIELD_WEIGHTS,
+        FIELD_SCORING,
         index.doc_freq,
         len(index.tools),
         terms,
@@ -172,9 +185,7 @@ def strongest_terms(index: SearchIndex, terms: tuple[QueryTerm, ...]) -> tuple[Q
 
 def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
     """What each server adds to its tools: being named by the query, and its description matching it."""
-    raw = bm25f(
-        index.server_fields, {"server_text": SERVER_TEXT_WEIGHT}, index.server_doc_freq, len(index.servers), query.terms
-    )
+    raw = bm25f(index.server_fields, SERVER_FIELD_SCORING, index.server_doc_freq, len(index.servers), query.terms)
     scores = {index.server_of_id(server_id): score for server_id, score in raw.items()}
     for server, strength in server_intent(index, query).items():
         scores[server] = scores.get(server, 0.0) + SERVER_INTENT_BONUS * strength
