@@ -18,7 +18,7 @@ from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.ranking import Scored, rank
-from mcp_gateway.search.servers import resolve_server
+from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import analyze
 
 DEFAULT_LIMIT = 10
@@ -84,25 +84,24 @@ class SearchEngine:
     def tool_count(self, server: str | None = None) -> int:
         return len(self._index) if server is None else len(self._index.tool_ids(server))
 
-    def resolve_server(self, hint: str) -> tuple[str | None, tuple[str, ...]]:
-        """(server, ()) when the hint names one server, else (None, the servers it could mean)."""
-        resolution = resolve_server(
-            hint, ((name, indexed.entry.aliases) for name, indexed in self._index.servers.items())
-        )
-        return resolution.server, resolution.candidates
+    def resolve_server(self, hint: str) -> ServerResolution:
+        """Which indexed server a hint means, by the one rule every `server` argument is read with."""
+        return resolve_server(hint, ((name, indexed.entry.aliases) for name, indexed in self._index.servers.items()))
 
     def search(self, query: str, *, server: str | None = None, limit: int = DEFAULT_LIMIT) -> SearchResult:
         limit = max(1, min(limit, MAX_LIMIT))
         notes: list[str] = []
         focus: str | None = None
         if server:
-            focus, candidates = self.resolve_server(server)
-            if focus is None and candidates:
-                notes.append(
-                    f"The server hint '{server}' could mean {', '.join(candidates)}; searched all servers instead."
-                )
-            elif focus is None:
-                notes.append(f"No server matches the hint '{server}'; searched all servers instead.")
+            match self.resolve_server(server):
+                case Resolved(server=focus):
+                    pass
+                case Ambiguous(candidates=candidates):
+                    notes.append(
+                        f"The server hint '{server}' could mean {', '.join(candidates)}; searched all servers instead."
+                    )
+                case Unknown():
+                    notes.append(f"No server matches the hint '{server}'; searched all servers instead.")
         parsed = parse_query(query, self._known, self._vocabulary_list)
         scope = {focus} if focus is not None else None
         ranked = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)

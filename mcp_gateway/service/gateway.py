@@ -201,8 +201,7 @@ class Gateway:
         self.catalog.sync_from_disk()
         notes: list[str] = []
         if server:
-            target, _ = self.catalog.engine.resolve_server(server)
-            named = target or self._configured_name(server)
+            named = self._configured_name(server)  # read as list_tools reads it, so the server it means gets listed
             if named is not None and self.catalog.entry(named) is None:
                 try:
                     await self.ensure_listed(named)

@@ -2,7 +2,9 @@
 
 Server keys may contain dots and tool names may too, so `a.b.c` is read by trying the longest server key
 or alias that prefixes it and falling back to shorter ones, and a bare name is accepted when exactly one
-server has it. Disabled servers, invalid server entries and filtered-out tools are named as such (never
+server has it. A `server` argument is read by the rule `search_tools` reads its hint with
+(`search.servers.resolve_server`: key, alias, case, separators, a near miss), so the four meta-tools agree on
+what a name means. Disabled servers, invalid server entries and filtered-out tools are named as such (never
 "unknown"), so the model learns why it cannot call them.
 """
 
@@ -17,10 +19,18 @@ from rapidfuzz import fuzz, process
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import AmbiguousToolError, ToolNotAllowedError, UnknownServerError, UnknownToolError
+from mcp_gateway.search.servers import (
+    APPROXIMATE_READINGS,
+    MAX_SUGGESTIONS,
+    SUGGESTION_MIN_SIMILARITY,
+    Ambiguous,
+    Resolved,
+    Unknown,
+    resolve_server,
+)
 
-SUGGESTION_MIN_SIMILARITY = 70.0
-MAX_SUGGESTIONS = 3
 MAX_CANDIDATES_LISTED = 8
+"""Qualified names listed in an ambiguous-tool error: enough to pick from, short enough to read."""
 
 
 class ToolDirectory(Protocol):
@@ -56,32 +66,45 @@ class ResolvedTool:
 
 
 def resolve_server_name(directory: ToolDirectory, name: str) -> str:
-    """Exact key, else an alias, else a case-insensitive match; else `UnknownServerError` with suggestions."""
-    keys = list(directory.server_keys())
-    if name in keys:
-        return name
-    aliased = [key for key in keys if name in directory.aliases(key)]
-    if len(aliased) > 1:
-        raise AmbiguousToolError(
-            f"'{name}' is an alias of several servers ({', '.join(aliased)}); call again with one of their names.",
-            aliased,
-        )
-    if aliased:
-        return aliased[0]
-    folded = [
-        key
-        for key in keys
-        if key.casefold() == name.casefold() or name.casefold() in map(str.casefold, directory.aliases(key))
-    ]
-    if len(folded) == 1:
-        return folded[0]
+    """The configured server `name` means, read by the one rule every `server` argument is read with.
+
+    That rule (`search.servers.resolve_server`) takes the exact key, an alias, then the name ignoring case, then
+    ignoring separators, then a near miss with a unique best server; `search_tools` reads its hint the same way.
+    A name that is the key of a config entry that was rejected is reported as that invalid entry, unless it is a
+    valid server's key or alias spelled out (case aside): it is never read approximately as another server.
+
+    Raises:
+        AmbiguousToolError: several servers fit the name equally.
+        ToolNotAllowedError: the name is a rejected config entry.
+        UnknownServerError: no server fits; the closest are suggested.
+    """
+    resolution = resolve_server(name, ((key, directory.aliases(key)) for key in directory.server_keys()))
+    approximate = isinstance(resolution, Unknown) or resolution.reading in APPROXIMATE_READINGS
     rejected = directory.rejected()
-    if name in rejected:
+    if approximate and name in rejected:
         raise ToolNotAllowedError(
             f"Server '{name}' has an invalid entry in config.json ({rejected[name]}); fix it and restart the gateway."
         )
-    hint = _suggest(name, keys)
-    raise UnknownServerError(f"No server named '{_quoted(name)}'{hint}; call search_tools to find the right tool.")
+    match resolution:
+        case Resolved(server=server):
+            return server
+        case Ambiguous(candidates=candidates, reading="alias"):
+            raise AmbiguousToolError(
+                f"'{_quoted(name)}' is an alias of several servers ({', '.join(candidates)}); "
+                "call again with one of their names.",
+                list(candidates),
+            )
+        case Ambiguous(candidates=candidates):
+            raise AmbiguousToolError(
+                f"'{_quoted(name)}' could mean several servers ({', '.join(candidates)}); "
+                "call again with one of their names.",
+                list(candidates),
+            )
+        case Unknown(suggestions=suggestions):
+            raise UnknownServerError(
+                f"No server named '{_quoted(name)}'{_did_you_mean(suggestions)}; "
+                "call search_tools to find the right tool."
+            )
 
 
 def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None) -> ResolvedTool:
@@ -165,11 +188,16 @@ def _quoted(name: str) -> str:
 
 
 def _suggest(name: str, choices: Sequence[str]) -> str:
+    """The tool names close to `name`, as a "did you mean" clause (server names get theirs from the resolver)."""
     if not choices or len(name) > MAX_ECHOED_NAME_CHARS:
         return ""  # nothing that long is a near miss, and comparing it with every name would cost seconds
     found = process.extract(
         name, choices, scorer=fuzz.WRatio, limit=MAX_SUGGESTIONS, score_cutoff=SUGGESTION_MIN_SIMILARITY
     )
-    if not found:
+    return _did_you_mean([choice for choice, _, _ in found])
+
+
+def _did_you_mean(names: Sequence[str]) -> str:
+    if not names:
         return ""
-    return " (did you mean " + " or ".join(f"'{choice}'" for choice, _, _ in found) + "?)"
+    return " (did you mean " + " or ".join(f"'{name}'" for name in names) + "?)"

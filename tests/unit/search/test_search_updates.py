@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from search_catalog import SERVERS, add_server, build_engine
 
-from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
+from mcp_gateway.search import Resolved, SearchEngine, ServerEntry, ToolEntry
 
 QUERIES = ["create issue", "list pull requests", "delete", "search code", "repository"]
 
@@ -45,7 +45,7 @@ def test_replacing_a_server_with_the_same_tools_changes_nothing(engine: SearchEn
 
 def test_replace_server_updates_the_aliases_used_for_server_intent(engine: SearchEngine) -> None:
     add_server(engine, "github", ("octo",), SERVERS["github"][1])
-    assert engine.resolve_server("octo") == ("github", ())
+    assert engine.resolve_server("octo") == Resolved("github", "alias")
     assert engine.search("delete", server="gh").focused_server is None
 
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import anyio
 import pytest
+from gateway_testing import load, write_workspace
+from protocol.inprocess_fakes import FakeDownstream, InProcessConnector
 
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import (
@@ -15,7 +20,11 @@ from mcp_gateway.errors import (
     UnknownServerError,
     UnknownToolError,
 )
+from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.names import ResolvedTool, ToolDirectory, resolve_server_name, resolve_tool
+
+WAIT_SECONDS = 10.0
+"""Each gateway test starts in-process servers only; this bounds it on a busy machine, it is not a timing."""
 
 
 @dataclass
@@ -168,8 +177,9 @@ def test_an_unknown_tool_never_suggests_a_hidden_one() -> None:
 
 def test_an_unknown_server_argument_is_an_unknown_server_with_a_suggestion() -> None:
     with pytest.raises(UnknownServerError) as caught:
-        resolve_tool(directory(), "search", server="githb")
+        resolve_tool(directory(), "search", server="glthb")
     assert "did you mean 'github'" in caught.value.message
+    assert "search_tools" in caught.value.message
 
 
 def test_a_server_rejected_by_config_validation_is_named_as_invalid_not_unknown() -> None:
@@ -180,9 +190,37 @@ def test_a_server_rejected_by_config_validation_is_named_as_invalid_not_unknown(
     assert "must start with https://" in caught.value.message
 
 
-@pytest.mark.parametrize(("name", "expected"), [("github", "github"), ("gh", "github"), ("GitHub", "github")])
-def test_a_server_name_resolves_by_key_alias_or_case_insensitively(name: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("github", "github"), ("gh", "github"), ("GitHub", "github"), ("git_hub", "github"), ("githb", "github")],
+)
+def test_a_server_name_resolves_by_key_alias_case_separators_or_a_near_miss(name: str, expected: str) -> None:
     assert resolve_server_name(directory(), name) == expected
+    assert resolve_tool(directory(), "search", server=name).server == expected
+
+
+def test_a_server_name_near_two_servers_alike_is_refused_naming_both() -> None:
+    twins = FakeDirectory(tools={"postgres-prod": ["query"], "postgres-test": ["query"]})
+    with pytest.raises(AmbiguousToolError) as caught:
+        resolve_server_name(twins, "postgres")
+    assert caught.value.candidates == ["postgres-prod", "postgres-test"]
+    assert "postgres-prod" in caught.value.message
+    assert "postgres-test" in caught.value.message
+
+
+def test_a_server_name_equal_to_two_keys_but_for_case_is_refused_naming_both() -> None:
+    twins = FakeDirectory(tools={"Notes": ["add"], "notes": ["add"]})
+    with pytest.raises(AmbiguousToolError) as caught:
+        resolve_tool(twins, "add", server="NOTES")
+    assert caught.value.candidates == ["Notes", "notes"]
+
+
+def test_a_rejected_entry_named_exactly_is_not_read_as_a_near_miss_of_another_server() -> None:
+    broken = directory(tools={"jiraa": ["create_ticket"]}, rejected_entries={"jira": "url: must start with https://"})
+    assert resolve_server_name(broken, "Jira-A") == "jiraa"
+    with pytest.raises(ToolNotAllowedError) as caught:
+        resolve_server_name(broken, "jira")
+    assert "invalid entry" in caught.value.message
 
 
 def shared_alias_directory() -> ToolDirectory:
@@ -203,3 +241,86 @@ def test_a_server_argument_naming_an_alias_two_servers_share_is_refused_naming_b
         resolve_server_name(shared_alias_directory(), "mail")
     assert "mail-home" in caught.value.message
     assert "mail-work" in caught.value.message
+
+
+# ---- the gateway's four operations read a server name alike ----
+
+
+@asynccontextmanager
+async def gateway_over(home: Path, *downstreams: FakeDownstream) -> AsyncGenerator[Gateway]:
+    """A gateway whose servers are in-process fakes; none is listed until an operation needs it."""
+    servers = {d.name: {"command": "in-process", "aliases": list(ALIASES.get(d.name, ()))} for d in downstreams}
+    workspace = write_workspace(home, servers)
+    async with Gateway(workspace, load(workspace), connector=InProcessConnector(*downstreams)) as gateway:
+        yield gateway
+
+
+ALIASES = {"github": ("gh",)}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", ["github", "gh", "GitHub", "git_hub", "githb"])
+async def test_search_list_describe_and_execute_read_a_server_name_as_the_same_server(
+    tmp_path: Path, name: str
+) -> None:
+    github, gitlab = FakeDownstream("github"), FakeDownstream("gitlab")
+    with anyio.fail_after(WAIT_SECONDS):
+        async with gateway_over(tmp_path, github, gitlab) as gateway:
+            report = await gateway.search("echo a message", server=name)
+            page = await gateway.list_tools(name)
+            described = await gateway.describe("echo", server=name)
+            result = await gateway.execute("echo", {"message": "hi"}, server=name)
+    assert report.focused_server == "github"
+    assert {found.hit.server for found in report.found} == {"github"}
+    assert page.server == "github"
+    assert described.qualified == "github.echo"
+    assert result["content"] == [{"type": "text", "text": "hi"}]
+    assert (github.calls, gitlab.calls) == (["echo"], [])
+
+
+@pytest.mark.anyio
+async def test_search_list_describe_and_execute_all_refuse_a_name_near_two_servers_alike(tmp_path: Path) -> None:
+    prod, test = FakeDownstream("postgres-prod"), FakeDownstream("postgres-test")
+    with anyio.fail_after(WAIT_SECONDS):
+        async with gateway_over(tmp_path, prod, test) as gateway:
+            await gateway.refresh_servers()
+            report = await gateway.search("echo a message", server="postgres")
+            refusals: list[AmbiguousToolError] = []
+            operations: list[Callable[[], Awaitable[object]]] = [
+                lambda: gateway.list_tools("postgres"),
+                lambda: gateway.describe("echo", server="postgres"),
+                lambda: gateway.execute("echo", {"message": "hi"}, server="postgres"),
+            ]
+            for operation in operations:
+                with pytest.raises(AmbiguousToolError) as caught:
+                    await operation()
+                refusals.append(caught.value)
+    assert report.focused_server is None
+    assert report.notes == (
+        "The server hint 'postgres' could mean postgres-prod, postgres-test; searched all servers instead.",
+    )
+    assert [refusal.candidates for refusal in refusals] == [["postgres-prod", "postgres-test"]] * 3
+    assert (prod.calls, test.calls) == ([], [])
+
+
+@pytest.mark.anyio
+async def test_search_list_describe_and_execute_all_call_an_unknown_name_unknown(tmp_path: Path) -> None:
+    github = FakeDownstream("github")
+    with anyio.fail_after(WAIT_SECONDS):
+        async with gateway_over(tmp_path, github) as gateway:
+            await gateway.refresh_servers()
+            report = await gateway.search("echo a message", server="glthb")
+            messages: list[str] = []
+            operations: list[Callable[[], Awaitable[object]]] = [
+                lambda: gateway.list_tools("glthb"),
+                lambda: gateway.describe("echo", server="glthb"),
+                lambda: gateway.execute("echo", {"message": "hi"}, server="glthb"),
+            ]
+            for operation in operations:
+                with pytest.raises(UnknownServerError) as caught:
+                    await operation()
+                messages.append(caught.value.message)
+    assert report.focused_server is None
+    assert report.notes == ("No server matches the hint 'glthb'; searched all servers instead.",)
+    assert all("did you mean 'github'" in message for message in messages)
+    assert github.calls == []
