@@ -24,32 +24,51 @@ from mcp_gateway.search.lexicon import (
     expansions_of,
     translations_of,
 )
-from mcp_gateway.search.query import GENERIC_WEIGHT, ParsedQuery
+from mcp_gateway.search.query import GENERIC_WEIGHT, WORD_WEIGHT, ParsedQuery
 from mcp_gateway.search.ranking import bm25_idf
 from mcp_gateway.search.text import is_cjk
 
 Confidence = Literal["high", "medium", "low"]
 
 HIGH_COVERAGE = 0.6
+"""Share of the query's information a hit must account for to be `high` (with the other conditions of `judge`).
+Chosen by hand in the first search (9ddc802), not tuned: no benchmark scores confidence; the unit tests pin
+the level of hand-picked queries."""
 MEDIUM_COVERAGE = 0.3
+"""Share a hit must account for to be `medium`. Chosen by hand in the first search (9ddc802), not tuned."""
 STRENGTH: Mapping[MatchField, float] = {
-    "translated": 0.75,
     "name": 1.0,
     "title": 1.0,
-    "server": 0.8,
     "description": 0.85,
     "param_names": 0.7,
     "param_text": 0.6,
-    "name_concepts": 0.75,
+    "translated": 0.75,
     "concepts": 0.6,
+    "name_concepts": 0.75,
+    "server": 0.8,
 }
+"""How much a query word found in each field accounts for: fully in the name or title, less in prose, less again
+through the lexicon. Chosen by hand in the first search (9ddc802; `translated` in b7d2fc1), not tuned."""
 TYPO_STRENGTH = 0.7
+"""A word matched only through its typo correction counts this share of the match. Chosen by hand in the first
+search (9ddc802), not tuned."""
 TRANSLATION_STRENGTH = 0.9
+"""A word matched only through its translation or expansion counts this share. Chosen by hand in b7d2fc1, not
+tuned."""
 TOPICAL_STRENGTH = 0.6
+"""A word matched only through a topical concept group (`lexicon.TOPICAL`) counts this share, and never makes a
+hit `high` on its own. Chosen by hand in b7d2fc1, not tuned."""
+CJK_CHARACTER_SHARE = 0.5
+"""A single CJK character weighs half a word in the query's information: the words it is part of carry most of
+it. Chosen by hand in the first search (9ddc802), not tuned."""
 NAME_FIELDS: frozenset[MatchField] = frozenset({"name", "title", "name_concepts"})
+"""A match in these says what the tool is, which a `high` hit needs."""
 OWN_FIELDS: frozenset[MatchField] = frozenset({"name", "title", "description", "param_names", "param_text"})
+"""The tool's own text: a `high` hit must match at least one query word here, not only through its server's
+name or the lexicon."""
 MAX_JUDGED_WORDS = 32
-"""A long request is judged on its most informative words, like it is ranked."""
+"""A long request is judged on its most informative words, like it is ranked (`ranking.MAX_SCORED_TERMS`): a
+bound on a long request's cost, set in 9d191f6."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +117,8 @@ def judge(evidence: Evidence, tool: IndexedTool, *, server_terms: set[str], name
     reasons: dict[str, list[str]] = {}
     for word in evidence.words:
         generic = word in evidence.generic
-        weight = (0.5 if is_cjk(word) and len(word) == 1 else 1.0) * (GENERIC_WEIGHT if generic else 1.0)
+        share = CJK_CHARACTER_SHARE if is_cjk(word) and len(word) == 1 else WORD_WEIGHT
+        weight = share * (GENERIC_WEIGHT if generic else WORD_WEIGHT)
         idf = evidence.idf[word]
         mass += weight * idf
         match = _best_match(tool, word, server_terms)
@@ -208,7 +228,7 @@ def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
         name = concept.removeprefix(CONCEPT_PREFIX)
         topical = name in TOPICAL
         for field in _CONCEPT_MATCH_FIELDS:
-            strength = STRENGTH[field] * (TOPICAL_STRENGTH if topical else 1.0)
+            strength = STRENGTH[field] * TOPICAL_STRENGTH if topical else STRENGTH[field]
             if tool.field(field).get(concept) and strength > best.strength:
                 best = _Match(strength, field, f"{'topic' if topical else 'synonym'} {name}")
     return best

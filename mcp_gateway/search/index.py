@@ -116,7 +116,8 @@ _POSTING_TYPE = "l"
 
 
 MAX_CACHED_SCORES = 100_000
-"""About 8 MB of (tool, score) pairs."""
+"""About 8 MB of (tool, score) pairs: set in 5d46c33, where a cache of 8,192 terms grew by 15 MB over 1,089
+distinct queries. A memory bound; results do not depend on it."""
 
 
 class ScoreCache:

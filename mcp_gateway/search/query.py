@@ -17,22 +17,51 @@ from mcp_gateway.search.lexicon import CONCEPT_PREFIX, bigram_weights, concepts_
 from mcp_gateway.search.text import analyze, is_cjk, split_identifier, stem
 from mcp_gateway.search.values import Value, split_values
 
+WORD_WEIGHT = 1.0
+"""A word the user typed: the unit every other query-term weight is relative to."""
+FULL_SIMILARITY = 100.0
+"""rapidfuzz's similarity of identical strings: the scale a similarity is divided by to weigh a correction."""
 GENERIC_WEIGHT = 0.35
+"""A generic verb or noun (`GENERIC_WORDS`) says little about which tool is wanted. Chosen by hand in the first
+search (9ddc802). Measured: 0.2 → .448/.780/.570, .573; 0.5 → .447/.784/.570, .573."""
 CONCEPT_WEIGHT = 0.7
+"""A lexicon concept of the query's words: a synonym is weaker evidence than the word. Chosen by hand in the
+first search (9ddc802). Measured: 0.5 → .446/.761/.563, .586; 0.9 → .447/.779/.570, .561."""
 CJK_CHAR_WEIGHT = 0.3
+"""A single CJK character (its bigrams carry the meaning). 0.4 in the first search, 0.3 since b7d2fc1 (a change
+to Chinese matching measured as a whole: single+step R@1 .452, R@5 .782). Measured now: 0.2 → unchanged;
+0.4 → .449/.784/.571, .573 (few bench queries are Chinese)."""
 TRANSLATION_WEIGHT = 0.8
-"""An English word a Chinese query word translates to: almost as good as the word itself."""
+"""An English word a Chinese query word translates to, or an abbreviation stands for: almost as good as the word
+itself. Chosen by hand in b7d2fc1. Measured: 0.6 → unchanged; 1.0 → .448/.784/.570, .573."""
 TYPO_MIN_LENGTH = 3
+"""Shorter unknown words are names or codes, not typos. 4 in the first search, 3 since bd3a690 (typos of short
+stems such as `slak`). Measured: 4 and 2 → single+step unchanged, task MRR within .001."""
 TYPO_MIN_SIMILARITY = 80.0
+"""rapidfuzz ratio (0-100) a correction needs: about one edit in a five-letter word. Chosen by hand in the
+first search (9ddc802). Measured: 75 → task R@5 .569; 85 → .565; single+step unchanged both ways."""
 TYPO_WEIGHT = 0.7
+"""A typo correction, times its similarity: weaker than a word the user typed. Chosen by hand in the first
+search (9ddc802). Measured: 0.5 → unchanged (task MRR .438 → .440); 0.9 → task R@5 .569."""
 TYPO_CANDIDATES = 2
+"""Corrections kept per unknown word. Chosen by hand in the first search (9ddc802). Measured: 1 and 3 → unchanged."""
 TYPO_LENGTH_SLACK_DIVISOR = 4
-"""A correction may differ in length by a quarter of the word (at least one character): ratio ≥ 80 allows no more."""
+"""A correction may differ in length by a quarter of the word (at least one character), so only words of those
+lengths are compared (9d191f6, for speed). Tighter than `TYPO_MIN_SIMILARITY` alone, which lets a word half as
+long again through (8 letters against 12 score 80). Measured: 3 and 6 → task R@5 .565."""
 MAX_TYPO_WORDS = 4
+"""Unknown words corrected per request, the longest first: a bound on a long request's cost (9d191f6).
+Measured: 2 → task R@5 .577 (MRR .436); 8 → unchanged."""
 MAX_QUERY_CHARS = 2000
+"""Past this a request is pasted data (a log, an encoded image): a bound set in 9d191f6. Measured: 1,000 → task
+R@5 .565; 4,000 → unchanged."""
 VALUE_WEIGHT = 0.2
-"""Words inside a value (a path, a URL, a quoted text, a number) are mostly what a tool works on, not which tool."""
+"""Words inside a value (a path, a URL, a quoted text, a number) are mostly what a tool works on, not which
+tool. 0.3 in b12d795, 0.2 since 40d7529 (measured with a change of b as a whole, see `ranking.DEFAULT_B`).
+Measured now: 0.1 → .452/.784/.573, .577; 0.3 → .447/.776/.567, .577."""
 SITE_WEIGHT = 0.8
+"""A word of a URL's host (`github` in github.com/…) names the service: nearly a typed word. Chosen by hand in
+b12d795. Measured: 0.6 and 1.0 → unchanged."""
 GENERIC_WORDS = frozenset(
     stem(word)
     for word in """
@@ -41,6 +70,8 @@ GENERIC_WORDS = frozenset(
         provide provides
     """.split()
 )
+"""Verbs and nouns most tools' text uses, which say little about which tool is meant: they weigh
+`GENERIC_WEIGHT`. Written by hand from catalog vocabulary in the first search (9ddc802)."""
 
 
 @dataclass(frozen=True)
@@ -139,12 +170,12 @@ class _Terms:
     def add_words(self, words: tuple[str, ...], bigrams: dict[str, float]) -> None:
         for word in words:
             if is_cjk(word):
-                weight = CJK_CHAR_WEIGHT if len(word) == 1 else bigrams.get(word, 1.0)
+                weight = CJK_CHAR_WEIGHT if len(word) == 1 else bigrams.get(word, WORD_WEIGHT)
                 self.add(QueryTerm(word, weight, "word"))
             elif word.isdigit():
                 self.add(QueryTerm(word, VALUE_WEIGHT, "value"))
             else:
-                self.add(QueryTerm(word, GENERIC_WEIGHT if word in GENERIC_WORDS else 1.0, "word"))
+                self.add(QueryTerm(word, GENERIC_WEIGHT if word in GENERIC_WORDS else WORD_WEIGHT, "word"))
 
     def add_values(self, values: list[Value]) -> None:
         for value in values:
@@ -158,6 +189,6 @@ class _Terms:
     def add_typos(self, unknown: list[str], vocabulary: Vocabulary) -> None:
         for word in unknown:
             for candidate, similarity in vocabulary.corrections(word):
-                self.add(QueryTerm(candidate, TYPO_WEIGHT * similarity / 100.0, "typo", typed=word))
+                self.add(QueryTerm(candidate, TYPO_WEIGHT * similarity / FULL_SIMILARITY, "typo", typed=word))
                 for concept in concepts_of((candidate,), ()):
                     self.add(QueryTerm(concept, CONCEPT_WEIGHT * TYPO_WEIGHT, "concept"))

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz, process
 
 from mcp_gateway.search.fields import CONCEPT_FIELDS, ServerField, ToolField
 from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key
-from mcp_gateway.search.query import ParsedQuery, QueryTerm
+from mcp_gateway.search.query import FULL_SIMILARITY, ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
 
 _Field = TypeVar("_Field", bound=str)
@@ -37,8 +37,15 @@ class FieldScoring:
 
 
 K1 = 1.2
+"""BM25's term-frequency saturation: the textbook default (and rank-bm25's, the plain-BM25 baseline's). Measured
+(see `search/__init__.py`): 0.9 → .451/.764/.569, .573; 1.5 → .446/.780/.572, .565; 2.0 → .439/.755/.566, .577."""
 NAME_B = 0.3
+"""Length normalization for names and titles: a few words each, so their length says little. Chosen by hand in
+the first search (9ddc802). Measured: 0.1 → .447/.781/.569, .565; 0.5 → .449/.769/.571, .582."""
 DEFAULT_B = 0.5
+"""Length normalization for descriptions and parameters, which differ in length by verbosity, not topic:
+lowered from 0.75 in 40d7529, measured then single+step R@1 .378 → .424, R@5 .702 → .774, MRR .521 → .556,
+task R@5 .556 → .540. Measured now: 0.3 → .458/.764/.578, .565; 0.75 → .427/.707/.551, .594."""
 FIELD_SCORING: Mapping[ToolField, FieldScoring] = {
     "name": FieldScoring(3.0, NAME_B),
     "title": FieldScoring(2.0, NAME_B),
@@ -49,24 +56,52 @@ FIELD_SCORING: Mapping[ToolField, FieldScoring] = {
     "concepts": FieldScoring(0.45, DEFAULT_B),
     "name_concepts": FieldScoring(1.1, NAME_B),
 }
+"""Each tool field's BM25F weight (relative to the description's 1.0) and b, in `TOOL_FIELDS` order (the order
+the fields' scores are summed in). The weights were chosen by hand in the first search (9ddc802; `translated`
+in b7d2fc1), not tuned. Measured, each weight alone halved / raised by half:
+name .448/.774/.573, .556 / .447/.780/.570, .582; description .414/.756/.553, .569 / .448/.766/.567, .577;
+param_names .441/.784/.564, .577 / .455/.785/.577, .556; param_text .442/.784/.566, .561 / .448/.784/.569, .582;
+translated .449/.784/.571, .569 / .448/.784/.570, .577; concepts .447/.776/.568, .590 / .449/.785/.572, .573;
+name_concepts .449/.782/.574, .577 / .446/.779/.568, .577. title: no change (the bench catalogs have no titles)."""
 SERVER_TEXT_WEIGHT = 0.5
-"""A server's own description (written by the user in config.json) as topical evidence for its tools."""
+"""A server's own description (written by the user in config.json) as topical evidence for its tools. Chosen
+by hand in 0881420, not tuned: the bench catalogs give servers no description, so no benchmark measures it."""
 SERVER_FIELD_SCORING: Mapping[ServerField, FieldScoring] = {"server_text": FieldScoring(SERVER_TEXT_WEIGHT, DEFAULT_B)}
+"""The server fields scored by BM25F: only the description. Naming a server is judged by `server_intent`."""
 SERVER_INTENT_BONUS = 10.0
+"""What naming a server adds to each of its tools: about one strongly matching query word. Chosen by hand in
+0881420 (which made a server count as named only by a whole name phrase: single+step R@5 .586 → .702, MRR
+.438 → .521). Measured: 5 → .454/.786/.574, .569; 15 → .445/.776/.566, .577."""
 NAME_SPECIFICITY_FULL = 2.0
+"""A one-word server name counts fully once half the tools using the word are the server's own (1 / 2). Chosen
+by hand in 48c9a7f (with `PROVENANCE_FACTOR`: single+step R@1 .424 → .459, MRR .557 → .575). Measured: 1 →
+.451/.786/.572, .577; 4 → unchanged."""
 NAME_MAX_SERVERS = 6
-"""A word used by the tools of at most this many servers reads as a name, not as ordinary language."""
+"""A word used by the tools of at most this many servers reads as a name, not as ordinary language. Chosen by
+hand in bd3a690. Measured: 3 → .452/.784/.572, .573; 12 → .448/.784/.570, .569."""
 PROVENANCE_FACTOR = 1.05
 """A tool named after its own server (`playwright.playwright_click`) is likely the original among copies
-republished under other servers' keys; among otherwise equal matches it comes first."""
-"""A one-word server name counts fully once half the tools using the word are the server's own."""
-"""What naming a server adds to each of its tools: about one strongly matching query word."""
+republished under other servers' keys; among otherwise equal matches it comes first. Chosen by hand in 48c9a7f
+(see `NAME_SPECIFICITY_FULL`). Measured: 1.0 (off) → .422/.782/.561, .573; 1.1 → .449/.773/.570, .573."""
 NAME_MATCH_BONUS = 12.0
+"""What a query spelling a tool's name (`create_issue`, `github.create_issue`) adds, times the similarity.
+Chosen by hand in the first search (9ddc802), not tuned: no bench query spells a tool name (6 and 18 change
+nothing there); the unit tests of exact and misspelt name queries pin it."""
 NAME_MATCH_MIN_SIMILARITY = 88.0
+"""rapidfuzz ratio (0-100) a one-word query needs to a tool's name key to count as that name mistyped: about one
+wrong letter in ten. Chosen by hand in the first search (9ddc802), not tuned (no bench query is a name)."""
 MAX_NAME_QUERY_CHARS = 64
+"""A longer query is a request, not a tool name. Chosen by hand in the first search (9ddc802), not tuned."""
 MAX_NAME_QUERY_WORDS = 3
+"""A query of more words is a request, not a tool name (`github create issue` still is one). Chosen by hand in
+the first search (9ddc802), not tuned."""
 MAX_SCORED_TERMS = 64
-"""Terms scored per request; beyond it the weakest (common, low-weight) are dropped."""
+"""Terms scored per request; beyond it the weakest (common, low-weight) are dropped: a bound on a long
+request's cost, set in 9d191f6 (query p99 at 5,645 tools 184 → 17-22 ms with the other bounds of that change).
+Measured: 32 → single+step unchanged, task R@5 .548 (MRR .438 → .414); 128 → task R@5 .577 (MRR .419)."""
+NAME_MATCH_CANDIDATES = 5
+"""Tool names a mistyped name query is compared closely with (rapidfuzz's best few): more than one tool may be
+spelled alike on different servers. Chosen by hand in the first search (9ddc802), not tuned."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +111,8 @@ class Scored:
 
 
 def bm25_idf(doc_count: int, df: int) -> float:
+    """BM25's IDF in Lucene's form, `ln(1 + (N - df + 0.5) / (df + 0.5))`: never negative, even for a term every
+    document has (the original formula's would subtract from a tool for matching it)."""
     return math.log(1.0 + (doc_count - df + 0.5) / (df + 0.5))
 
 
@@ -245,16 +282,20 @@ def name_matches(index: SearchIndex, text: str, allowed: set[int] | None) -> dic
     if not key:
         return {}
     found: dict[int, float] = {}
-    candidates: list[tuple[str, float]] = [(key, 100.0)] if key in index.name_keys else []
+    candidates: list[tuple[str, float]] = [(key, FULL_SIMILARITY)] if key in index.name_keys else []
     if not candidates and len(words) == 1:
         candidates = [
             (candidate, similarity)
             for candidate, similarity, _ in process.extract(
-                key, index.name_keys.keys(), scorer=fuzz.ratio, limit=5, score_cutoff=NAME_MATCH_MIN_SIMILARITY
+                key,
+                index.name_keys.keys(),
+                scorer=fuzz.ratio,
+                limit=NAME_MATCH_CANDIDATES,
+                score_cutoff=NAME_MATCH_MIN_SIMILARITY,
             )
         ]
     for candidate, similarity in candidates:
         for doc_id in index.name_keys[candidate]:
             if allowed is None or doc_id in allowed:
-                found[doc_id] = max(found.get(doc_id, 0.0), similarity / 100.0)
+                found[doc_id] = max(found.get(doc_id, 0.0), similarity / FULL_SIMILARITY)
     return found

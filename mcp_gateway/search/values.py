@@ -15,6 +15,13 @@ from mcp_gateway.search.lexicon import CONCEPT_PREFIX
 from mcp_gateway.search.text import stem
 
 HOST_NOISE = frozenset("www m api app mobile com net org io co cn uk de fr jp edu gov info dev ai me tv".split())
+"""Host labels that name no service (`www`, `api`, top-level domains): the rest of a URL's host does."""
+MAX_QUOTED_CHARS = 200
+"""Quoted text up to this long is a value the tool will work on; a longer "quotation" is more likely prose with
+stray quotes. Chosen by hand in b12d795, not tuned."""
+MIN_BLOB_CHARS = 32
+"""An unbroken run of letters, digits and `+/=_-` this long is an identifier, hash or encoded data, not words
+(a SHA-1 in hex is 40). Set in 9d191f6, not tuned."""
 FILE_EXTENSIONS = frozenset(
     """
         py js ts tsx jsx java go rs rb php c h cpp cs swift kt md txt rst csv tsv json jsonl yaml yml toml ini cfg
@@ -22,6 +29,7 @@ FILE_EXTENSIONS = frozenset(
         svg webp bmp ico mp3 mp4 wav ogg flac mov avi mkv zip tar gz tgz bz2 7z rar whl ipynb parquet db sqlite
     """.split()
 )
+"""A word with one of these extensions (`report.md`) is a file name, so a path value."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +49,12 @@ _VALUE = re.compile(
   | (?P<email>\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
   | (?P<path>(?<![\w/])(?:~|\.{1,2})?/[\w.@~+-]+(?:/[\w.@~+-]*)* | \b[A-Za-z]:\\\S+
             | \b[\w.-]+(?:/[\w.@~+-]+)+ | \b[\w-]+\.(?:EXTENSIONS)\b)
-  | (?P<quoted>(?<!\w)'[^'\n]{1,200}'(?!\w) | "[^"\n]{1,200}" | `[^`\n]{1,200}` | “[^”\n]{1,200}”)
+  | (?P<quoted>(?<!\w)'[^'\n]{1,QUOTED}'(?!\w) | "[^"\n]{1,QUOTED}" | `[^`\n]{1,QUOTED}` | “[^”\n]{1,QUOTED}”)
   | (?P<selector>(?<![\w/.])[#.][A-Za-z_][\w-]*)
-  | (?P<blob>\b[A-Za-z0-9+/=_-]{32,})
-    """.replace("EXTENSIONS", "|".join(sorted(FILE_EXTENSIONS))),
+  | (?P<blob>\b[A-Za-z0-9+/=_-]{BLOB,})
+    """.replace("EXTENSIONS", "|".join(sorted(FILE_EXTENSIONS)))
+    .replace("QUOTED", str(MAX_QUOTED_CHARS))
+    .replace("BLOB", str(MIN_BLOB_CHARS)),
     re.VERBOSE,
 )
 _HINTS = {"url": CONCEPT_PREFIX + "web", "email": CONCEPT_PREFIX + "email", "path": CONCEPT_PREFIX + "file"}
