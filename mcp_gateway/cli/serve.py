@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
+import functools
 import logging
+import os
 import sys
+from typing import NoReturn
 
 import anyio
 
@@ -20,8 +25,16 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from mcp_gateway.server.app import run_until_stopped
 
-    anyio.run(run_until_stopped, workspace, config)
-    return 0
+    return anyio.run(functools.partial(run_until_stopped, leave=leave_now), workspace, config)
+
+
+def leave_now(status: int) -> NoReturn:
+    """End the process at once, without waiting for what still runs (a forced shutdown), exit handlers run."""
+    atexit._run_exitfuncs()  # pyright: ignore[reportPrivateUsage]  # os._exit would skip them
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
 
 
 def _configure_logging(workspace: Workspace, *, debug: bool) -> None:
