@@ -22,6 +22,7 @@ import anyio
 import anyio.abc
 import pytest
 from e2e_gateway import (
+    POLL_SECONDS,
     PROCESS_GONE_SECONDS,
     SESSION_SECONDS,
     RawGateway,
@@ -46,6 +47,8 @@ CLAUDE_CODE_SIGTERM_DELAY_SECONDS = 0.1
 TRIALS = 5
 WIND_DOWN_SECONDS = 0.5
 """A plain server's clean exit after stdin EOF takes a moment (longer than the gap between the signals)."""
+IDLE_SECONDS = 0.3
+"""A gateway that has used no CPU time for this long is done starting up, as at the end of a real session."""
 BARE_PYTHON = "import sys; sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.read()"
 """The baseline: a Python process that starts nothing, waiting on its stdin like a stdio server."""
 
@@ -74,11 +77,31 @@ async def bare_python_latency() -> float:
         return await exit_latency(process, sigterm_after=PROCESS_GONE_SECONDS)
 
 
+def cpu_ticks(pid: int) -> int:
+    """User and system CPU time the process has used so far, all its threads together (Linux /proc)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return int(fields[11]) + int(fields[12])
+
+
+async def wait_idle(pid: int) -> None:
+    """Until the process has used no CPU time for `IDLE_SECONDS`: its start-up work is over."""
+    with anyio.fail_after(SESSION_SECONDS):
+        ticks, since = cpu_ticks(pid), time.monotonic()
+        while time.monotonic() - since < IDLE_SECONDS:
+            await anyio.sleep(POLL_SECONDS)
+            if (now := cpu_ticks(pid)) != ticks:
+                ticks, since = now, time.monotonic()
+
+
 async def gateway_latency(home: Path, *, sigterm_after: float) -> tuple[float, int | None]:
     async with raw_gateway(home) as gateway:
         with anyio.fail_after(SESSION_SECONDS):
             found = await gateway.call("tools/call", {"name": "search_tools", "arguments": {"query": "echo"}})
         assert not found.get("isError"), found
+        # Sessions end long after the start-up's background work (a stop during the validation warm-up
+        # waits for that import to finish, which is another matter).
+        await wait_idle(gateway.pid)
         latency = await exit_latency(gateway.process, sigterm_after=sigterm_after)
         return latency, gateway.process.returncode
 
