@@ -77,13 +77,15 @@ class Stopper:
     async def enforce_bound(self) -> None:
         """Once the shutdown has begun, kill what still runs when it is forced or overdue, then leave."""
         await self._began.wait()
-        with anyio.move_on_after(self._deadline - FORCE_GRACE_SECONDS - anyio.current_time()):
+        with anyio.CancelScope(deadline=self._deadline - FORCE_GRACE_SECONDS):
             await self._forced.wait()
         if self._forced.is_set():
-            logger.warning("stop signal number %d: killing every downstream server now", FORCE_AFTER_SIGNALS)
+            logger.warning(
+                "stop signal number %d came: killing every downstream server and exiting now", FORCE_AFTER_SIGNALS
+            )
         else:
             logger.warning(
-                "the shutdown is still running after %gs: killing every downstream server now",
+                "the shutdown was still running after %gs: killing every downstream server and exiting now",
                 self._bound_seconds - FORCE_GRACE_SECONDS,
             )
         self.exit_status = FORCED_EXIT_STATUS
