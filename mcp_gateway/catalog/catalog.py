@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Literal, cast
 
 import anyio
+import anyio.to_thread
 
 from mcp_gateway.catalog.filters import tool_allowed
 from mcp_gateway.catalog.fingerprint import fingerprint
@@ -57,18 +58,19 @@ class Catalog:
 
     def load(self) -> None:
         """Read cache.json and index every usable entry (no server is contacted)."""
-        self._apply(self._store.load())
-        self._signature = self._store.last_signature
+        view = self._store.load()
+        self._apply(view.servers)
+        self._signature = view.signature
 
     def sync_from_disk(self) -> None:
         """Pick up what another gateway process wrote since we last looked: one `stat` when nothing changed."""
         if self._store.changed_since(self._signature):
             try:
-                entries = self._store.load()
+                view = self._store.load()
             except CatalogError:
                 return  # unreadable for a moment (permissions, a full disk); keep serving what we have
-            self._apply(entries)
-            self._signature = self._store.last_signature
+            self._apply(view.servers)
+            self._signature = view.signature
 
     def state(self, server: str) -> EntryState:
         spec = self._config.servers[server].spec
@@ -183,11 +185,11 @@ class Catalog:
 
     async def _persist(self, entry: ServerCatalog) -> None:
         try:
-            merged = await self._store.asave_server(entry)
+            merged = await anyio.to_thread.run_sync(self._store.save_server, entry)
         except CatalogError:
             return  # the entry still serves this process; the next successful write persists it
-        self._apply(merged, keep=entry.server)
-        self._signature = self._store.last_signature
+        self._apply(merged.servers, keep=entry.server)
+        self._signature = merged.signature
 
     async def refresh_many(self, servers: Iterable[str], lister: Lister, *, concurrency: int) -> None:
         """Refresh servers with bounded parallelism; a failing server never stops the others."""
