@@ -31,7 +31,7 @@ def run_refresh(args: argparse.Namespace) -> int:
             raise CliError(error.message, REFRESH_FAILED) from error
         await gateway.refresh_servers(names)
         failed = 0
-        for report in gateway.status():
+        for report in await gateway.status():
             if names is not None and report.name not in names:
                 continue
             if report.failure:
@@ -51,7 +51,7 @@ def run_status(args: argparse.Namespace) -> int:
 
     async def work(gateway: Gateway) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
-        for report in gateway.status():
+        for report in await gateway.status():
             error = errors.get(report.name)
             rows.append(
                 {

@@ -165,7 +165,7 @@ class Gateway:
 
     async def _load_catalog(self) -> None:
         try:
-            await anyio.to_thread.run_sync(self.catalog.load)
+            await self.catalog.load()
         except CatalogError as error:
             if not self._load_in_background:
                 raise
@@ -182,17 +182,17 @@ class Gateway:
 
     async def search(self, query: str, *, server: str | None = None, limit: int | None = None) -> SearchReport:
         await self.loaded()
-        self.catalog.sync_from_disk()
+        await self.catalog.sync_from_disk()
         notes: list[str] = []
         if server:
-            target, _ = self.catalog.engine.resolve_server(server)
+            target = await self.catalog.resolve_hint(server)
             named = target or self._configured_name(server)
             if named is not None and self.catalog.entry(named) is None:
                 try:
                     await self.ensure_listed(named)
                 except DownstreamError as error:
                     notes.append(error.message)
-        result = self.catalog.engine.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
+        result = await self.catalog.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
         found = tuple(
             Found(hit, tool) for hit in result.hits if (tool := self.catalog.find(hit.server, hit.tool)) is not None
         )
@@ -274,8 +274,9 @@ class Gateway:
             return entry
         return await self.catalog.refresh(server, self.list_downstream)
 
-    def status(self) -> list[ServerReport]:
-        self.catalog.sync_from_disk()
+    async def status(self) -> list[ServerReport]:
+        await self.loaded()
+        await self.catalog.sync_from_disk()
         reports: list[ServerReport] = []
         for name, server in self.config.servers.items():
             entry = self.catalog.entry(name)
@@ -302,7 +303,7 @@ class Gateway:
 
     async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
         await self.loaded()
-        self.catalog.sync_from_disk()
+        await self.catalog.sync_from_disk()
         named = self._named_server(tool, server)
         if named is not None and self.catalog.entry(named) is None and not self.config.servers[named].spec.disabled:
             await self.ensure_listed(named)
