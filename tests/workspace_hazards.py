@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -78,3 +79,10 @@ def plant_link(link: Path, outside_dir: Path, content: bytes = b"not the gateway
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(target)
     return Outside(target, content, mode)
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited and been reaped: what a SIGKILLed writer leaves in a temp name."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid

@@ -8,6 +8,7 @@ entering it reads cache.json and reaps what a killed predecessor left behind, an
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -41,6 +42,8 @@ from mcp_gateway.service.arguments import argument_problems
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
+
+logger = logging.getLogger(__name__)
 
 LOADING_WAIT_SECONDS = 15.0
 """How long a call for a tool nobody has listed yet waits for servers still loading."""
@@ -121,9 +124,13 @@ class Gateway:
         self._tg: anyio.abc.TaskGroup | None = None
         self._load_in_background = load_in_background
         self._catalog_loaded = anyio.Event()
+        self.workspace_problems: tuple[str, ...] = ()
+        """What does not work in this workspace (a `logs` that is a file, …), one sentence each."""
 
     async def __aenter__(self) -> Gateway:
-        self.workspace.ensure()
+        self.workspace_problems = await anyio.to_thread.run_sync(self.workspace.ensure)
+        for problem in self.workspace_problems:
+            logger.warning("%s", problem)
         await anyio.to_thread.run_sync(reap_stale_groups, self.workspace.process_records_dir)
         if not self._load_in_background:
             await self._load_catalog()

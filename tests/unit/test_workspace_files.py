@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
-from workspace_hazards import bounded, plant_fifo, plant_link, release_fifo
+from workspace_hazards import bounded, dead_pid, plant_fifo, plant_link, release_fifo
 
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.workspace_files import (
@@ -19,13 +18,6 @@ from mcp_gateway.workspace_files import (
     replace_file,
     temp_path,
 )
-
-
-def dead_pid() -> int:
-    """The pid of a process that has exited (and been reaped)."""
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
 
 
 def test_read_regular_returns_the_whole_file(tmp_path: Path) -> None:

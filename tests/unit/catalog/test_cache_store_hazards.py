@@ -11,11 +11,10 @@ import json
 import logging
 import os
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
-from workspace_hazards import bounded, plant_fifo, plant_link, release_fifo
+from workspace_hazards import bounded, dead_pid, plant_fifo, plant_link, release_fifo
 
 from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheStore
@@ -43,12 +42,6 @@ def valid_cache(*servers: str) -> bytes:
 
 def set_aside(store: CacheStore, tag: str) -> list[Path]:
     return sorted(store.path.parent.glob(f"cache.json.{tag}-*"))
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
 
 
 def test_a_linked_cache_is_never_read_or_chmodded_through_the_link_and_is_set_aside(tmp_path: Path) -> None:

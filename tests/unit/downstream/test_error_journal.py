@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
-from workspace_hazards import bounded, plant_fifo, plant_link, release_fifo
+from workspace_hazards import bounded, dead_pid, plant_fifo, plant_link, release_fifo
 
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 
 RECORD = ErrorRecord("startup", "it failed", retryable=True, at=1000.0)
 OTHER_RECORDS = json.dumps({"x": {"phase": "startup", "message": "m", "retryable": False, "at": 1}}).encode()
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
 
 
 def test_records_round_trip_and_clear(tmp_path: Path) -> None:
