@@ -174,10 +174,8 @@ class Gateway:
         try:
             await self.catalog.load()
         except CatalogError as error:
-            if not self._load_in_background:
-                raise
-            # Serving goes on without the cache: each server is listed when it is first needed.
-            print(f"mcp-gateway: {error.message}; serving without the cached tool lists", file=sys.stderr)
+            # Going on without the cache: each server is listed when it is first needed (`status` says why).
+            print(f"mcp-gateway: {error.message}; going on without the cached tool lists", file=sys.stderr)
         finally:
             self._catalog_loaded.set()
 
