@@ -12,7 +12,8 @@ stale tools beat no tools. An entry fetched for a different connection config is
 The event loop never reads, parses or indexes: cache.json is read in a worker thread, and the search engine
 has one owner, a worker thread holding `_engine_owner`, which both re-indexes and runs queries. A catalog of
 thousands of tools then costs the loop nothing while it is re-read, and a query never meets a half-built
-index. What is known per server (`_entries`) changes only on the loop, before the index follows it.
+index. What is known per server (`_entries`) changes on the loop, before the index follows it; only the
+first load fills it in the owner thread, before anything else reads the catalog.
 """
 
 from __future__ import annotations
