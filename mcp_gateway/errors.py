@@ -7,6 +7,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
     GatewayError
     ├── ConfigError                  the config file as a whole cannot be used (unreadable, not JSON)
     ├── CatalogError                 the tool catalog cannot be read or written at all
+    ├── UnusableFileError            a workspace file is a link, a FIFO, a device or too large to read
     ├── CliError                     a command-line failure; carries its exit code
     └── ToolCallError                something the model can fix: becomes an `isError` tool result
         ├── UnknownServerError       no server or alias by that name
@@ -50,6 +51,19 @@ class ConfigError(GatewayError):
 
 class CatalogError(GatewayError):
     """The catalog file could not be written (a corrupt file is set aside, never raised)."""
+
+
+class UnusableFileError(GatewayError):
+    """What sits at a workspace path is not a file the gateway may use; the caller decides what that costs.
+
+    `tag` names the problem in a file name (`link`, `not-a-file`, `oversize`), for files set aside.
+    """
+
+    def __init__(self, path: str, problem: str, tag: str) -> None:
+        super().__init__(f"{path} {problem}")
+        self.path = path
+        self.problem = problem
+        self.tag = tag
 
 
 class CliError(GatewayError):

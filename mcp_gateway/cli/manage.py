@@ -3,13 +3,16 @@
 `status` reports what this workspace knows without starting anything: each server's cache state and tool
 count from cache.json, whether a running gateway has it started (from the process records gateways keep),
 and its last error (from errors.json, written by whichever gateway saw it). Then what failed in the
-background of the running gateways (the gateway served on; the traceback is in its log).
+background of the running gateways (the gateway served on; the traceback is in its log). What keeps the
+workspace from working fully (a `logs` that is a file, a cache.json that cannot be read or a newer gateway
+wrote) is said too, and is not a failure: a serving gateway carries on through it, so `status` exits 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import asdict
 from typing import Any
@@ -32,7 +35,10 @@ def run_refresh(args: argparse.Namespace) -> int:
             raise CliError(error.message, REFRESH_FAILED) from error
         await gateway.refresh_servers(names)
         failed = 0
-        for report in gateway.status():
+        if gateway.catalog.notice is not None:  # listed, but not saved for the next start
+            failed += 1
+            print(f"mcp-gateway: {gateway.catalog.notice}", file=sys.stderr)
+        for report in await gateway.status():
             if names is not None and report.name not in names:
                 continue
             if report.failure:
@@ -50,9 +56,11 @@ def run_status(args: argparse.Namespace) -> int:
     running = running_servers(workspace.process_records_dir)
     errors = ErrorJournal(workspace.errors_path).read()
 
+    notes: dict[str, Any] = {}
+
     async def work(gateway: Gateway) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         rows: list[dict[str, Any]] = []
-        for report in gateway.status():
+        for report in await gateway.status():
             error = errors.get(report.name)
             rows.append(
                 {
@@ -71,6 +79,8 @@ def run_status(args: argparse.Namespace) -> int:
         problems = [
             {"gatewayPid": found.gateway_pid, **asdict(found.problem)} for found in await gateway.background_problems()
         ]
+        notes["workspaceProblems"] = list(gateway.workspace_problems)
+        notes["cacheNotice"] = gateway.catalog.notice
         return rows, problems
 
     rows, problems = with_gateway(args, work, loaded=(workspace, config))
@@ -80,10 +90,15 @@ def run_status(args: argparse.Namespace) -> int:
             "servers": rows,
             "rejected": dict(config.rejected),
             "backgroundProblems": problems,
+            **notes,
         }
         print(json.dumps(document, indent=2))
         return 0
     print(f"config: {config.path}")
+    for problem in notes["workspaceProblems"]:
+        print(f"workspace problem: {problem}")
+    if notes["cacheNotice"]:
+        print(f"cache: {notes['cacheNotice']}")
     if not rows and not config.rejected:
         print("no servers configured (add them under 'mcpServers', or run `mcp-gateway import --client NAME`)")
     for row in rows:

@@ -18,7 +18,7 @@ from typing import NoReturn
 import anyio
 
 from mcp_gateway.cli.context import load
-from mcp_gateway.paths import Workspace
+from mcp_gateway.paths import Workspace, directory_problem
 
 GATEWAY_LOG = "gateway.log"
 
@@ -57,8 +57,8 @@ def _configure_logging(workspace: Workspace, *, debug: bool) -> None:
     console.setLevel(logging.WARNING)
     console.setFormatter(logging.Formatter("mcp-gateway: %(levelname)s %(name)s: %(message)s"))
     root.addHandler(console)
-    if debug:
-        workspace.ensure()
+    # A `logs` that cannot be a directory is said once by the gateway, which serves without the file.
+    if debug and directory_problem(workspace.logs_dir, allow_link=False) is None:
         handler = logging.FileHandler(workspace.logs_dir / GATEWAY_LOG)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)

@@ -46,6 +46,8 @@ from mcp_gateway.service.background_journal import BackgroundJournal, GatewayPro
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
 
+logger = logging.getLogger(__name__)
+
 LOADING_WAIT_SECONDS = 15.0
 """How long a call for a tool nobody has listed yet waits for servers still loading."""
 
@@ -133,9 +135,13 @@ class Gateway:
         self._tg: BackgroundTasks | None = None
         self._load_in_background = load_in_background
         self._catalog_loaded = anyio.Event()
+        self.workspace_problems: tuple[str, ...] = ()
+        """What does not work in this workspace (a `logs` that is a file, …), one sentence each."""
 
     async def __aenter__(self) -> Gateway:
-        self.workspace.ensure()
+        self.workspace_problems = await anyio.to_thread.run_sync(self.workspace.ensure)
+        for problem in self.workspace_problems:
+            logger.warning("%s", problem)
         await anyio.to_thread.run_sync(reap_stale_groups, self.workspace.process_records_dir)
         if not self._load_in_background:
             await self._load_catalog()
@@ -181,12 +187,10 @@ class Gateway:
 
     async def _load_catalog(self) -> None:
         try:
-            await anyio.to_thread.run_sync(self.catalog.load)
+            await self.catalog.load()
         except CatalogError as error:
-            if not self._load_in_background:
-                raise
-            # Serving goes on without the cache: each server is listed when it is first needed.
-            print(f"mcp-gateway: {error.message}; serving without the cached tool lists", file=sys.stderr)
+            # Going on without the cache: each server is listed when it is first needed (`status` says why).
+            print(f"mcp-gateway: {error.message}; going on without the cached tool lists", file=sys.stderr)
         finally:
             self._catalog_loaded.set()
 
@@ -198,17 +202,17 @@ class Gateway:
 
     async def search(self, query: str, *, server: str | None = None, limit: int | None = None) -> SearchReport:
         await self.loaded()
-        self.catalog.sync_from_disk()
+        await self.catalog.sync_from_disk()
         notes: list[str] = []
         if server:
-            target, _ = self.catalog.engine.resolve_server(server)
+            target = await self.catalog.resolve_hint(server)
             named = target or self._configured_name(server)
             if named is not None and self.catalog.entry(named) is None:
                 try:
                     await self.ensure_listed(named)
                 except DownstreamError as error:
                     notes.append(error.message)
-        result = self.catalog.engine.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
+        result = await self.catalog.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
         found = tuple(
             Found(hit, tool) for hit in result.hits if (tool := self.catalog.find(hit.server, hit.tool)) is not None
         )
@@ -299,8 +303,9 @@ class Gateway:
             return entry
         return await self.catalog.refresh(server, self.list_downstream)
 
-    def status(self) -> list[ServerReport]:
-        self.catalog.sync_from_disk()
+    async def status(self) -> list[ServerReport]:
+        await self.loaded()
+        await self.catalog.sync_from_disk()
         reports: list[ServerReport] = []
         for name, server in self.config.servers.items():
             entry = self.catalog.entry(name)
@@ -335,7 +340,7 @@ class Gateway:
 
     async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
         await self.loaded()
-        self.catalog.sync_from_disk()
+        await self.catalog.sync_from_disk()
         named = self._named_server(tool, server)
         if named is not None and self.catalog.entry(named) is None and not self.config.servers[named].spec.disabled:
             await self.ensure_listed(named)
