@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 
 import anyio
 
-from mcp_gateway.cli.context import load
+from mcp_gateway.cli.context import load, secret_mask
+from mcp_gateway.gateway_log import log_to_file
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 
 GATEWAY_LOG = "gateway.log"
@@ -16,7 +16,7 @@ GATEWAY_LOG = "gateway.log"
 
 def run_serve(args: argparse.Namespace) -> int:
     workspace, config = load(args)
-    _configure_logging(workspace, debug=config.settings.debug)
+    _configure_logging(workspace, secret_mask(config), debug=config.settings.debug)
 
     from mcp_gateway.server.app import run_until_stopped
 
@@ -24,16 +24,8 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _configure_logging(workspace: Workspace, *, debug: bool) -> None:
-    """Warnings to stderr (clients show it in their MCP logs); everything to logs/gateway.log with `debug`."""
-    root = logging.getLogger()
-    root.setLevel(logging.DEBUG if debug else logging.WARNING)
-    console = logging.StreamHandler(sys.stderr)
-    console.setLevel(logging.WARNING)
-    console.setFormatter(logging.Formatter("mcp-gateway: %(levelname)s %(name)s: %(message)s"))
-    root.addHandler(console)
+def _configure_logging(workspace: Workspace, secrets: SecretMask, *, debug: bool) -> None:
+    """Warnings go to stderr already (`load`); with `debug`, everything to logs/gateway.log too, masked and private."""
     if debug:
         workspace.ensure()
-        handler = logging.FileHandler(workspace.logs_dir / GATEWAY_LOG)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
+        log_to_file(workspace.logs_dir / GATEWAY_LOG, secrets)
