@@ -2,7 +2,8 @@
 
 `status` reports what this workspace knows without starting anything: each server's cache state and tool
 count from cache.json, whether a running gateway has it started (from the process records gateways keep),
-and its last error (from errors.json, written by whichever gateway saw it).
+and its last error (from errors.json, written by whichever gateway saw it). Every message it prints passes
+through the config's `SecretMask`: errors.json may have been written by a gateway that did not mask.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from mcp_gateway.cli.context import load, with_gateway, workspace_of
+from mcp_gateway.cli.context import load, secret_mask, with_gateway, workspace_of
 from mcp_gateway.downstream.error_journal import ErrorJournal
 from mcp_gateway.downstream.process_records import running_servers
 from mcp_gateway.errors import CliError, ToolCallError
@@ -46,8 +47,10 @@ def run_refresh(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     workspace, config = load(args, quiet=args.json)
+    secrets = secret_mask(config)
     running = running_servers(workspace.process_records_dir)
-    errors = ErrorJournal(workspace.errors_path).read()
+    errors = ErrorJournal(workspace.errors_path, secrets.mask).read()
+    rejected = {name: secrets.mask(reason) for name, reason in config.rejected.items()}
 
     async def work(gateway: Gateway) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
@@ -70,10 +73,10 @@ def run_status(args: argparse.Namespace) -> int:
 
     rows = with_gateway(args, work, loaded=(workspace, config))
     if args.json:
-        print(json.dumps({"config": str(config.path), "servers": rows, "rejected": dict(config.rejected)}, indent=2))
+        print(json.dumps({"config": str(config.path), "servers": rows, "rejected": rejected}, indent=2))
         return 0
     print(f"config: {config.path}")
-    if not rows and not config.rejected:
+    if not rows and not rejected:
         print("no servers configured (add them under 'mcpServers', or run `mcp-gateway import --client NAME`)")
     for row in rows:
         running_text = ", ".join(f"pid {r['pid']}" for r in row["running"]) or "not running"
@@ -83,7 +86,7 @@ def run_status(args: argparse.Namespace) -> int:
             error = row["lastError"]
             retry = "a retry may help" if error["retryable"] else "a retry will not help"
             print(f"    last error ({error['phase']}, {_ago(error['at'])}; {retry}): {error['message']}")
-    for name, reason in config.rejected.items():
+    for name, reason in rejected.items():
         print(f"{name}: invalid config entry: {reason}")
     return 0
 

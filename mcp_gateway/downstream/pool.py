@@ -11,7 +11,9 @@ Contract (DESIGN §5):
   (doubling on each failure, cleared by a success), and calls inside the window fail fast;
 - a call that times out makes the pool probe its connection; one that does not answer the probe is
   wedged and retired: new calls get a fresh process, the old one closes after its last call;
-- shutdown refuses new work and stops every connection in parallel under one deadline.
+- shutdown refuses new work and stops every connection in parallel under one deadline;
+- no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
+  gateway's `SecretMask`: a server may echo its own credential in an error or on stderr.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from mcp_gateway.background import background_tasks
 from mcp_gateway.catalog.records import JsonObject, Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings, StdioServer
-from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client, secrets_of
+from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client
 from mcp_gateway.downstream.connection import Connection, ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import ProcessRecords
@@ -47,6 +49,7 @@ from mcp_gateway.errors import (
     ShuttingDownError,
     UnknownServerError,
 )
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 
 MAX_BACKOFF_SECONDS = 15 * 60.0
@@ -105,15 +108,18 @@ class Pool:
         protocol_memory: ProtocolMemory | None = None,
         records: ProcessRecords | None = None,
         connector: Connector = open_client,
+        secrets: SecretMask | None = None,
     ) -> None:
+        """`secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`."""
         self._connect = connector
         self._slots = {name: _Slot(server) for name, server in servers.items() if not server.spec.disabled}
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
+        self._secrets = secrets if secrets is not None else SecretMask.for_servers(servers.values(), self._environ)
         self._memory = protocol_memory
         self._records = records
-        self._journal = ErrorJournal(workspace.errors_path)
+        self._journal = ErrorJournal(workspace.errors_path, self._secrets.mask)
         self._closing = False
         self._activity = anyio.Event()
         self._running_tasks = 0
@@ -432,6 +438,9 @@ class Pool:
         self._note_error(slot, error)
 
     def _note_error(self, slot: _Slot, error: DownstreamError) -> None:
+        """Every error the pool raises passes here first: its message is masked in place (the same error is
+        raised to the caller and to every waiter of a shared start), then kept as the server's last error."""
+        error.redact(self._secrets.mask)
         slot.last_error = ErrorRecord(error.phase, error.message, error.retryable, time.time())
         self._journal.record(slot.server.name, slot.last_error)
 
@@ -449,7 +458,7 @@ class Pool:
     def _log_for(self, slot: _Slot) -> StderrLog:
         if slot.log is None:
             path = self._workspace.stderr_log_path(slot.server.name)
-            slot.log = StderrLog(path, secrets_of(slot.server, self._environ))
+            slot.log = StderrLog(path, self._secrets)
         return slot.log
 
     def _stderr_path(self, slot: _Slot, log: StderrLog) -> str | None:

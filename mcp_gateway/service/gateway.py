@@ -4,6 +4,10 @@ The four meta-tools (`server/`) and the command line (`cli/`) both call this, so
 is the search the model gets. It owns the lifetime of the catalog, the pool and the background refresh:
 entering it reads cache.json and reaps what a killed predecessor left behind, and starts nothing else;
 `start_background()` begins the startup metadata check once the caller is ready to answer its client.
+
+`secrets` is the one `SecretMask` of this gateway (built from the config and environment), shared by the pool
+(errors, errors.json, stderr logs) and used here on whatever else carries a server's words to the model or a
+terminal: failures in `status` and search notes, and the text of tool results that are errors.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import cast
 
 import anyio
 import anyio.abc
@@ -35,6 +40,7 @@ from mcp_gateway.errors import (
     ToolCallError,
     UnknownToolError,
 )
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.search import SearchEngine, SearchHit
 from mcp_gateway.service.arguments import argument_problems
@@ -105,6 +111,7 @@ class Gateway:
         self.workspace = workspace
         self.config = config
         self._environ = dict(os.environ if environ is None else environ)
+        self.secrets = SecretMask.for_servers(config.servers.values(), self._environ)
         self.catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
         self._directory = CatalogDirectory(self.catalog)
         self._records = ProcessRecords(workspace.process_records_dir)
@@ -116,6 +123,7 @@ class Gateway:
             protocol_memory=self.catalog,
             records=self._records,
             connector=connector,
+            secrets=self.secrets,
         )
         self._stack = AsyncExitStack()
         self._tg: anyio.abc.TaskGroup | None = None
@@ -191,14 +199,14 @@ class Gateway:
                 try:
                     await self.ensure_listed(named)
                 except DownstreamError as error:
-                    notes.append(error.message)
+                    notes.append(self.secrets.mask(error.message))
         result = self.catalog.engine.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
         found = tuple(
             Found(hit, tool) for hit in result.hits if (tool := self.catalog.find(hit.server, hit.tool)) is not None
         )
         enabled = [name for name, spec in self.config.servers.items() if not spec.spec.disabled]
         failed = {
-            name: message
+            name: self.secrets.mask(message)
             for name in enabled
             if (message := self.catalog.failure(name)) and self.catalog.entry(name) is None
         }
@@ -255,9 +263,14 @@ class Gateway:
             )
         annotations = resolved.tool.annotations or {}
         retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
-        return await self.pool.call_tool(
+        result = await self.pool.call_tool(
             resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=retry_safe
         )
+        if result.get("isError") is True:
+            # An error is the server's words about what went wrong, which may quote its own credential; a
+            # successful result is data the model asked for and passes through untouched.
+            return await anyio.to_thread.run_sync(mask_error_texts, result, self.secrets)
+        return result
 
     async def refresh_servers(self, servers: list[str] | None = None) -> None:
         await self.loaded()
@@ -289,7 +302,7 @@ class Gateway:
                     fetched_at=entry.fetched_at if entry is not None else None,
                     protocol_version=self.catalog.recall(name),
                     runtime=self.pool.status(name),
-                    failure=self.catalog.failure(name),
+                    failure=self._failure(name),
                 )
             )
         return reports
@@ -299,6 +312,10 @@ class Gateway:
         return await self.pool.list_tools(server)
 
     # Helpers.
+
+    def _failure(self, server: str) -> str | None:
+        failure = self.catalog.failure(server)
+        return self.secrets.mask(failure) if failure is not None else None
 
     async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
         await self.loaded()
@@ -330,3 +347,19 @@ class Gateway:
             return resolve_server_name(self._directory, server)
         except ToolCallError:
             return None
+
+
+def mask_error_texts(result: JsonObject, secrets: SecretMask) -> JsonObject:
+    """A copy of a `CallToolResult` whose text content items are masked; everything else is kept as sent."""
+    content = result.get("content")
+    if not isinstance(content, list):
+        return result
+    return {**result, "content": [_masked_item(item, secrets) for item in cast(list[object], content)]}
+
+
+def _masked_item(item: object, secrets: SecretMask) -> object:
+    if not isinstance(item, dict):
+        return item
+    fields = cast(JsonObject, item)
+    text = fields.get("text")
+    return {**fields, "text": secrets.mask(text)} if isinstance(text, str) else fields
