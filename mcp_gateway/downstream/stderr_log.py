@@ -57,10 +57,13 @@ class StderrLog:
             self._pending = ""
 
     def _write_line(self, line: str) -> None:
-        line = self._secrets.mask(line)  # before cutting, so a secret straddling the cut cannot leak its beginning
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + " …[cut]"
-        data = (line + "\n").encode("utf-8", errors="replace")
+        # Only what can be kept is masked (a megabyte line costs no more than a full one), with one secret's
+        # length beyond the cut, so a secret straddling the cut is masked whole and not even its start is kept.
+        reach = MAX_LINE_CHARS + self._secrets.longest
+        kept = self._secrets.mask(line[:reach])
+        if len(kept) > MAX_LINE_CHARS or len(line) > reach:
+            kept = kept[:MAX_LINE_CHARS] + " …[cut]"
+        data = (kept + "\n").encode("utf-8", errors="replace")
         try:
             self._rotate_if_needed(len(data))
             fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
