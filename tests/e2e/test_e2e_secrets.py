@@ -60,11 +60,10 @@ async def model_session(home: Path, stderr: Path) -> list[str]:
     texts the model received (the gateway's stderr goes to `stderr`)."""
     received: list[str] = []
 
-    async def call(tool: str, arguments: Mapping[str, Any] | None = None) -> str:
+    async def call(tool: str, arguments: Mapping[str, Any]) -> None:
         result = await execute(client, tool, arguments)
         assert result.is_error, text_of_result(result)
         received.append(text_of_result(result))
-        return received[-1]
 
     command, *args = gateway_command(home)
     parameters = StdioServerParameters(command=command, args=args, env=client_environment())
