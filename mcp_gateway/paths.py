@@ -56,6 +56,11 @@ class Workspace:
         return self.state_dir / "errors.json"
 
     @property
+    def background_problems_path(self) -> Path:
+        """What failed in the background of each running gateway, for `mcp-gateway status`."""
+        return self.state_dir / "background-problems.json"
+
+    @property
     def logs_dir(self) -> Path:
         return self.state_dir / "logs"
 

@@ -2,7 +2,8 @@
 
     {"version": 1, "servers": {"<server>": {"fingerprint": str, "fetchedAt": float (epoch seconds),
      "protocolVersion": str|null, "serverName": str|null, "serverVersion": str|null,
-     "instructions": str|null, "tools": [<tool exactly as listed by tools/list>]}}}
+     "instructions": str|null, "tools": [<tool exactly as listed by tools/list>],
+     "skipped": [str] (optional: why listed entries were left out)}}}
 
 Parsing is tolerant per entry and strict per value: a server entry that is structurally unsound (a wrong
 type, a tool without a name) is dropped on its own and the others kept, so one bad entry costs one
@@ -42,6 +43,7 @@ class _ServerEntry(BaseModel):
     server_version: str | None = Field(default=None, alias="serverVersion")
     instructions: str | None = None
     tools: list[dict[str, Any]]
+    skipped: list[str] = Field(default_factory=list[str])
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ def _parse_entry(name: str, value: Any) -> ServerCatalog | None:
         server_name=entry.server_name,
         server_version=entry.server_version,
         instructions=entry.instructions,
+        skipped=tuple(entry.skipped),
     )
 
 
@@ -113,4 +116,5 @@ def _entry_json(catalog: ServerCatalog) -> dict[str, Any]:
         "serverVersion": catalog.server_version,
         "instructions": catalog.instructions,
         "tools": [tool.to_wire() for tool in catalog.tools],
+        **({"skipped": list(catalog.skipped)} if catalog.skipped else {}),
     }

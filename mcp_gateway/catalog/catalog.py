@@ -168,6 +168,7 @@ class Catalog:
                 server_name=listing.server_name,
                 server_version=listing.server_version,
                 instructions=listing.instructions,
+                skipped=listing.skipped,
             )
             self._failures.pop(server, None)
             self._entries[server] = entry

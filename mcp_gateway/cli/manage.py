@@ -2,8 +2,9 @@
 
 `status` reports what this workspace knows without starting anything: each server's cache state and tool
 count from cache.json, whether a running gateway has it started (from the process records gateways keep),
-and its last error (from errors.json, written by whichever gateway saw it). Every message it prints passes
-through the config's `SecretMask`: errors.json may have been written by a gateway that did not mask.
+and its last error (from errors.json, written by whichever gateway saw it). Then what failed in the
+background of the running gateways (the gateway served on; the traceback is in its log). Every message it
+prints passes through the config's `SecretMask`: errors.json may have been written by a gateway that did not mask.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def run_status(args: argparse.Namespace) -> int:
     errors = ErrorJournal(workspace.errors_path, secrets.mask).read()
     rejected = {name: secrets.mask(reason) for name, reason in config.rejected.items()}
 
-    async def work(gateway: Gateway) -> list[dict[str, Any]]:
+    async def work(gateway: Gateway) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         rows: list[dict[str, Any]] = []
         for report in gateway.status():
             error = errors.get(report.name)
@@ -67,13 +68,24 @@ def run_status(args: argparse.Namespace) -> int:
                     "protocol": report.protocol_version,
                     "running": [{"gatewayPid": g, "pid": p} for g, p in running.get(report.name, [])],
                     "lastError": asdict(error) if error else None,
+                    "skippedTools": list(report.skipped),
                 }
             )
-        return rows
+        problems = [
+            {"gatewayPid": found.gateway_pid, **asdict(found.problem), "error": secrets.mask(found.problem.error)}
+            for found in await gateway.background_problems()
+        ]
+        return rows, problems
 
-    rows = with_gateway(args, work, loaded=(workspace, config))
+    rows, problems = with_gateway(args, work, loaded=(workspace, config))
     if args.json:
-        print(json.dumps({"config": str(config.path), "servers": rows, "rejected": rejected}, indent=2))
+        document = {
+            "config": str(config.path),
+            "servers": rows,
+            "rejected": rejected,
+            "backgroundProblems": problems,
+        }
+        print(json.dumps(document, indent=2))
         return 0
     print(f"config: {config.path}")
     if not rows and not rejected:
@@ -82,12 +94,19 @@ def run_status(args: argparse.Namespace) -> int:
         running_text = ", ".join(f"pid {r['pid']}" for r in row["running"]) or "not running"
         age = f", fetched {_ago(row['fetchedAt'])}" if row["fetchedAt"] else ""
         print(f"{row['server']}: {row['cache']}, {row['tools']} tools{age}; {running_text} ({row['lifecycle']})")
+        if row["skippedTools"]:
+            skipped = row["skippedTools"]
+            print(f"    left out of its tool list as unusable: {'; '.join(skipped)}")
         if row["lastError"]:
             error = row["lastError"]
             retry = "a retry may help" if error["retryable"] else "a retry will not help"
             print(f"    last error ({error['phase']}, {_ago(error['at'])}; {retry}): {error['message']}")
     for name, reason in rejected.items():
         print(f"{name}: invalid config entry: {reason}")
+    if problems:
+        print("background problems (the gateway served on; details in its log):")
+    for problem in problems:
+        print(f"    gateway pid {problem['gatewayPid']}, {_ago(problem['at'])}: {problem['task']}: {problem['error']}")
     return 0
 
 

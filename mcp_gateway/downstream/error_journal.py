@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from mcp_gateway.bounds import MAX_STORED_MESSAGE_CHARS, clip
 from mcp_gateway.errors import Phase
 from mcp_gateway.paths import FILE_MODE
 
@@ -55,7 +56,7 @@ class ErrorJournal:
 
     def record(self, server: str, error: ErrorRecord) -> None:
         records = self.read()
-        records[server] = replace(error, message=self._masked(error.message))
+        records[server] = replace(error, message=self._masked(clip(error.message, MAX_STORED_MESSAGE_CHARS)))
         self._write(records)
 
     def clear(self, server: str) -> None:

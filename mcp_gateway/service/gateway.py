@@ -4,6 +4,8 @@ The four meta-tools (`server/`) and the command line (`cli/`) both call this, so
 is the search the model gets. It owns the lifetime of the catalog, the pool and the background refresh:
 entering it reads cache.json and reaps what a killed predecessor left behind, and starts nothing else;
 `start_background()` begins the startup metadata check once the caller is ready to answer its client.
+Nothing it runs in the background can end it: a failure there is logged and reported by
+`background_problems()` (see `mcp_gateway.background`), and the gateway serves on.
 
 `secrets` is the one `SecretMask` of this gateway (built from the config and environment), shared by the pool
 (errors, errors.json, stderr logs) and used here on whatever else carries a server's words to the model or a
@@ -12,6 +14,7 @@ terminal: failures in `status` and search notes, and the text of tool results th
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -21,10 +24,9 @@ from types import TracebackType
 from typing import cast
 
 import anyio
-import anyio.abc
 import anyio.to_thread
 
-from mcp_gateway.background import background_tasks
+from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import JsonObject, Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheStore
@@ -43,13 +45,16 @@ from mcp_gateway.errors import (
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.search import SearchEngine, SearchHit
-from mcp_gateway.service.arguments import argument_problems
+from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
+from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
 
 LOADING_WAIT_SECONDS = 15.0
 """How long a call for a tool nobody has listed yet waits for servers still loading."""
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,8 @@ class ServerReport:
     protocol_version: str | None
     runtime: ServerStatus
     failure: str | None
+    skipped: tuple[str, ...] = ()
+    """Entries of the server's last listing that were left out as unusable, and why."""
 
 
 class Gateway:
@@ -115,6 +122,9 @@ class Gateway:
         self.catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
         self._directory = CatalogDirectory(self.catalog)
         self._records = ProcessRecords(workspace.process_records_dir)
+        self._journal = BackgroundJournal(workspace.background_problems_path)
+        self._problems = BackgroundProblems(persist=self._journal.record, mask=self.secrets.mask)
+        self._arguments = ArgumentChecker()
         self.pool = Pool(
             config.servers,
             config.settings,
@@ -123,10 +133,11 @@ class Gateway:
             protocol_memory=self.catalog,
             records=self._records,
             connector=connector,
+            problems=self._problems,
             secrets=self.secrets,
         )
         self._stack = AsyncExitStack()
-        self._tg: anyio.abc.TaskGroup | None = None
+        self._tg: BackgroundTasks | None = None
         self._load_in_background = load_in_background
         self._catalog_loaded = anyio.Event()
 
@@ -138,19 +149,19 @@ class Gateway:
         await self._stack.__aenter__()
         try:
             await self._stack.enter_async_context(self.pool)
-            self._tg = await self._stack.enter_async_context(background_tasks())
+            self._tg = await self._stack.enter_async_context(background_tasks(self._problems))
         except BaseException:
             await self._stack.aclose()
             raise
         if self._load_in_background:
-            self._tg.start_soon(self._load_catalog)
+            self._tg.start_soon(self._load_catalog, name="reading the cached tool lists")
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
         if self._tg is not None:
-            self._tg.cancel_scope.cancel()
+            self._tg.cancel()
         try:
             return await self._stack.__aexit__(exc_type, exc, tb)
         finally:
@@ -159,17 +170,21 @@ class Gateway:
     def start_background(self) -> None:
         """Once the catalog is loaded: refresh invalid entries (bounded parallelism) and start `eager` servers."""
         assert self._tg is not None
-        self._tg.start_soon(self._start_background)
+        self._tg.start_soon(self._start_background, name="the startup work")
 
     async def _start_background(self) -> None:
         await self._catalog_loaded.wait()
+        assert self._tg is not None
+        # Each its own guarded task, so one failing does not keep the others from running.
+        self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
+        self._tg.start_soon(anyio.to_thread.run_sync, prepare_validation, name="the argument validation warm-up")
         if self.config.settings.startup_metadata_check:
             due = self.catalog.needs_refresh()
             if due:
-                assert self._tg is not None
-                self._tg.start_soon(self.refresh_servers, due)
+                self._tg.start_soon(self.refresh_servers, due, name="the startup refresh of the tool lists")
+
+    async def _start_eager_servers(self) -> None:
         self.pool.start_eager_servers()  # after the load: the pool recalls each server's protocol from it
-        await anyio.to_thread.run_sync(prepare_validation)
 
     async def _load_catalog(self) -> None:
         try:
@@ -254,8 +269,17 @@ class Gateway:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
         resolved = await self._resolve(tool, server)
-        problems = argument_problems(resolved.tool.input_schema_json, arguments)
-        if problems:
+        check = await self._arguments.check(resolved.tool.input_schema_json, arguments)
+        if check.unchecked is not None:
+            logger.log(
+                logging.DEBUG if check.schema_at_fault else logging.WARNING,
+                "server '%s', tool '%s': arguments sent unchecked because %s",
+                resolved.server,
+                resolved.tool.name,
+                check.unchecked,
+            )
+        if check.problems:
+            problems = list(check.problems)
             raise InvalidArgumentsError(
                 f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
                 "Fix them and call execute_tool again.",
@@ -303,9 +327,17 @@ class Gateway:
                     protocol_version=self.catalog.recall(name),
                     runtime=self.pool.status(name),
                     failure=self._failure(name),
+                    skipped=entry.skipped if entry is not None else (),
                 )
             )
         return reports
+
+    async def background_problems(self) -> list[GatewayProblem]:
+        """What failed in the background of this gateway and of the others running on this workspace."""
+        own = [GatewayProblem(os.getpid(), problem) for problem in self._problems]
+        recorded = await anyio.to_thread.run_sync(self._journal.read)
+        others = [found for found in recorded if found.gateway_pid != os.getpid()]
+        return sorted(own + others, key=lambda found: found.problem.at)
 
     async def list_downstream(self, server: str) -> Listing:
         """Ask the server itself for its tools now (starting it if need be); the catalog is not touched."""
