@@ -56,7 +56,7 @@ class ErrorJournal:
 
     def record(self, server: str, error: ErrorRecord) -> None:
         records = self.read()
-        records[server] = replace(error, message=self._masked(clip(error.message, MAX_STORED_MESSAGE_CHARS)))
+        records[server] = replace(error, message=clip(self._masked(error.message), MAX_STORED_MESSAGE_CHARS))
         self._write(records)
 
     def clear(self, server: str) -> None:

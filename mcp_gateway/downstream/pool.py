@@ -199,7 +199,14 @@ class Pool:
             if operation != LIST_OPERATION:
                 connection.answered = True
         except Exception as exc:
-            error = call_failure(slot.server.name, operation, exc, timeout_seconds=timeout, retry_safe=retry_safe)
+            error = call_failure(
+                slot.server.name,
+                operation,
+                exc,
+                timeout_seconds=timeout,
+                retry_safe=retry_safe,
+                mask=self._secrets.mask,
+            )
             self._note_error(slot, error)
             if isinstance(error, ConnectionLostError) and (connection.usable or connection.crashed):
                 # Noted here, not only when the exit is seen: the caller's next call may come first.
@@ -311,7 +318,13 @@ class Pool:
                             slot,
                             attempt,
                             log,
-                            start_failure(name, exc, timeout_seconds=timeout, stderr_log=self._stderr_path(slot, log)),
+                            start_failure(
+                                name,
+                                exc,
+                                timeout_seconds=timeout,
+                                stderr_log=self._stderr_path(slot, log),
+                                mask=self._secrets.mask,
+                            ),
                         )
                         return
                     connect_scope.deadline = math.inf

@@ -70,6 +70,8 @@ async def model_session(home: Path, stderr: Path) -> list[str]:
     with stderr.open("w") as errlog, anyio.fail_after(SESSION_SECONDS):
         async with Client(stdio_client(parameters, errlog=errlog), mode="legacy", cache=None) as client:
             await call("local.rpc_error", {"code": -32603, "message": "bad token: ", "env": "NODE_ENV"})
+            # The gateway quotes the first 2000 characters of a server's message: the secret straddles that cut.
+            await call("local.rpc_error", {"code": -32603, "message": "x", "repeat": 1990, "env": "API_TOKEN"})
             await call("local.rpc_error", {"code": -32603, "message": "bad token: ", "env": "API_TOKEN"})
             await call("local.fail", {"message": "denied: ", "env": "API_TOKEN"})
             for server in ("crashing", "failing_remote", "absent_remote"):
@@ -104,8 +106,9 @@ async def test_no_secret_reaches_the_model_a_file_or_a_terminal_and_ordinary_val
     for text in received:
         assert_no_secret("what the model received", text)
     assert "bad token: production" in received[0]
-    assert "bad token: ***" in received[1]
-    assert "denied: ***" in received[2]
+    assert "x" * 1990 + "***" in received[1]
+    assert "bad token: ***" in received[2]
+    assert "denied: ***" in received[3]
     assert_no_secret("errors.json", (home / "errors.json").read_text())
     assert "bad token: ***" in (home / "errors.json").read_text()
     logs = {path.name: path.read_text() for path in (home / "logs").iterdir()}
