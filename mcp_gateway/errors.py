@@ -29,6 +29,7 @@ make. Gateway bugs are not caught here; they surface as JSON-RPC internal errors
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 Phase = Literal["startup", "list_tools", "tool_call"]
@@ -43,6 +44,11 @@ class GatewayError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    def redact(self, mask: Callable[[str], str]) -> None:
+        """Pass the message through `mask` (secrets out), in place: whoever already holds this error sees it too."""
+        self.message = mask(self.message)
+        self.args = (self.message,)
 
 
 class ConfigError(GatewayError):

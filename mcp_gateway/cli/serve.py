@@ -10,14 +10,15 @@ import argparse
 import atexit
 import contextlib
 import functools
-import logging
 import os
 import sys
 from typing import NoReturn
 
 import anyio
 
-from mcp_gateway.cli.context import load
+from mcp_gateway.cli.context import load, secret_mask
+from mcp_gateway.gateway_log import log_to_file
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace, directory_problem
 
 GATEWAY_LOG = "gateway.log"
@@ -25,7 +26,7 @@ GATEWAY_LOG = "gateway.log"
 
 def run_serve(args: argparse.Namespace) -> int:
     workspace, config = load(args)
-    _configure_logging(workspace, debug=config.settings.debug)
+    _configure_logging(workspace, secret_mask(config), debug=config.settings.debug)
 
     from mcp_gateway.server.app import run_until_stopped
 
@@ -49,16 +50,10 @@ def leave_now(status: int) -> NoReturn:
     os._exit(status)
 
 
-def _configure_logging(workspace: Workspace, *, debug: bool) -> None:
-    """Warnings to stderr (clients show it in their MCP logs); everything to logs/gateway.log with `debug`."""
-    root = logging.getLogger()
-    root.setLevel(logging.DEBUG if debug else logging.WARNING)
-    console = logging.StreamHandler(sys.stderr)
-    console.setLevel(logging.WARNING)
-    console.setFormatter(logging.Formatter("mcp-gateway: %(levelname)s %(name)s: %(message)s"))
-    root.addHandler(console)
-    # A `logs` that cannot be a directory is said once by the gateway, which serves without the file.
+def _configure_logging(workspace: Workspace, secrets: SecretMask, *, debug: bool) -> None:
+    """Warnings go to stderr already (`load`); with `debug`, everything to logs/gateway.log too, masked and private.
+
+    A `logs` that cannot be a directory is said once by the gateway, which serves without the file.
+    """
     if debug and directory_problem(workspace.logs_dir, allow_link=False) is None:
-        handler = logging.FileHandler(workspace.logs_dir / GATEWAY_LOG)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
+        log_to_file(workspace.logs_dir / GATEWAY_LOG, secrets)

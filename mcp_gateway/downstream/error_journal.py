@@ -4,13 +4,15 @@ The serving gateway is a different process from the one a user runs `status` in,
 (startup, listing or a call; whether a retry can help) is kept in `errors.json` in the workspace: small,
 rewritten atomically, cleared for a server when it next starts cleanly. It is read and written as
 `workspace_files` says: never through a link, never blocking, at most `MAX_JOURNAL_BYTES`; a file that is
-not a usable journal reads as empty and is replaced by the next write.
+not a usable journal reads as empty and is replaced by the next write. Messages pass through the
+gateway's `SecretMask` on the way in and on the way out (a file written by an older gateway may hold one).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -33,9 +35,10 @@ class ErrorRecord:
 
 
 class ErrorJournal:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, mask: Callable[[str], str] | None = None) -> None:
         self._path = path
         self._swept = False
+        self._mask = mask
 
     def read(self) -> dict[str, ErrorRecord]:
         if not self._swept:
@@ -52,19 +55,25 @@ class ErrorJournal:
             with contextlib.suppress(TypeError, KeyError, ValueError):
                 fields = cast(dict[str, Any], entry)
                 records[server] = ErrorRecord(
-                    fields["phase"], str(fields["message"]), bool(fields["retryable"]), float(fields["at"])
+                    fields["phase"],
+                    self._masked(str(fields["message"])),
+                    bool(fields["retryable"]),
+                    float(fields["at"]),
                 )
         return records
 
     def record(self, server: str, error: ErrorRecord) -> None:
         records = self.read()
-        records[server] = replace(error, message=clip(error.message, MAX_STORED_MESSAGE_CHARS))
+        records[server] = replace(error, message=clip(self._masked(error.message), MAX_STORED_MESSAGE_CHARS))
         self._write(records)
 
     def clear(self, server: str) -> None:
         records = self.read()
         if records.pop(server, None) is not None:
             self._write(records)
+
+    def _masked(self, message: str) -> str:
+        return self._mask(message) if self._mask is not None else message
 
     def _write(self, records: dict[str, ErrorRecord]) -> None:
         # Last writer wins between gateway processes: each entry is one server's most recent error anyway.

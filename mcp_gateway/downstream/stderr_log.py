@@ -2,8 +2,8 @@
 
 A stdio server's stderr must never reach the AI client's stderr (clients show it as gateway noise, and
 some treat it as an error), yet it is the first thing a user needs when a server misbehaves. So each
-server gets its own file, rotated to `.1` at `MAX_LOG_BYTES`, and the values of the secrets the gateway
-itself handed the server (its configured env values and header values) are masked before writing.
+server gets its own file, rotated to `.1` at `MAX_LOG_BYTES`, and every line (the server's own and the
+gateway's notes about it) passes through the gateway's `SecretMask` before it is written.
 
 The file is opened as `workspace_files` says: never through a link (the file's or the `logs` directory's),
 never blocking on a FIFO, and a `.1` that is not a regular file is never rotated over. Such a log is noted
@@ -18,10 +18,10 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Iterable
 from pathlib import Path
 
 from mcp_gateway.errors import UnusableFileError
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.workspace_files import kind_of, open_append, open_directory
 
 logger = logging.getLogger(__name__)
@@ -29,18 +29,12 @@ logger = logging.getLogger(__name__)
 MAX_LOG_BYTES = 1024 * 1024
 MAX_LINE_CHARS = 8192
 """Longer lines are cut: one runaway line must not rotate away everything before it."""
-MIN_SECRET_CHARS = 6
-"""Shorter configured values (ports, flags like "1") are too common in ordinary text to mask."""
-MASK = "***"
 
 
 class StderrLog:
-    def __init__(self, path: Path, secrets: Iterable[str] = ()) -> None:
+    def __init__(self, path: Path, secrets: SecretMask | None = None) -> None:
         self._path = path
-        # Lines are masked without their newline, so surrounding whitespace must not be part of a secret.
-        cleaned = {secret.strip() for secret in secrets}
-        self._secrets = sorted({s for s in cleaned if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
-        self._longest_secret = len(self._secrets[0]) if self._secrets else 0
+        self._secrets = secrets if secrets is not None else SecretMask()
         self._pending = ""
         self._noted = False
         """Whether the warning that this log cannot be written was given (it is given once)."""
@@ -65,8 +59,8 @@ class StderrLog:
         for line in lines:
             self._write_line(line)
         if len(self._pending) > MAX_LINE_CHARS:
-            masked = self._mask(self._pending)
-            keep = self._longest_secret - 1
+            masked = self._secrets.mask(self._pending)
+            keep = self._secrets.longest - 1
             head, self._pending = (masked[:-keep], masked[-keep:]) if keep > 0 else (masked, "")
             self._write_line(head)
 
@@ -75,16 +69,14 @@ class StderrLog:
             self._write_line(self._pending)
             self._pending = ""
 
-    def _mask(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, MASK)
-        return text
-
     def _write_line(self, line: str) -> None:
-        line = self._mask(line)  # before cutting, so a secret straddling the cut cannot leak its beginning
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + " …[cut]"
-        data = (line + "\n").encode("utf-8", errors="replace")
+        # Only what can be kept is masked (a megabyte line costs no more than a full one), with one secret's
+        # length beyond the cut, so a secret straddling the cut is masked whole and not even its start is kept.
+        reach = MAX_LINE_CHARS + self._secrets.longest
+        kept = self._secrets.mask(line[:reach])
+        if len(kept) > MAX_LINE_CHARS or len(line) > reach:
+            kept = kept[:MAX_LINE_CHARS] + " …[cut]"
+        data = (kept + "\n").encode("utf-8", errors="replace")
         try:
             with open_directory(self._path.parent) as directory:
                 self._append(directory, data)

@@ -6,6 +6,10 @@ entering it reads cache.json and reaps what a killed predecessor left behind, an
 `start_background()` begins the startup metadata check once the caller is ready to answer its client.
 Nothing it runs in the background can end it: a failure there is logged and reported by
 `background_problems()` (see `mcp_gateway.background`), and the gateway serves on.
+
+`secrets` is the one `SecretMask` of this gateway (built from the config and environment), shared by the pool
+(errors, errors.json, stderr logs) and used here on whatever else carries a server's words to the model or a
+terminal: failures in `status` and search notes, and the text of tool results that are errors.
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import cast
 
 import anyio
 import anyio.to_thread
@@ -26,11 +31,10 @@ from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import JsonObject, Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheStore
 from mcp_gateway.config import GatewayConfig
-from mcp_gateway.downstream.connect import Connector, open_client, secrets_of
+from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool, ServerStatus
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
-from mcp_gateway.downstream.stderr_log import MASK, MIN_SECRET_CHARS
 from mcp_gateway.errors import (
     CatalogError,
     DownstreamError,
@@ -38,6 +42,7 @@ from mcp_gateway.errors import (
     ToolCallError,
     UnknownToolError,
 )
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.search import SearchEngine, SearchHit
 from mcp_gateway.service.arguments import ArgumentChecker
@@ -115,11 +120,12 @@ class Gateway:
         self.workspace = workspace
         self.config = config
         self._environ = dict(os.environ if environ is None else environ)
+        self.secrets = SecretMask.for_servers(config.servers.values(), self._environ)
         self.catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
         self._directory = CatalogDirectory(self.catalog)
         self._records = ProcessRecords(workspace.process_records_dir)
         self._journal = BackgroundJournal(workspace.background_problems_path)
-        self._problems = BackgroundProblems(persist=self._journal.record, mask=self._masker())
+        self._problems = BackgroundProblems(persist=self._journal.record, mask=self.secrets.mask)
         self._arguments = ArgumentChecker()
         self.pool = Pool(
             config.servers,
@@ -130,6 +136,7 @@ class Gateway:
             records=self._records,
             connector=connector,
             problems=self._problems,
+            secrets=self.secrets,
         )
         self._stack = AsyncExitStack()
         self._tg: BackgroundTasks | None = None
@@ -211,14 +218,14 @@ class Gateway:
                 try:
                     await self.ensure_listed(named)
                 except DownstreamError as error:
-                    notes.append(error.message)
+                    notes.append(self.secrets.mask(error.message))
         result = await self.catalog.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
         found = tuple(
             Found(hit, tool) for hit in result.hits if (tool := self.catalog.find(hit.server, hit.tool)) is not None
         )
         enabled = [name for name, spec in self.config.servers.items() if not spec.spec.disabled]
         failed = {
-            name: message
+            name: self.secrets.mask(message)
             for name in enabled
             if (message := self.catalog.failure(name)) and self.catalog.entry(name) is None
         }
@@ -284,9 +291,14 @@ class Gateway:
             )
         annotations = resolved.tool.annotations or {}
         retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
-        return await self.pool.call_tool(
+        result = await self.pool.call_tool(
             resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=retry_safe
         )
+        if result.get("isError") is True:
+            # An error is the server's words about what went wrong, which may quote its own credential; a
+            # successful result is data the model asked for and passes through untouched.
+            return await anyio.to_thread.run_sync(mask_error_texts, result, self.secrets)
+        return result
 
     async def refresh_servers(self, servers: list[str] | None = None) -> None:
         await self.loaded()
@@ -319,7 +331,7 @@ class Gateway:
                     fetched_at=entry.fetched_at if entry is not None else None,
                     protocol_version=self.catalog.recall(name),
                     runtime=self.pool.status(name),
-                    failure=self.catalog.failure(name),
+                    failure=self._failure(name),
                     skipped=entry.skipped if entry is not None else (),
                 )
             )
@@ -338,6 +350,10 @@ class Gateway:
 
     # Helpers.
 
+    def _failure(self, server: str) -> str | None:
+        failure = self.catalog.failure(server)
+        return self.secrets.mask(failure) if failure is not None else None
+
     async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
         await self.loaded()
         await self.catalog.sync_from_disk()
@@ -354,19 +370,6 @@ class Gateway:
                 await self.catalog.wait_loaded()
         return resolve_tool(self._directory, tool, server)
 
-    def _masker(self) -> Callable[[str], str]:
-        """Masks the secrets the gateway hands its servers (as their stderr logs do) in text it writes."""
-        servers = self.config.servers.values()
-        values = {value.strip() for server in servers for value in secrets_of(server, self._environ)}
-        secrets = sorted((value for value in values if len(value) >= MIN_SECRET_CHARS), key=len, reverse=True)
-
-        def mask(text: str) -> str:
-            for secret in secrets:
-                text = text.replace(secret, MASK)
-            return text
-
-        return mask
-
     def _named_server(self, tool: str, server: str | None) -> str | None:
         """The configured server a call names explicitly or by prefix, if any."""
         if server:
@@ -381,3 +384,19 @@ class Gateway:
             return resolve_server_name(self._directory, server)
         except ToolCallError:
             return None
+
+
+def mask_error_texts(result: JsonObject, secrets: SecretMask) -> JsonObject:
+    """A copy of a `CallToolResult` whose text content items are masked; everything else is kept as sent."""
+    content = result.get("content")
+    if not isinstance(content, list):
+        return result
+    return {**result, "content": [_masked_item(item, secrets) for item in cast(list[object], content)]}
+
+
+def _masked_item(item: object, secrets: SecretMask) -> object:
+    if not isinstance(item, dict):
+        return item
+    fields = cast(JsonObject, item)
+    text = fields.get("text")
+    return {**fields, "text": secrets.mask(text)} if isinstance(text, str) else fields

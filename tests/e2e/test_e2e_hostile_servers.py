@@ -29,7 +29,8 @@ from e2e_gateway import (
 )
 from gateway_testing import fake_server, write_workspace
 from mcp import Client
-from test_remote_downstreams import gateway, remote_entry, running_remote
+from remote_fixture import running_remote
+from test_remote_downstreams import gateway, remote_entry
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
