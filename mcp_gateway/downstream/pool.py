@@ -40,15 +40,14 @@ from mcp_gateway.catalog.records import JsonObject, Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings, StdioServer
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client
-from mcp_gateway.downstream.connection import Connection, ProgressCallback
+from mcp_gateway.downstream.connection import Connection, LinkLost, ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.stderr_log import StderrLog
-from mcp_gateway.downstream.translate import call_failure, start_failure
+from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
 from mcp_gateway.errors import (
     BackoffError,
     CallTimeoutError,
-    ConnectionLostError,
     DownstreamError,
     ServerStartError,
     ShuttingDownError,
@@ -208,7 +207,7 @@ class Pool:
                 mask=self._secrets.mask,
             )
             self._note_error(slot, error)
-            if isinstance(error, ConnectionLostError) and (connection.usable or connection.crashed):
+            if isinstance(innermost(exc), LinkLost) and (connection.usable or connection.crashed):
                 # Noted here, not only when the exit is seen: the caller's next call may come first.
                 self._note_early_exit(slot, connection)
             self._probe_if_timed_out(slot, connection, error)

@@ -123,7 +123,7 @@ def _error_reply(server: str, tool: str, phase: Phase, cause: ErrorReply, mask: 
             phase=phase,
         )
     return DownstreamRpcError(
-        f"Server '{server}' answered '{tool}' with a reply that is not valid JSON-RPC "
+        f"Server '{server}' answered '{tool}' with a reply the gateway cannot use "
         f"({_quoted(reply.reason, mask)}); report it to the server's authors.",
         server=server,
         code=0,

@@ -274,6 +274,12 @@ class Gateway:
         """
         resolved = await self._resolve(tool, server)
         check = await self._arguments.check(resolved.tool.input_schema_json, arguments)
+        if check.refused is not None:
+            raise InvalidArgumentsError(
+                f"The arguments for '{resolved.qualified}' cannot be sent: {check.refused}. "
+                "Send them less deeply nested and call execute_tool again.",
+                [check.refused],
+            )
         if check.unchecked is not None:
             logger.log(
                 logging.DEBUG if check.schema_at_fault else logging.WARNING,

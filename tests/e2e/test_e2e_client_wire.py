@@ -16,7 +16,7 @@ import json
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -25,6 +25,7 @@ from e2e_gateway import SESSION_SECONDS, RawGateway, raw_gateway, refreshed_work
 from gateway_testing import fake_server
 
 from mcp_gateway import wire
+from mcp_gateway.service.arguments import MAX_FORWARDED_DEPTH
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -33,6 +34,9 @@ MIRROR_TOOL = {"name": "mirror", "description": "Return the arguments as JSON te
 DEEP_BUT_ACCEPTED_LEVELS = 300
 """Past what the SDK's validator reads (about 200) and its serializer writes (about 250)."""
 TOO_DEEP_LEVELS = wire.MAX_DEPTH + 88
+FORWARDED_LEVELS = MAX_FORWARDED_DEPTH - 10
+RELAYED_RESULT_LEVELS = wire.MAX_RELAYED_DEPTH - 10
+"""A result of the fake server's `deep` tool this deep is a reply a few levels deeper than that."""
 
 
 def nested(depth: int) -> Any:
@@ -107,15 +111,10 @@ async def test_a_request_nested_past_what_the_sdk_reads_is_answered_by_the_meta_
         await still_serves(gateway)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="downstream side: the SDK ClientSession.send_request (downstream/connection.py) and the stdio writer "
-    "(downstream/stdio.py) serialize with pydantic, which stops at about 250 levels; both need wire.encode",
-)
-async def test_arguments_nested_past_what_the_sdk_reads_reach_the_downstream_tool_and_come_back(
+async def test_arguments_nested_as_deep_as_the_gateway_forwards_reach_the_downstream_tool_and_come_back(
     tmp_path: Path,
 ) -> None:
-    arguments = {"tree": nested(DEEP_BUT_ACCEPTED_LEVELS)}
+    arguments = {"tree": nested(FORWARDED_LEVELS)}
     async with mirror_gateway(tmp_path) as gateway:
         await gateway.send_line(execute_line(51, arguments))
         answer = await gateway.response(51)
@@ -124,6 +123,42 @@ async def test_arguments_nested_past_what_the_sdk_reads_reach_the_downstream_too
         assert not result.get("isError"), result
         assert json.loads(result["content"][0]["text"]) == arguments
         await still_serves(gateway)
+
+
+async def test_arguments_read_but_nested_past_what_the_gateway_forwards_get_a_clear_tool_error(tmp_path: Path) -> None:
+    async with mirror_gateway(tmp_path) as gateway:
+        await gateway.send_line(execute_line(52, {"tree": nested(DEEP_BUT_ACCEPTED_LEVELS)}))
+        answer = await gateway.response(52)
+        result = answer["result"]
+        assert result["isError"] is True
+        text = result["content"][0]["text"]
+        assert f"nested more than {MAX_FORWARDED_DEPTH} levels deep" in text
+        assert "call execute_tool again" in text
+        await still_serves(gateway)
+
+
+@pytest.mark.parametrize("depth", [RELAYED_RESULT_LEVELS, wire.MAX_RELAYED_DEPTH + 50])
+async def test_a_deep_result_passes_through_whole_or_fails_its_call_at_once_saying_why(
+    tmp_path: Path, depth: int
+) -> None:
+    async with mirror_gateway(tmp_path) as gateway:
+        params = {"name": "execute_tool", "arguments": {"tool": "fake.deep", "arguments": {"depth": depth}}}
+        await gateway.send({"id": 53, "method": "tools/call", "params": params})
+        result = (await gateway.response(53))["result"]
+        if depth > wire.MAX_RELAYED_DEPTH:
+            assert result["isError"] is True
+            assert f"nested more than {wire.MAX_RELAYED_DEPTH} levels deep" in result["content"][0]["text"]
+        else:
+            assert depth_of(result["structuredContent"]["value"]) == depth
+        await still_serves(gateway)
+
+
+def depth_of(value: Any) -> int:
+    depth = 0
+    while isinstance(value, dict):
+        value = cast(dict[str, Any], value)["down"]
+        depth += 1
+    return depth
 
 
 async def test_arguments_nested_past_the_limit_get_a_clear_error_with_their_id(tmp_path: Path) -> None:
