@@ -183,11 +183,15 @@ class Gateway:
         assert self._tg is not None
         # Each its own guarded task, so one failing does not keep the others from running.
         self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
-        self._tg.start_soon(anyio.to_thread.run_sync, prepare_validation, name="the argument validation warm-up")
+        self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
         if self.config.settings.startup_metadata_check:
             due = self.catalog.needs_refresh()
             if due:
                 self._tg.start_soon(self.refresh_servers, due, name="the startup refresh of the tool lists")
+
+    async def _warm_up_validation(self) -> None:
+        # Abandoned when the gateway stops: the import it runs is finite, and an exit must not wait for it.
+        await anyio.to_thread.run_sync(prepare_validation, abandon_on_cancel=True)
 
     async def _start_eager_servers(self) -> None:
         self.pool.start_eager_servers()  # after the load: the pool recalls each server's protocol from it
