@@ -37,14 +37,15 @@ from mcp import Client
 
 from benchmarks.bench_data import DEFAULT_DATA_DIR, BenchServer, load_catalog, load_queries
 from benchmarks.bench_workspace import spawned, write_bench_workspace
-from benchmarks.gateway_session import (
-    GatewaySessionError,
+from benchmarks.gateway_session import GatewaySessionError, gateway_client, search, wait_for_gateway_pid
+from benchmarks.procfs import (
+    KIB_PER_MB,
     command_line,
     cpu_seconds,
-    gateway_client,
+    descendants,
+    environment,
+    memory_mb,
     process_parents,
-    search,
-    wait_for_gateway_pid,
 )
 from mcp_gateway.paths import Workspace
 
@@ -72,7 +73,6 @@ BARE_LABEL = 'python -c "import mcp"'
 RSS_TARGET_MB = 120.0
 TARGET_CONFIG = "catalog-xl.json"
 GATEWAY_STDERR = "gateway.stderr.log"
-KIB_PER_MB = 1024
 
 
 # Memory and processes, from /proc.
@@ -87,22 +87,8 @@ class Memory:
 
 
 def memory_of(pid: int) -> Memory:
-    fields: dict[str, float] = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "RssAnon", "VmHWM"):
-            fields[key] = int(value.split()[0]) / KIB_PER_MB  # the values are in kB
-    return Memory(fields["VmRSS"], fields["RssAnon"], fields["VmHWM"])
-
-
-def descendants(root: int) -> set[int]:
-    parents = process_parents()
-    found: set[int] = set()
-    frontier = {root}
-    while frontier:
-        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
-        found |= frontier
-    return found
+    sizes = memory_mb(pid)
+    return Memory(sizes["VmRSS"], sizes["RssAnon"], sizes["VmHWM"])
 
 
 def naming(marker: str) -> set[int]:
@@ -111,7 +97,7 @@ def naming(marker: str) -> set[int]:
     found: set[int] = set()
     for pid in process_parents():
         with contextlib.suppress(OSError):  # gone, or not ours to read
-            if marker in " ".join(command_line(pid)) or marker.encode() in Path(f"/proc/{pid}/environ").read_bytes():
+            if marker in " ".join(command_line(pid)) or marker.encode() in environment(pid):
                 found.add(pid)
     return found
 

@@ -41,14 +41,8 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
-from benchmarks.gateway_session import (
-    GatewaySessionError,
-    command_line,
-    cpu_seconds,
-    gateway_client,
-    refresh_catalog,
-    wait_for_gateway_pid,
-)
+from benchmarks.gateway_session import GatewaySessionError, gateway_client, refresh_catalog, wait_for_gateway_pid
+from benchmarks.procfs import command_line, cpu_seconds
 from mcp_gateway.paths import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
