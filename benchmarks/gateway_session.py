@@ -27,6 +27,8 @@ from mcp.client.stdio import stdio_client
 from benchmarks.procfs import children, command_line
 
 GATEWAY_BIN = Path(sys.executable).parent / "mcp-gateway"
+GATEWAY_STDERR = "gateway.stderr.log"
+"""Where in its workspace a benchmark keeps the gateway's stderr, out of the report."""
 STILL_LOADING = "Still loading"
 """How a search's notes begin to say that some server's tools are still being fetched."""
 

@@ -13,11 +13,12 @@ from typing import TextIO
 
 import anyio
 
+from benchmarks.bench_data import DEFAULT_DATA_DIR, spread_queries
 from benchmarks.gateway_session import refresh_catalog
 from benchmarks.latency.cold import ColdResult, measure_cold
 from benchmarks.latency.failure import BenchError, failure
 from benchmarks.latency.imports import ImportReport, measure_imports
-from benchmarks.latency.search_round_trips import SearchResult, measure_search, query_sample
+from benchmarks.latency.search_round_trips import SearchResult, measure_search
 from benchmarks.latency.startup import StartupResult, measure_startup
 from benchmarks.latency.subjects import EVERYTHING_BIN, PLAIN_SDK_SERVER, demo_entries, targets, write_config
 from benchmarks.latency.warm import WarmResult, measure_warm
@@ -53,7 +54,7 @@ async def measure_all(root: Path, options: Options, report: Report, errlog: Text
     report.warm = await measure_warm(calls_home, subjects, sdk_server, options.calls, errlog)
     report.cold = await measure_cold(calls_home, subjects, options.repeat, spawn_log, errlog)
     report.startup = await measure_startup(demo_home, options.repeat, errlog)
-    report.search = await measure_search(root, query_sample(options.queries), errlog)
+    report.search = await measure_search(root, spread_queries(DEFAULT_DATA_DIR, options.queries), errlog)
     report.imports = await anyio.to_thread.run_sync(measure_imports, demo_home)
 
 

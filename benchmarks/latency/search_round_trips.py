@@ -17,7 +17,7 @@ from typing import TextIO
 
 import anyio
 
-from benchmarks.bench_data import DEFAULT_DATA_DIR, BenchServer, load_catalog, load_queries
+from benchmarks.bench_data import DEFAULT_DATA_DIR, BenchServer, load_catalog
 from benchmarks.bench_workspace import spawned, write_bench_workspace
 from benchmarks.gateway_session import gateway_client, text_of
 from benchmarks.latency.failure import BenchError
@@ -42,13 +42,6 @@ class SearchResult:
     list_tools_server: str
     list_tools_count: int
     servers_started: int
-
-
-def query_sample(count: int) -> list[str]:
-    """Every k-th query of queries.jsonl: fixed from run to run, and spread over every source."""
-    queries = load_queries(DEFAULT_DATA_DIR / "queries.jsonl")
-    stride = max(len(queries) // max(count, 1), 1)
-    return [query.text for query in queries[::stride][:count]]
 
 
 async def search_session(

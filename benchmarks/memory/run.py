@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.bench_data import BenchServer, load_catalog, load_queries
+from benchmarks.bench_data import BenchServer, load_catalog, spread_queries
 from benchmarks.memory.readings import bare_import_rss
 from benchmarks.memory.session import Run, run_gateway
 from benchmarks.procfs import KIB_PER_MB
@@ -15,7 +15,6 @@ from mcp_gateway.paths import Workspace
 
 CATALOG_FILES = ("catalog.json", "catalog-xl.json")
 EMPTY = "empty config"
-QUERIES_FILE = "queries.jsonl"
 SEARCHES = 50
 
 
@@ -28,13 +27,6 @@ class Results:
 
     def of(self, config: str) -> list[Run]:
         return [run for run in self.runs if run.config == config]
-
-
-def spread_queries(data: Path, count: int) -> list[str]:
-    """`count` public queries taken evenly across the file, so every source and kind is represented."""
-    texts = [query.text for query in load_queries(data / QUERIES_FILE)]
-    step = max(len(texts) // count, 1)
-    return texts[::step][:count]
 
 
 async def measure_all(data: Path, scratch: Path, rounds: int) -> Results:

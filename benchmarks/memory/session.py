@@ -13,12 +13,16 @@ from mcp import Client
 
 from benchmarks.bench_data import BenchServer
 from benchmarks.bench_workspace import spawned, write_bench_workspace
-from benchmarks.gateway_session import GatewaySessionError, gateway_client, search, wait_for_gateway_pid
+from benchmarks.gateway_session import (
+    GATEWAY_STDERR,
+    GatewaySessionError,
+    gateway_client,
+    search,
+    wait_for_gateway_pid,
+)
 from benchmarks.memory.processes import ProcessWatch, naming
 from benchmarks.memory.readings import Memory, memory_of, settle
 from benchmarks.procfs import command_line
-
-GATEWAY_STDERR = "gateway.stderr.log"
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
-from benchmarks.gateway_session import gateway_client, wait_for_gateway_pid
+from benchmarks.gateway_session import GATEWAY_STDERR, gateway_client, wait_for_gateway_pid
 from benchmarks.procfs import cpu_seconds, is_alive, rss_mb
 from benchmarks.soak.judging import judge
 from benchmarks.soak.outcomes import CallRecord, Outcome, classify
 from benchmarks.soak.plan import Options, Plan, Schedule, plan_call
-from benchmarks.soak.workspace import GATEWAY_STDERR, REQUEST_TIMEOUT_MS, FakeServer
+from benchmarks.soak.workspace import REQUEST_TIMEOUT_MS, FakeServer
 
 LOST_AFTER_SECONDS = REQUEST_TIMEOUT_MS / 1000 + 30
 """A call still unanswered after this long never will be: its result was lost."""

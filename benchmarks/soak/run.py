@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.bench_workspace import spawned
-from benchmarks.gateway_session import refresh_catalog
+from benchmarks.gateway_session import GATEWAY_STDERR, refresh_catalog
 from benchmarks.soak.driver import Session, run_session
 from benchmarks.soak.leaks import describe_process, kill_leftovers, wait_for_leftovers
 from benchmarks.soak.outcomes import Outcome
 from benchmarks.soak.plan import Options
-from benchmarks.soak.workspace import GATEWAY_STDERR, FakeServer
+from benchmarks.soak.workspace import FakeServer
 from mcp_gateway.paths import Workspace
 
 IDLE_STOP_NOTE = "s idle"

@@ -23,7 +23,6 @@ SETTINGS: dict[str, Any] = {
     "failureBackoffMs": 200,
     "idleTimeout": IDLE_TIMEOUT_MINUTES,
 }
-GATEWAY_STDERR = "gateway.stderr.log"
 
 
 @dataclass(frozen=True)
