@@ -49,12 +49,13 @@ def classify(plan: Plan, result: types.CallToolResult) -> tuple[Outcome, str]:
     """The outcome the gateway reported, checked against the call that asked (names, tokens, sizes)."""
     text = text_of(result)
     named = f"'{plan.server}.{plan.tool}'" in text or (f"'{plan.server}'" in text and f"'{plan.tool}'" in text)
+    # First: a backoff message quotes the server's last error, which may read like any of the others.
+    if result.is_error and "will not be retried for" in text:
+        return ("backoff", "") if f"'{plan.server}'" in text else ("unexpected", f"other backoff: {preview(text)}")
     if result.is_error and "did not answer within" in text:
         return ("timeout", "") if named else ("unexpected", f"timeout for another call: {preview(text)}")
     if result.is_error and "was lost while" in text:
         return ("connection_lost", "") if named else ("unexpected", f"lost for another call: {preview(text)}")
-    if result.is_error and "will not be retried for" in text:
-        return ("backoff", "") if f"'{plan.server}'" in text else ("unexpected", f"other backoff: {preview(text)}")
     if plan.expected_text is not None and text == plan.expected_text:
         return ("tool_error" if result.is_error else "ok"), ""
     state = "isError" if result.is_error else "ok"
