@@ -10,6 +10,7 @@ from typing import Any, cast
 from mcp_gateway.catalog.records import ToolRecord
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "bench-data"
+QUERIES_FILE = "queries.jsonl"
 
 
 @dataclass(frozen=True)
@@ -64,3 +65,11 @@ def load_queries(path: Path) -> list[Query]:
         )
         queries.append(Query(raw["id"], raw["query"], raw["source"], raw["kind"], raw.get("lang", "en"), gold))
     return queries
+
+
+def spread_queries(data: Path, count: int) -> list[str]:
+    """`count` public queries taken evenly across the file (every k-th), so every source and kind is
+    represented, and the same ones from run to run."""
+    texts = [query.text for query in load_queries(data / QUERIES_FILE)]
+    step = max(len(texts) // count, 1)
+    return texts[::step][:count]

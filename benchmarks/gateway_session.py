@@ -1,5 +1,7 @@
 """The real gateway as a benchmark drives it: a fresh `mcp-gateway --home HOME` process over stdio, with the
-official SDK client, the gateway's stderr kept out of the report, and its pid found in /proc.
+official SDK client, the gateway's stderr kept out of the report, and its pid found in /proc. Benchmarks that
+also talk to a server directly open that session the same way (`stdio_session`), so both sides of a
+comparison use one client.
 
 The SDK does not expose the process it started, so the gateway is found as this process's child whose
 command line serves `home`.
@@ -22,7 +24,11 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from benchmarks.procfs import children, command_line
+
 GATEWAY_BIN = Path(sys.executable).parent / "mcp-gateway"
+GATEWAY_STDERR = "gateway.stderr.log"
+"""Where in its workspace a benchmark keeps the gateway's stderr, out of the report."""
 STILL_LOADING = "Still loading"
 """How a search's notes begin to say that some server's tools are still being fetched."""
 
@@ -63,58 +69,33 @@ def refresh_catalog(home: Path) -> None:
         raise GatewaySessionError(f"mcp-gateway refresh failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
 
-@asynccontextmanager
-async def gateway_client(home: Path, errlog: TextIO) -> AsyncGenerator[Client]:
-    """An SDK client connected to a fresh gateway process serving `home`; its stderr goes to `errlog`."""
+def gateway_parameters(home: Path) -> StdioServerParameters:
+    """How the SDK client starts a fresh gateway process serving `home`."""
     command, *args = gateway_command(home)
-    params = StdioServerParameters(command=command, args=args, env=gateway_environment())
-    # stdio_client(params) is what Client(params) builds; only the gateway's stderr is redirected.
+    return StdioServerParameters(command=command, args=args, env=gateway_environment())
+
+
+@asynccontextmanager
+async def stdio_session(params: StdioServerParameters, errlog: TextIO) -> AsyncGenerator[Client]:
+    """An SDK client over stdio; the server's stderr goes to `errlog`, never into the report."""
+    # stdio_client(params) is what Client(params) builds; only the server's stderr is redirected.
     async with Client(stdio_client(params, errlog=errlog), mode="legacy", cache=None) as client:
         yield client
 
 
-# Processes, from /proc.
+@asynccontextmanager
+async def gateway_client(home: Path, errlog: TextIO) -> AsyncGenerator[Client]:
+    """An SDK client connected to a fresh gateway process serving `home`; its stderr goes to `errlog`."""
+    async with stdio_session(gateway_parameters(home), errlog) as client:
+        yield client
 
 
-def process_parents() -> dict[int, int]:
-    """pid -> parent pid of every live process (zombies, exited but not reaped, are left out)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue  # gone meanwhile
-        # The command name may hold spaces and parentheses; the fields after the last ')' are fixed.
-        state, ppid = stat[stat.rindex(")") + 2 :].split()[:2]
-        if state != "Z":
-            parents[int(entry.name)] = int(ppid)
-    return parents
-
-
-def command_line(pid: int) -> list[str]:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-    except OSError:
-        return []
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """User plus system CPU time of a process; None once it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime, in clock ticks
+# Finding the gateway process.
 
 
 def find_gateway_pid(home: Path) -> int | None:
     """Our child process serving `home`."""
-    for pid, ppid in process_parents().items():
-        if ppid != os.getpid():
-            continue
+    for pid in children(os.getpid()):
         argv = command_line(pid)
         if "--home" in argv[:-1] and argv[argv.index("--home") + 1] == str(home):
             return pid
@@ -149,6 +130,7 @@ class SearchResponse:
 
 
 def text_of(result: types.CallToolResult) -> str:
+    """The text a tool result carries, its text items joined by newlines."""
     return "\n".join(item.text for item in result.content if isinstance(item, types.TextContent))
 
 

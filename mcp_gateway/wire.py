@@ -26,6 +26,9 @@ from pydantic import ValidationError
 MAX_DEPTH = 512
 """Levels of nesting accepted in one message: far beyond any real tool argument or result, and well inside
 what the standard library's JSON reader and writer handle (about 990)."""
+MAX_RELAYED_DEPTH = 250
+"""Levels of nesting a reply from a downstream server may have: the SDK's client checks each result by
+serializing it with pydantic, which gives up at about 255 levels; deeper replies fail their request at once."""
 PREVIEW_CHARS = 200
 """How much of an unreadable line a diagnostic quotes."""
 
@@ -50,8 +53,11 @@ class UnencodableError(ValueError):
     """A message nested too deeply to be written as JSON at all."""
 
 
-def decode(line: bytes | str) -> types.JSONRPCMessage | Unreadable | None:
-    """The message on `line`, an `Unreadable` saying why there is none, or None for a blank line."""
+def decode(line: bytes | str, *, max_depth: int = MAX_DEPTH) -> types.JSONRPCMessage | Unreadable | None:
+    """The message on `line`, an `Unreadable` saying why there is none, or None for a blank line.
+
+    A message nested more than `max_depth` levels deep is refused (the fast path reads only about 200).
+    """
     text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
     text = text.strip()
     if not text:
@@ -65,8 +71,8 @@ def decode(line: bytes | str) -> types.JSONRPCMessage | Unreadable | None:
         return fields
     request_id = _usable_id(fields.get("id"))
     kind = _kind_of(fields)
-    if depth_exceeds(fields, MAX_DEPTH):
-        reason = f"the message is nested more than {MAX_DEPTH} levels deep"
+    if depth_exceeds(fields, max_depth):
+        reason = f"the message is nested more than {max_depth} levels deep"
         return Unreadable(types.INVALID_REQUEST, reason, request_id, kind, text[:PREVIEW_CHARS])
     try:
         return types.jsonrpc_message_adapter.validate_python(fields, by_name=False)

@@ -7,9 +7,11 @@
 
 Parsing is tolerant per entry and strict per value: a server entry that is structurally unsound (a wrong
 type, a tool without a name) is dropped on its own and the others kept, so one bad entry costs one
-refetch, not the whole catalog. A file that is not JSON, not an object, or of another version is reported
-as unusable (`ParsedCache.unusable`) for the store to set aside. Only what `tools/list` and the handshake
-returned is stored, never config values.
+refetch, not the whole catalog. A file that is not JSON, not an object, or of an older version is reported
+as unusable (`ParsedCache.unusable`) for the store to set aside. A newer version (`ParsedCache.newer_version`)
+is another gateway's file this one cannot read: the store leaves it alone, so that two gateway versions on
+one workspace never destroy each other's catalog. Only what `tools/list` and the handshake returned is
+stored, never config values.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class ParsedCache:
     """Servers whose entries were structurally unsound and left out."""
     unusable: str | None = None
     """Why the whole file cannot be used, as a file-name tag: `corrupt` or `foreign-v<N>`; else None."""
+    newer_version: int | None = None
+    """The file's format version when a newer mcp-gateway wrote it (nothing else is read from it)."""
 
 
 def parse_cache(data: bytes) -> ParsedCache:
@@ -64,6 +68,8 @@ def parse_cache(data: bytes) -> ParsedCache:
     if not isinstance(raw, dict):
         return ParsedCache({}, unusable="corrupt")
     version = cast(dict[str, Any], raw).get("version")
+    if type(version) is int and version > CACHE_VERSION:
+        return ParsedCache({}, newer_version=version)
     if type(version) is int and version != CACHE_VERSION:
         return ParsedCache({}, unusable=f"foreign-v{version}")
     try:

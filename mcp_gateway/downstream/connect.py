@@ -246,17 +246,6 @@ def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str
     return headers
 
 
-def secrets_of(server: ServerConfig, environ: Mapping[str, str]) -> list[str]:
-    """Values the gateway hands a server that must never be written to its log."""
-    spec = server.spec
-    if isinstance(spec, StdioServer):
-        return list(spec.env.values())
-    values = list(spec.headers.values())
-    if spec.bearer_token_env and (token := environ.get(spec.bearer_token_env)):
-        values.append(token)
-    return values
-
-
 def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
     base = dict(options.environ) if spec.inherit_env else get_default_environment()
     base.update(spec.env)

@@ -15,7 +15,9 @@ Contract (DESIGN §5):
   wedged and retired: new calls get a fresh process, the old one closes after its last call;
 - shutdown refuses new work and stops every connection in parallel under one deadline;
 - a background task that fails (a connection's owner, the reaper, a probe) is logged and reported by
-  `status`, never fatal to the gateway (`mcp_gateway.background`).
+  `status`, never fatal to the gateway (`mcp_gateway.background`);
+- no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
+  gateway's `SecretMask`: a server may echo its own credential in an error or on stderr.
 """
 
 from __future__ import annotations
@@ -37,21 +39,21 @@ from mcp_gateway.background import BackgroundProblems, BackgroundTasks, backgrou
 from mcp_gateway.catalog.records import JsonObject, Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings, StdioServer
-from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client, secrets_of
-from mcp_gateway.downstream.connection import Connection, ProgressCallback
+from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client
+from mcp_gateway.downstream.connection import Connection, LinkLost, ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.stderr_log import StderrLog
-from mcp_gateway.downstream.translate import call_failure, start_failure
+from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
 from mcp_gateway.errors import (
     BackoffError,
     CallTimeoutError,
-    ConnectionLostError,
     DownstreamError,
     ServerStartError,
     ShuttingDownError,
     UnknownServerError,
 )
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 
 MAX_BACKOFF_SECONDS = 15 * 60.0
@@ -114,16 +116,19 @@ class Pool:
         records: ProcessRecords | None = None,
         connector: Connector = open_client,
         problems: BackgroundProblems | None = None,
+        secrets: SecretMask | None = None,
     ) -> None:
-        """`problems`: where the pool's background tasks (connections, reaping, probes) report failures."""
+        """`problems`: where the pool's background tasks (connections, reaping, probes) report failures.
+        `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`."""
         self._connect = connector
         self._slots = {name: _Slot(server) for name, server in servers.items() if not server.spec.disabled}
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
+        self._secrets = secrets if secrets is not None else SecretMask.for_servers(servers.values(), self._environ)
         self._memory = protocol_memory
         self._records = records
-        self._journal = ErrorJournal(workspace.errors_path)
+        self._journal = ErrorJournal(workspace.errors_path, self._secrets.mask)
         self._closing = False
         self._activity = anyio.Event()
         self._running_tasks = 0
@@ -193,9 +198,16 @@ class Pool:
             if operation != LIST_OPERATION:
                 connection.answered = True
         except Exception as exc:
-            error = call_failure(slot.server.name, operation, exc, timeout_seconds=timeout, retry_safe=retry_safe)
+            error = call_failure(
+                slot.server.name,
+                operation,
+                exc,
+                timeout_seconds=timeout,
+                retry_safe=retry_safe,
+                mask=self._secrets.mask,
+            )
             self._note_error(slot, error)
-            if isinstance(error, ConnectionLostError) and (connection.usable or connection.crashed):
+            if isinstance(innermost(exc), LinkLost) and (connection.usable or connection.crashed):
                 # Noted here, not only when the exit is seen: the caller's next call may come first.
                 self._note_early_exit(slot, connection)
             self._probe_if_timed_out(slot, connection, error)
@@ -305,7 +317,13 @@ class Pool:
                             slot,
                             attempt,
                             log,
-                            start_failure(name, exc, timeout_seconds=timeout, stderr_log=self._stderr_path(slot, log)),
+                            start_failure(
+                                name,
+                                exc,
+                                timeout_seconds=timeout,
+                                stderr_log=self._stderr_path(slot, log),
+                                mask=self._secrets.mask,
+                            ),
                         )
                         return
                     connect_scope.deadline = math.inf
@@ -473,6 +491,9 @@ class Pool:
         return True
 
     def _note_error(self, slot: _Slot, error: DownstreamError) -> None:
+        """Every error the pool raises passes here first: its message is masked in place (the same error is
+        raised to the caller and to every waiter of a shared start), then kept as the server's last error."""
+        error.redact(self._secrets.mask)
         slot.last_error = ErrorRecord(error.phase, error.message, error.retryable, time.time())
         self._journal.record(slot.server.name, slot.last_error)
 
@@ -490,7 +511,7 @@ class Pool:
     def _log_for(self, slot: _Slot) -> StderrLog:
         if slot.log is None:
             path = self._workspace.stderr_log_path(slot.server.name)
-            slot.log = StderrLog(path, secrets_of(slot.server, self._environ))
+            slot.log = StderrLog(path, self._secrets)
         return slot.log
 
     def _stderr_path(self, slot: _Slot, log: StderrLog) -> str | None:

@@ -108,7 +108,7 @@ def message_endpoint(url: str, data: str) -> str:
 
 def _message(data: str, link: Link | None) -> SessionMessage | Exception | None:
     """The event's message; a reply that is not JSON-RPC fails its request at once (see `Link`)."""
-    message = wire.decode(data)
+    message = wire.decode(data, max_depth=wire.MAX_RELAYED_DEPTH)
     if message is None:
         return None
     if not isinstance(message, wire.Unreadable):

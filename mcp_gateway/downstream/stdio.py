@@ -180,7 +180,7 @@ class StdioTransport:
                         return
 
     def _parse(self, line: bytes) -> SessionMessage | None:
-        message = wire.decode(line)
+        message = wire.decode(line, max_depth=wire.MAX_RELAYED_DEPTH)
         if message is None:
             return None
         if not isinstance(message, wire.Unreadable):

@@ -6,11 +6,13 @@ hierarchy, and anyio task groups wrap any of these in exception groups. A reques
 with one of the facts `connection.py` establishes locally (timed out, answered with an error, link lost).
 Callers above `downstream/` see only `DownstreamError` subclasses, classified by what happened and by type,
 never by a wire code alone or by message text; the downstream's own message is kept (bounded) in what the
-model reads.
+model reads, masked (`mask`, the gateway's `SecretMask`) before it is cut, so that a secret straddling the cut
+cannot leave its beginning behind.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from mcp.shared.exceptions import MCPError
@@ -40,8 +42,11 @@ def innermost(exc: BaseException) -> BaseException:
     return cast(BaseException, current)
 
 
+Mask = Callable[[str], str]
+
+
 def start_failure(
-    server: str, exc: BaseException, *, timeout_seconds: float, stderr_log: str | None
+    server: str, exc: BaseException, *, timeout_seconds: float, stderr_log: str | None, mask: Mask = str
 ) -> ServerStartError:
     """A failure while starting, connecting or handshaking."""
     cause = innermost(exc)
@@ -57,14 +62,13 @@ def start_failure(
     elif isinstance(cause, LinkLost):
         reason = "exited or closed its connection before the MCP handshake finished"
     elif isinstance(cause, ErrorReply) and isinstance(cause.reply, ServerError):
-        message = clip(cause.reply.message, MAX_DOWNSTREAM_MESSAGE_CHARS)
-        reason = f"rejected the MCP handshake: {message} (code {cause.reply.code})"
+        reason = f"rejected the MCP handshake: {_quoted(cause.reply.message, mask)} (code {cause.reply.code})"
     elif isinstance(cause, ErrorReply):
         reason = f"answered the MCP handshake with a reply that is not valid JSON-RPC ({cause})"
     elif isinstance(cause, MCPError):  # an in-process server, which has no link to tell who raised it
-        reason = f"rejected the MCP handshake: {clip(cause.message, MAX_DOWNSTREAM_MESSAGE_CHARS)} (code {cause.code})"
+        reason = f"rejected the MCP handshake: {_quoted(cause.message, mask)} (code {cause.code})"
     else:
-        reason = f"could not be reached: {_describe(cause)}"
+        reason = f"could not be reached: {mask(_describe(cause))}"
     return ServerStartError(
         f"Server '{server}' {reason}.{logs} Fix its entry in config.json or check the server, then call again.",
         server=server,
@@ -74,7 +78,7 @@ def start_failure(
 
 
 def call_failure(
-    server: str, tool: str, exc: BaseException, *, timeout_seconds: float, retry_safe: bool
+    server: str, tool: str, exc: BaseException, *, timeout_seconds: float, retry_safe: bool, mask: Mask = str
 ) -> DownstreamError:
     """A failure of one `tools/call` (or `tools/list`, with `tool` naming the method) on a live connection."""
     cause = innermost(exc)
@@ -90,7 +94,7 @@ def call_failure(
             retryable=retry_safe,
         )
     if isinstance(cause, ErrorReply):
-        return _error_reply(server, tool, phase, cause)
+        return _error_reply(server, tool, phase, cause, mask)
     if isinstance(cause, LinkLost):
         return _lost(server, tool, phase, retry_safe=retry_safe)
     if isinstance(cause, ValidationError):
@@ -102,27 +106,25 @@ def call_failure(
             phase=phase,
         )
     return ConnectionLostError(
-        f"Calling '{server}.{tool}' failed: {clip(_describe(cause), MAX_DOWNSTREAM_MESSAGE_CHARS)}; "
-        "the next call reconnects.",
+        f"Calling '{server}.{tool}' failed: {_quoted(_describe(cause), mask)}; the next call reconnects.",
         server=server,
         phase=phase,
         retryable=retry_safe,
     )
 
 
-def _error_reply(server: str, tool: str, phase: Phase, cause: ErrorReply) -> DownstreamRpcError:
+def _error_reply(server: str, tool: str, phase: Phase, cause: ErrorReply, mask: Mask) -> DownstreamRpcError:
     reply = cause.reply
     if isinstance(reply, ServerError):
         return DownstreamRpcError(
-            f"Server '{server}' answered '{tool}' with an error: "
-            f"{clip(reply.message, MAX_DOWNSTREAM_MESSAGE_CHARS)} (code {reply.code}).",
+            f"Server '{server}' answered '{tool}' with an error: {_quoted(reply.message, mask)} (code {reply.code}).",
             server=server,
             code=reply.code,
             phase=phase,
         )
     return DownstreamRpcError(
-        f"Server '{server}' answered '{tool}' with a reply that is not valid JSON-RPC "
-        f"({clip(reply.reason, MAX_DOWNSTREAM_MESSAGE_CHARS)}); report it to the server's authors.",
+        f"Server '{server}' answered '{tool}' with a reply the gateway cannot use "
+        f"({_quoted(reply.reason, mask)}); report it to the server's authors.",
         server=server,
         code=0,
         phase=phase,
@@ -147,3 +149,8 @@ def _lost(server: str, tool: str, phase: Phase, *, retry_safe: bool) -> Connecti
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _quoted(text: str, mask: Mask) -> str:
+    """A server's own words as an error quotes them: masked first, then cut to the bound."""
+    return clip(mask(text), MAX_DOWNSTREAM_MESSAGE_CHARS)

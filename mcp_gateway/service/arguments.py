@@ -25,12 +25,19 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 import anyio.to_thread
 
+from mcp_gateway.bounds import clip
 from mcp_gateway.catalog.records import JsonObject
+from mcp_gateway.wire import depth_exceeds
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 MAX_PROBLEMS = 8
+MAX_PROBLEM_CHARS = 300
+"""One problem as the model reads it: jsonschema quotes the offending value, which may be megabytes."""
+MAX_FORWARDED_DEPTH = 200
+"""Levels of nesting the arguments of a call may have: the SDK's client serializes a request with pydantic,
+which gives up at about 255 levels (the request's own envelope takes a few)."""
 MAX_COMPILED = 2048
 VALIDATION_DEADLINE_SECONDS = 1.0
 """Longest one validation may take; past it the call is sent unchecked."""
@@ -50,6 +57,8 @@ class ArgumentCheck:
     """Why the arguments could not be checked (the call goes out unchecked); None when they were."""
     schema_at_fault: bool = False
     """`unchecked` because the server's schema is unusable, an expected case not worth a warning."""
+    refused: str | None = None
+    """Why the arguments cannot be passed on at all, whatever the schema says."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,10 @@ class ArgumentChecker:
         return await anyio.to_thread.run_sync(self._check, schema, arguments, limiter=self._limiter)
 
     def _check(self, schema: JsonObject | str, arguments: dict[str, Any]) -> ArgumentCheck:
+        if depth_exceeds(arguments, MAX_FORWARDED_DEPTH):
+            return ArgumentCheck(
+                refused=f"they are nested more than {MAX_FORWARDED_DEPTH} levels deep, more than the gateway passes on"
+            )
         return check_arguments(schema, arguments, deadline_seconds=self._deadline_seconds)
 
 
@@ -118,7 +131,8 @@ def check_arguments(
     problems: list[str] = []
     for error in errors[:MAX_PROBLEMS]:
         path = ".".join(str(part) for part in error.absolute_path)  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType, reportUnknownArgumentType]
-        problems.append(f"{path}: {error.message}" if path else str(error.message))
+        problem = f"{path}: {error.message}" if path else str(error.message)
+        problems.append(clip(problem, MAX_PROBLEM_CHARS))
     return ArgumentCheck(problems=tuple(problems))
 
 

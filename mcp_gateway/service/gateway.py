@@ -6,6 +6,10 @@ entering it reads cache.json and reaps what a killed predecessor left behind, an
 `start_background()` begins the startup metadata check once the caller is ready to answer its client.
 Nothing it runs in the background can end it: a failure there is logged and reported by
 `background_problems()` (see `mcp_gateway.background`), and the gateway serves on.
+
+`secrets` is the one `SecretMask` of this gateway (built from the config and environment), shared by the pool
+(errors, errors.json, stderr logs) and used here on whatever else carries a server's words to the model or a
+terminal: failures in `status` and search notes, and the text of tool results that are errors.
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import cast
 
 import anyio
 import anyio.to_thread
@@ -26,11 +31,10 @@ from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import JsonObject, Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheStore
 from mcp_gateway.config import GatewayConfig
-from mcp_gateway.downstream.connect import Connector, open_client, secrets_of
+from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool, ServerStatus
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
-from mcp_gateway.downstream.stderr_log import MASK, MIN_SECRET_CHARS
 from mcp_gateway.errors import (
     CatalogError,
     DownstreamError,
@@ -38,6 +42,7 @@ from mcp_gateway.errors import (
     ToolCallError,
     UnknownToolError,
 )
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.search import SearchEngine, SearchHit
 from mcp_gateway.service.arguments import ArgumentChecker
@@ -45,6 +50,8 @@ from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
+
+logger = logging.getLogger(__name__)
 
 LOADING_WAIT_SECONDS = 15.0
 """How long a call for a tool nobody has listed yet waits for servers still loading."""
@@ -113,11 +120,12 @@ class Gateway:
         self.workspace = workspace
         self.config = config
         self._environ = dict(os.environ if environ is None else environ)
+        self.secrets = SecretMask.for_servers(config.servers.values(), self._environ)
         self.catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
         self._directory = CatalogDirectory(self.catalog)
         self._records = ProcessRecords(workspace.process_records_dir)
         self._journal = BackgroundJournal(workspace.background_problems_path)
-        self._problems = BackgroundProblems(persist=self._journal.record, mask=self._masker())
+        self._problems = BackgroundProblems(persist=self._journal.record, mask=self.secrets.mask)
         self._arguments = ArgumentChecker()
         self.pool = Pool(
             config.servers,
@@ -128,14 +136,19 @@ class Gateway:
             records=self._records,
             connector=connector,
             problems=self._problems,
+            secrets=self.secrets,
         )
         self._stack = AsyncExitStack()
         self._tg: BackgroundTasks | None = None
         self._load_in_background = load_in_background
         self._catalog_loaded = anyio.Event()
+        self.workspace_problems: tuple[str, ...] = ()
+        """What does not work in this workspace (a `logs` that is a file, …), one sentence each."""
 
     async def __aenter__(self) -> Gateway:
-        self.workspace.ensure()
+        self.workspace_problems = await anyio.to_thread.run_sync(self.workspace.ensure)
+        for problem in self.workspace_problems:
+            logger.warning("%s", problem)
         await anyio.to_thread.run_sync(reap_stale_groups, self.workspace.process_records_dir)
         if not self._load_in_background:
             await self._load_catalog()
@@ -170,23 +183,25 @@ class Gateway:
         assert self._tg is not None
         # Each its own guarded task, so one failing does not keep the others from running.
         self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
-        self._tg.start_soon(anyio.to_thread.run_sync, prepare_validation, name="the argument validation warm-up")
+        self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
         if self.config.settings.startup_metadata_check:
             due = self.catalog.needs_refresh()
             if due:
                 self._tg.start_soon(self.refresh_servers, due, name="the startup refresh of the tool lists")
+
+    async def _warm_up_validation(self) -> None:
+        # Abandoned when the gateway stops: the import it runs is finite, and an exit must not wait for it.
+        await anyio.to_thread.run_sync(prepare_validation, abandon_on_cancel=True)
 
     async def _start_eager_servers(self) -> None:
         self.pool.start_eager_servers()  # after the load: the pool recalls each server's protocol from it
 
     async def _load_catalog(self) -> None:
         try:
-            await anyio.to_thread.run_sync(self.catalog.load)
+            await self.catalog.load()
         except CatalogError as error:
-            if not self._load_in_background:
-                raise
-            # Serving goes on without the cache: each server is listed when it is first needed.
-            print(f"mcp-gateway: {error.message}; serving without the cached tool lists", file=sys.stderr)
+            # Going on without the cache: each server is listed when it is first needed (`status` says why).
+            print(f"mcp-gateway: {error.message}; going on without the cached tool lists", file=sys.stderr)
         finally:
             self._catalog_loaded.set()
 
@@ -198,7 +213,7 @@ class Gateway:
 
     async def search(self, query: str, *, server: str | None = None, limit: int | None = None) -> SearchReport:
         await self.loaded()
-        self.catalog.sync_from_disk()
+        await self.catalog.sync_from_disk()
         notes: list[str] = []
         if server:
             named = self._configured_name(server)  # read as list_tools reads it, so the server it means gets listed
@@ -206,14 +221,14 @@ class Gateway:
                 try:
                     await self.ensure_listed(named)
                 except DownstreamError as error:
-                    notes.append(error.message)
-        result = self.catalog.engine.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
+                    notes.append(self.secrets.mask(error.message))
+        result = await self.catalog.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
         found = tuple(
             Found(hit, tool) for hit in result.hits if (tool := self.catalog.find(hit.server, hit.tool)) is not None
         )
         enabled = [name for name, spec in self.config.servers.items() if not spec.spec.disabled]
         failed = {
-            name: message
+            name: self.secrets.mask(message)
             for name in enabled
             if (message := self.catalog.failure(name)) and self.catalog.entry(name) is None
         }
@@ -262,6 +277,12 @@ class Gateway:
         """
         resolved = await self._resolve(tool, server)
         check = await self._arguments.check(resolved.tool.input_schema_json, arguments)
+        if check.refused is not None:
+            raise InvalidArgumentsError(
+                f"The arguments for '{resolved.qualified}' cannot be sent: {check.refused}. "
+                "Send them less deeply nested and call execute_tool again.",
+                [check.refused],
+            )
         if check.unchecked is not None:
             logger.log(
                 logging.DEBUG if check.schema_at_fault else logging.WARNING,
@@ -279,9 +300,14 @@ class Gateway:
             )
         annotations = resolved.tool.annotations or {}
         retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
-        return await self.pool.call_tool(
+        result = await self.pool.call_tool(
             resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=retry_safe
         )
+        if result.get("isError") is True:
+            # An error is the server's words about what went wrong, which may quote its own credential; a
+            # successful result is data the model asked for and passes through untouched.
+            return await anyio.to_thread.run_sync(mask_error_texts, result, self.secrets)
+        return result
 
     async def refresh_servers(self, servers: list[str] | None = None) -> None:
         await self.loaded()
@@ -298,8 +324,9 @@ class Gateway:
             return entry
         return await self.catalog.refresh(server, self.list_downstream)
 
-    def status(self) -> list[ServerReport]:
-        self.catalog.sync_from_disk()
+    async def status(self) -> list[ServerReport]:
+        await self.loaded()
+        await self.catalog.sync_from_disk()
         reports: list[ServerReport] = []
         for name, server in self.config.servers.items():
             entry = self.catalog.entry(name)
@@ -313,7 +340,7 @@ class Gateway:
                     fetched_at=entry.fetched_at if entry is not None else None,
                     protocol_version=self.catalog.recall(name),
                     runtime=self.pool.status(name),
-                    failure=self.catalog.failure(name),
+                    failure=self._failure(name),
                     skipped=entry.skipped if entry is not None else (),
                 )
             )
@@ -332,9 +359,13 @@ class Gateway:
 
     # Helpers.
 
+    def _failure(self, server: str) -> str | None:
+        failure = self.catalog.failure(server)
+        return self.secrets.mask(failure) if failure is not None else None
+
     async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
         await self.loaded()
-        self.catalog.sync_from_disk()
+        await self.catalog.sync_from_disk()
         named = self._named_server(tool, server)
         if named is not None and self.catalog.entry(named) is None and not self.config.servers[named].spec.disabled:
             await self.ensure_listed(named)
@@ -347,19 +378,6 @@ class Gateway:
             while self.catalog.loading():
                 await self.catalog.wait_loaded()
         return resolve_tool(self._directory, tool, server)
-
-    def _masker(self) -> Callable[[str], str]:
-        """Masks the secrets the gateway hands its servers (as their stderr logs do) in text it writes."""
-        servers = self.config.servers.values()
-        values = {value.strip() for server in servers for value in secrets_of(server, self._environ)}
-        secrets = sorted((value for value in values if len(value) >= MIN_SECRET_CHARS), key=len, reverse=True)
-
-        def mask(text: str) -> str:
-            for secret in secrets:
-                text = text.replace(secret, MASK)
-            return text
-
-        return mask
 
     def _named_server(self, tool: str, server: str | None) -> str | None:
         """The configured server a call names explicitly or by prefix, if any."""
@@ -375,3 +393,19 @@ class Gateway:
             return resolve_server_name(self._directory, server)
         except ToolCallError:
             return None
+
+
+def mask_error_texts(result: JsonObject, secrets: SecretMask) -> JsonObject:
+    """A copy of a `CallToolResult` whose text content items are masked; everything else is kept as sent."""
+    content = result.get("content")
+    if not isinstance(content, list):
+        return result
+    return {**result, "content": [_masked_item(item, secrets) for item in cast(list[object], content)]}
+
+
+def _masked_item(item: object, secrets: SecretMask) -> object:
+    if not isinstance(item, dict):
+        return item
+    fields = cast(JsonObject, item)
+    text = fields.get("text")
+    return {**fields, "text": secrets.mask(text)} if isinstance(text, str) else fields

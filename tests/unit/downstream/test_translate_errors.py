@@ -97,7 +97,7 @@ def test_a_huge_server_message_is_cut_and_says_how_much_is_left_out() -> None:
 def test_a_reply_that_is_not_json_rpc_is_named_as_such() -> None:
     error = call(ErrorReply(MalformedReply("the result must be an object")))
     assert isinstance(error, DownstreamRpcError)
-    assert "not valid JSON-RPC" in error.message
+    assert "a reply the gateway cannot use" in error.message
     assert "the result must be an object" in error.message
 
 

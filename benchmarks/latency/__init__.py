@@ -1,0 +1,34 @@
+"""Latency of the gateway against the same work done without it, each pair measured in the same run.
+
+    python -m benchmarks.latency [--repeat N] [--calls N] [--queries N] [--json]
+
+The machine is shared and noisy, so every gateway figure has its baseline measured in the same run,
+interleaved with it (rotating blocks or alternating repeats), and compared by median:
+1. warm `execute_tool` (server already running) vs the same `tools/call` straight to the server, for the
+   fake fixture server's `echo` and server-everything's `echo`: `--calls` each (default 200) in rotating
+   blocks of 10 after a warm-up, with two hop baselines in the same blocks: the gateway's own
+   `tools/list` and a plain SDK server's `tools/list` (the demo toolbox, directly). Target: gateway
+   <= 1.3x direct. CPU time per request of the answering process comes from /proc/PID/stat.
+2. cold `execute_tool` (a fresh gateway with a valid cache, so nothing runs yet; its own start is not
+   timed) vs spawn + initialize + call of the server directly: `--repeat` each (default 10).
+3. start to an answered `tools/list`: the gateway on the demo workspace (`mcp-gateway demo`'s two
+   servers, cache refreshed beforehand) vs both demo servers spawned in parallel, each initialized and
+   listed: `--repeat` each.
+4. `search_tools` round trips at 2,266 and 5,645 cached tools (bench-data catalogs served from cache, no
+   server started) over `--queries` fixed queries from queries.jsonl, interleaved with trivial requests on
+   the same connection (`tools/list`; `list_tools` of the smallest server, a tools/call like search); the
+   time to an answered `initialize` and the first search, sent right after it, are reported apart.
+5. start-up imports (`python -X importtime`, median of 3 runs): the console script's entry module, the
+   SDK alone, and the real serve path cut where tools/list, a first search and a first call are answered;
+   its start split by who caused each import, and the heaviest packages, each marked whether answering
+   initialize/tools/list needs it and whether `import mcp` would import it anyway.
+
+Needs the npm peer server-everything (`npm install --prefix tests/e2e/peers --no-audit --no-fund
+--ignore-scripts`). About two minutes with the defaults. Exits 1 when the warm target is missed, 2 when
+the benchmark could not run.
+
+One module per part: `sampling` (series and their statistics), `subjects` (the tools called both ways
+and the connections to them), `warm`, `cold`, `startup`, `search_round_trips` (the pairs 1 to 4),
+`importtime_tree`, `traced_gateway` and `imports` (5), `run` (all of them in one scratch folder),
+`failure` (why a run could not measure), `report` (text and JSON) and `cli` (the command line).
+"""

@@ -1,0 +1,73 @@
+"""Pair 2: a cold `execute_tool` against spawn + initialize + call of the same server directly.
+
+The gateway side starts a fresh gateway on a workspace with a valid cache, so no server runs yet; its own
+start is not timed, only its first call, which wakes the server. Neither side's shutdown is timed. The
+sides alternate, each turn starting with the other.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import anyio
+
+from benchmarks.bench_workspace import spawned
+from benchmarks.gateway_session import gateway_client, stdio_session
+from benchmarks.latency.failure import BenchError
+from benchmarks.latency.sampling import Sample, rotated, sample, timed
+from benchmarks.latency.subjects import (
+    SESSION_TIMEOUT_SECONDS,
+    Target,
+    call_directly,
+    call_through_gateway,
+    direct_params,
+)
+
+
+@dataclass(frozen=True)
+class ColdResult:
+    target: str
+    gateway: Sample
+    direct: Sample
+
+    @property
+    def ratio(self) -> float:
+        return self.gateway.median / self.direct.median
+
+
+async def cold_through_gateway(home: Path, target: Target, spawn_log: Path, errlog: TextIO) -> float:
+    """A fresh gateway is started first (not timed); then its first `execute_tool` wakes the server."""
+    with anyio.fail_after(SESSION_TIMEOUT_SECONDS):
+        before = len(spawned(spawn_log))
+        async with gateway_client(home, errlog) as gateway:
+            if len(spawned(spawn_log)) != before:
+                raise BenchError("the gateway started a server before any call: the cold measurement is void")
+            return await timed(lambda: call_through_gateway(gateway, target))
+
+
+async def cold_directly(target: Target, errlog: TextIO) -> float:
+    """Spawn, initialize and call; the shutdown that follows is not timed (nor is the gateway's)."""
+    with anyio.fail_after(SESSION_TIMEOUT_SECONDS):
+        started = time.perf_counter()
+        async with stdio_session(direct_params(target.entry), errlog) as direct:
+            await call_directly(direct, target)
+            return (time.perf_counter() - started) * 1000
+
+
+async def measure_cold(
+    home: Path, subjects: Sequence[Target], repeat: int, spawn_log: Path, errlog: TextIO
+) -> list[ColdResult]:
+    series: dict[str, dict[str, list[float]]] = {t.label: {"gateway": [], "direct": []} for t in subjects}
+    for turn in range(repeat):
+        for target in subjects:
+            for side in rotated(["gateway", "direct"], turn):
+                if side == "gateway":
+                    elapsed = await cold_through_gateway(home, target, spawn_log, errlog)
+                else:
+                    elapsed = await cold_directly(target, errlog)
+                series[target.label][side].append(elapsed)
+    return [ColdResult(label, sample(s["gateway"]), sample(s["direct"])) for label, s in series.items()]

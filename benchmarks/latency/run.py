@@ -1,0 +1,78 @@
+"""One latency run: every pair in order (warm, cold, start-up, search, imports) in one scratch folder that
+is removed afterwards, the stderr of every server and gateway kept in a log there so that a failure can
+say why while that log still exists.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import anyio
+
+from benchmarks.bench_data import DEFAULT_DATA_DIR, spread_queries
+from benchmarks.gateway_session import refresh_catalog
+from benchmarks.latency.cold import ColdResult, measure_cold
+from benchmarks.latency.failure import BenchError, failure
+from benchmarks.latency.imports import ImportReport, measure_imports
+from benchmarks.latency.search_round_trips import SearchResult, measure_search
+from benchmarks.latency.startup import StartupResult, measure_startup
+from benchmarks.latency.subjects import EVERYTHING_BIN, PLAIN_SDK_SERVER, demo_entries, targets, write_config
+from benchmarks.latency.warm import WarmResult, measure_warm
+
+
+@dataclass(frozen=True)
+class Options:
+    calls: int
+    repeat: int
+    queries: int
+
+
+@dataclass
+class Report:
+    options: Options
+    warm: list[WarmResult] = field(default_factory=list[WarmResult])
+    cold: list[ColdResult] = field(default_factory=list[ColdResult])
+    startup: StartupResult | None = None
+    search: list[SearchResult] = field(default_factory=list[SearchResult])
+    imports: ImportReport | None = None
+    seconds: float = 0.0
+
+
+async def measure_all(root: Path, options: Options, report: Report, errlog: TextIO) -> None:
+    spawn_log = root / "fake.spawns"
+    subjects = targets(spawn_log)
+    calls_home, demo_home = root / "calls", root / "demo"
+    write_config(calls_home, {target.server: target.entry for target in subjects})
+    write_config(demo_home, demo_entries(demo_home))
+    refresh_catalog(calls_home)
+    refresh_catalog(demo_home)
+    sdk_server = demo_entries(demo_home)[PLAIN_SDK_SERVER]
+    report.warm = await measure_warm(calls_home, subjects, sdk_server, options.calls, errlog)
+    report.cold = await measure_cold(calls_home, subjects, options.repeat, spawn_log, errlog)
+    report.startup = await measure_startup(demo_home, options.repeat, errlog)
+    report.search = await measure_search(root, spread_queries(DEFAULT_DATA_DIR, options.queries), errlog)
+    report.imports = await anyio.to_thread.run_sync(measure_imports, demo_home)
+
+
+def run(options: Options) -> Report:
+    if not EVERYTHING_BIN.exists():
+        raise BenchError(
+            f"{EVERYTHING_BIN} is missing; install it: "
+            "npm install --prefix tests/e2e/peers --no-audit --no-fund --ignore-scripts"
+        )
+    report = Report(options)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mcp-gateway-latency-", ignore_cleanup_errors=True) as directory:
+        root = Path(directory)
+        stderr_log = root / "stderr.log"
+        with stderr_log.open("w") as errlog:
+            try:
+                anyio.run(measure_all, root, options, report, errlog)
+            except Exception as error:  # a server or gateway that died: say why while its stderr still exists
+                raise BenchError(failure(error, stderr_log)) from error
+    report.seconds = time.perf_counter() - started
+    return report

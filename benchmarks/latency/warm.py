@@ -1,0 +1,136 @@
+"""Pair 1: a warm `execute_tool` (the server already running) against the same `tools/call` made straight
+to the server, with two hop baselines in the same blocks: the gateway's own `tools/list` (the client-gateway
+round trip with nothing behind it) and a plain SDK server's `tools/list` (what one Python MCP hop costs).
+
+Every side runs in blocks of BLOCK_CALLS, rotating which goes first, after WARMUP_CALLS each: a burst of
+noise on the shared machine hits every series alike. The CPU time per request of the process answering
+(the gateway on its rows, the server on the others) comes from /proc.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+from mcp import Client
+
+from benchmarks.gateway_session import gateway_client, stdio_session
+from benchmarks.latency.sampling import Sample, rotated, sample, timed
+from benchmarks.latency.subjects import (
+    SESSION_TIMEOUT_SECONDS,
+    Target,
+    call_directly,
+    call_through_gateway,
+    child_pid,
+    command_argument,
+    direct_params,
+)
+from benchmarks.procfs import cpu_ns
+
+WARM_TARGET_RATIO = 1.3
+WARMUP_CALLS = 20
+BLOCK_CALLS = 10
+"""Calls per block in the warm comparison: short enough that a burst of noise hits every series alike."""
+MS_PER_NS = 1e-6
+
+
+@dataclass(frozen=True)
+class Measured:
+    latency: Sample
+    cpu_ms: float | None
+    """CPU time per request of the process answering it (the gateway for the gateway's rows, the server for
+    direct rows), every thread included; None when /proc could not tell."""
+
+    def as_json(self) -> dict[str, float | int | None]:
+        return self.latency.as_json() | {"cpu_ms_per_request": None if self.cpu_ms is None else round(self.cpu_ms, 3)}
+
+
+@dataclass(frozen=True)
+class WarmResult:
+    target: str
+    gateway: Measured
+    direct: Measured
+    hop: Measured
+    """The gateway's own `tools/list`: the client-gateway round trip with no downstream behind it."""
+    sdk_hop: Measured
+    """A plain SDK server's `tools/list` (the demo toolbox, directly): what one Python MCP hop costs."""
+
+    @property
+    def ratio(self) -> float:
+        return self.gateway.latency.median / self.direct.latency.median
+
+    @property
+    def passed(self) -> bool:
+        return self.ratio <= WARM_TARGET_RATIO
+
+
+@dataclass(frozen=True)
+class Side:
+    """One series of the warm comparison: the request, and the process whose CPU it costs."""
+
+    step: Callable[[], Awaitable[object]]
+    pid: int | None
+
+
+async def measure_series(sides: Mapping[str, Side], calls: int) -> dict[str, Measured]:
+    """Every side in blocks of BLOCK_CALLS, rotating which goes first, so noise hits every side alike."""
+    for _ in range(WARMUP_CALLS):
+        for side in sides.values():
+            await side.step()
+    latencies: dict[str, list[float]] = {name: [] for name in sides}
+    cpu: dict[str, list[int | None]] = {name: [] for name in sides}
+    for block in range(math.ceil(calls / BLOCK_CALLS)):
+        for name in rotated(list(sides), block):
+            side = sides[name]
+            before = cpu_ns(side.pid)
+            for _ in range(BLOCK_CALLS):
+                latencies[name].append(await timed(side.step))
+            after = cpu_ns(side.pid)
+            cpu[name].append(None if before is None or after is None else after - before)
+    return {name: Measured(sample(latencies[name]), cpu_per_call_ms(cpu[name], len(latencies[name]))) for name in sides}
+
+
+def cpu_per_call_ms(deltas: Sequence[int | None], calls: int) -> float | None:
+    known = [delta for delta in deltas if delta is not None]
+    return sum(known) * MS_PER_NS / calls if known and len(known) == len(deltas) else None
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The sides every target shares: the gateway (with its pid) and the plain SDK server."""
+
+    gateway: Client
+    gateway_pid: int | None
+    sdk_server: Client
+    sdk_server_pid: int | None
+
+
+async def warm_pair(
+    reference: Reference, direct: Client, direct_pid: int | None, target: Target, calls: int
+) -> WarmResult:
+    sides = {
+        "gateway": Side(lambda: call_through_gateway(reference.gateway, target), reference.gateway_pid),
+        "direct": Side(lambda: call_directly(direct, target), direct_pid),
+        "hop": Side(reference.gateway.list_tools, reference.gateway_pid),
+        "sdk_hop": Side(reference.sdk_server.list_tools, reference.sdk_server_pid),
+    }
+    measured = await measure_series(sides, calls)
+    return WarmResult(target.label, measured["gateway"], measured["direct"], measured["hop"], measured["sdk_hop"])
+
+
+async def measure_warm(
+    home: Path, subjects: Sequence[Target], sdk_server: Mapping[str, Any], calls: int, errlog: TextIO
+) -> list[WarmResult]:
+    results: list[WarmResult] = []
+    with anyio.fail_after(SESSION_TIMEOUT_SECONDS):
+        async with gateway_client(home, errlog) as gateway, stdio_session(direct_params(sdk_server), errlog) as sdk:
+            reference = Reference(gateway, child_pid(str(home)), sdk, child_pid(command_argument(sdk_server)))
+            for target in subjects:
+                async with stdio_session(direct_params(target.entry), errlog) as direct:
+                    pid = child_pid(command_argument(target.entry))
+                    results.append(await warm_pair(reference, direct, pid, target, calls))
+    return results
