@@ -9,6 +9,8 @@ translated into these at one boundary in `downstream/`; everything above that bo
     ├── CatalogError                 the tool catalog cannot be read or written at all
     ├── UnusableFileError            a workspace file is a link, a FIFO, a device or too large to read
     ├── CliError                     a command-line failure; carries its exit code
+    ├── ImportUsageError             an import asked for what cannot be (an unknown client, scope or backup)
+    ├── ImportFailedError            an import could not be done (a backup missing or not restorable)
     └── ToolCallError                something the model can fix: becomes an `isError` tool result
         ├── UnknownServerError       no server or alias by that name
         ├── UnknownToolError         no tool by that name
@@ -78,6 +80,14 @@ class CliError(GatewayError):
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class ImportUsageError(GatewayError):
+    """An import or restore asked for something that does not exist: the request must change, not the files."""
+
+
+class ImportFailedError(GatewayError):
+    """An import or restore could not be done as asked: a file it needs is missing or cannot be written."""
 
 
 class ToolCallError(GatewayError):

@@ -5,7 +5,8 @@ second gets `-2`, `-3`, …), holds the file's exact bytes and has the file's pe
 private as the file it copies. Restoring writes those bytes back atomically. If the file changed since
 (the client may have written to it), the current version is kept first as
 `<file>.mcp-gateway-before-restore-<UTC time>`, so a restore never loses anything either; those copies
-are not backups, so `--restore` never picks one.
+are not backups, so `--restore` never picks one. The time in a name is the `now` the caller passes: this
+module never reads the clock, so the caller decides (the import service's clock; a fixed one in tests).
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ class Restored:
     """Where the replaced version was kept, when it differed from the backup."""
 
 
-def create_backup(path: Path, now: datetime | None = None) -> Path:
-    """Copy `path` byte for byte next to itself; returns the backup's path.
+def create_backup(path: Path, now: datetime) -> Path:
+    """Copy `path` byte for byte next to itself, stamped with `now` (UTC); returns the backup's path.
 
     Raises:
         OSError: the file cannot be read or the copy cannot be written.
@@ -79,8 +80,8 @@ def backups_of(path: Path) -> list[Backup]:
     return sorted(found, key=lambda backup: backup.order)
 
 
-def restore(backup: Backup, now: datetime | None = None) -> Restored:
-    """Put the backup's exact bytes back in place of its original file.
+def restore(backup: Backup, now: datetime) -> Restored:
+    """Put the backup's exact bytes back in place of its original file; a replaced version is stamped `now`.
 
     Raises:
         OSError: the backup cannot be read or the file cannot be written.
@@ -99,8 +100,8 @@ def restore(backup: Backup, now: datetime | None = None) -> Restored:
     return Restored(target, kept)
 
 
-def _write_new(path: Path, mark: str, data: bytes, mode: int, now: datetime | None) -> Path:
-    stamp = (now or datetime.now(UTC)).strftime(TIMESTAMP_FORMAT)
+def _write_new(path: Path, mark: str, data: bytes, mode: int, now: datetime) -> Path:
+    stamp = now.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
     sequence = 1
     while True:
         suffix = stamp if sequence == 1 else f"{stamp}-{sequence}"

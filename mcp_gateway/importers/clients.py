@@ -3,7 +3,8 @@
 A client may keep its file in several places (an older location, an editor variant, a `.jsonc` and a
 `.json`); the first one that holds servers wins, else the first that exists. Detection looks at every
 client's default scope and reports each file with its server count, so `import` without `--client` can
-proceed when exactly one client has servers and otherwise ask which one.
+proceed when exactly one client has servers and otherwise ask which one. `files_with_backups` looks in the
+same places for the backups `--restore` can choose from.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from mcp_gateway.importers import (
     windsurf,
     zed,
 )
+from mcp_gateway.importers.backups import Backup, backups_of
 from mcp_gateway.importers.client import ClientFormat
 from mcp_gateway.importers.model import ClientConfigError, ClientReading, Scope, Where
 
@@ -122,3 +124,19 @@ def detect(where: Where) -> list[Detected]:
         count = sum(1 for server in reading.servers if not server.itself)
         found.append(Detected(client, reading.path, count, reading.has_gateway))
     return found
+
+
+def files_with_backups(
+    where: Where, *, client: ClientFormat | None = None, scope: Scope | None = None, source: Path | None = None
+) -> dict[Path, list[Backup]]:
+    """Each client file that has backups, with them oldest first: `source` only, else every file of `client`
+    (every client's when None) in `scope` (every scope when None)."""
+    files: dict[Path, None] = {}
+    if source is not None:
+        files[source.absolute()] = None
+    else:
+        for each in [client] if client is not None else CLIENTS:
+            for wanted in [scope] if scope else each.scopes:
+                if wanted in each.scopes:
+                    files.update(dict.fromkeys(each.candidates(where, wanted)))
+    return {path: backups for path in files if (backups := backups_of(path))}

@@ -6,11 +6,13 @@ gateway cannot sign in for them. So each imported remote entry without headers o
 unauthenticated request. HTTP 401 or 403 means it wants a sign-in: it is skipped and stays in the client.
 Any other answer means it works without one. No answer at all (offline, a DNS failure, a timeout) decides
 nothing: the entry stays imported with a note saying it could not be checked.
+
+The question is asked through a `Probe` the caller passes in: `http_status` is the real one, and tests
+answer from a table instead of reaching the network.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 
@@ -60,10 +62,13 @@ async def http_status(transport: str, url: str) -> int | str:
 
 
 async def screen_sign_ins(
-    reading: ClientReading, client: str, *, probe: Probe | None = None, environ: Mapping[str, str] | None = None
+    reading: ClientReading, client: str, *, probe: Probe, environ: Mapping[str, str]
 ) -> ClientReading:
-    """`reading` with credential-less remote servers that demand a sign-in turned into skipped ones."""
-    variables = dict(os.environ if environ is None else environ)
+    """`reading` with credential-less remote servers that demand a sign-in turned into skipped ones.
+
+    `environ` expands the variables of each url; `client` is the client's title, for the reasons.
+    """
+    variables = dict(environ)
     answers: dict[str, int | str] = {}
 
     async def ask(server: ImportedServer) -> None:
@@ -74,7 +79,7 @@ async def screen_sign_ins(
             return
         answers[server.name] = "it did not answer in time"
         with anyio.move_on_after(PROBE_SECONDS * 2):
-            answers[server.name] = await (probe or http_status)(str(server.entry["type"]), url)
+            answers[server.name] = await probe(str(server.entry["type"]), url)
 
     async with anyio.create_task_group() as probes:
         for server in reading.servers:

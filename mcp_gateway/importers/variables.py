@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from mcp_gateway.config.jsonfile import as_list, as_object
-from mcp_gateway.importers.model import JsonObject, Skip
+from mcp_gateway.importers.model import ClientReading, JsonObject, Skip
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _EDITOR_REFERENCE = re.compile(r"\$\{(?P<body>[^}]*)\}")
@@ -100,6 +100,15 @@ def referenced_variables(entry: JsonObject) -> list[str]:
         return text
 
     map_strings(entry, collect)
+    return list(names)
+
+
+def needed_variables(reading: ClientReading) -> list[str]:
+    """The `${VAR}` names the imported servers of `reading` use, in order of first use."""
+    names: dict[str, None] = {}
+    for server in reading.imported:
+        assert server.entry is not None
+        names.update(dict.fromkeys(referenced_variables(server.entry)))
     return list(names)
 
 

@@ -1,4 +1,8 @@
-"""Fixtures for importer tests: a scratch HOME and project, sample client files put where clients keep them."""
+"""Fixtures for importer tests: a scratch HOME and project, sample client files put where clients keep them.
+
+Nothing here patches a module: tests that reach the sign-in check pass a fake probe (`offline_probe` when
+the answer does not matter) and tests that make backups pass `fixed_clock`.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from importer_testing import GATEWAY_HOME, SAMPLES, UVX_PATH, InstallSample
+from importer_testing import GATEWAY_HOME, OFFLINE, SAMPLES, UVX_PATH, Answers, InstallSample
 
-from mcp_gateway.importers import Launch, Where, sign_in
-
-OFFLINE = "no network in unit tests"
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Importer unit tests never reach the sample files' real URLs; the sign-in probe sees no answer.
-
-    The probe itself is tested against a local server (tests/e2e/test_remote_downstreams.py).
-    """
-
-    async def no_answer(transport: str, url: str) -> str:
-        return OFFLINE
-
-    monkeypatch.setattr(sign_in, "http_status", no_answer)
+from mcp_gateway.importers import Launch, Where
 
 
 @pytest.fixture
@@ -33,6 +22,12 @@ def where(tmp_path: Path) -> Where:
     home.mkdir()
     project.mkdir()
     return Where(home=home, project=project, environ={}, platform="linux")
+
+
+@pytest.fixture
+def offline_probe() -> Answers:
+    """A sign-in probe that gets no answer from any server, as when offline."""
+    return Answers(default=OFFLINE)
 
 
 @pytest.fixture

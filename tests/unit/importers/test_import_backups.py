@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from mcp_gateway.importers import backups_of, create_backup, parse_backup, restore
@@ -20,6 +20,13 @@ def test_a_backup_is_an_exact_copy_with_the_files_permissions_and_a_utc_timestam
     assert backup.name == ".claude.json.mcp-gateway-backup-20261115T093012Z"
     assert backup.read_bytes() == path.read_bytes()
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+
+
+def test_the_stamp_is_utc_whatever_zone_the_callers_clock_gives(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text("{}")
+    in_paris = NOW.astimezone(timezone(timedelta(hours=1)))
+    assert create_backup(path, in_paris).name == "mcp.json.mcp-gateway-backup-20261115T093012Z"
 
 
 def test_backups_in_the_same_second_get_a_sequence_and_sort_oldest_first(tmp_path: Path) -> None:
@@ -52,7 +59,7 @@ def test_restoring_an_unchanged_file_writes_nothing(tmp_path: Path) -> None:
     path.write_text("{}")
     backup = parse_backup(create_backup(path, NOW))
     assert backup is not None
-    assert restore(backup).kept_current is None
+    assert restore(backup, NOW).kept_current is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "a.json.mcp-gateway-backup-20261115T093012Z"]
 
 

@@ -1,15 +1,23 @@
-"""`mcp-gateway import` as a user runs it: detection, dry run, import, write-back, restore, exit codes."""
+"""`mcp-gateway import` as a user runs it: detection, dry run, import, write-back, restore, exit codes.
+
+The command runs in-process with a fake sign-in probe and a fixed clock handed to it, as `main` hands it
+the real ones; `User.run_main` goes through `main` itself, for the commands that never reach the probe.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
-from importer_testing import InstallSample
+from importer_testing import OFFLINE, STAMP, Answers, InstallSample, fixed_clock
 
 from mcp_gateway.cli import main
+from mcp_gateway.cli.importing import run_import
+from mcp_gateway.cli.main import build_parser
+from mcp_gateway.errors import CliError
 
 CLIENT_VARIABLES = (
     "MCP_GATEWAY_HOME",
@@ -29,7 +37,8 @@ CLIENT_VARIABLES = (
 class User:
     """A scratch HOME, project and gateway home, with `mcp-gateway import …` run in-process."""
 
-    def __init__(self, root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def __init__(self, root: Path, capsys: pytest.CaptureFixture[str], probe: Answers) -> None:
+        self.probe = probe
         self.home = root / "home"
         self.project = root / "project"
         self.gateway = root / "gateway"
@@ -43,6 +52,18 @@ class User:
         return set(json.loads((self.gateway / "config.json").read_text())["mcpServers"])
 
     def run(self, *args: str) -> tuple[int, str, str]:
+        """The import command with this user's probe and the fixed clock; a `CliError` is shown as `main` does."""
+        parsed = build_parser().parse_args(["--home", str(self.gateway), "import", *args])
+        try:
+            code = run_import(parsed, probe=self.probe, clock=fixed_clock)
+        except CliError as error:
+            print(f"mcp-gateway: {error.message}", file=sys.stderr)
+            code = error.exit_code
+        captured = self.capsys.readouterr()
+        return code, captured.out, captured.err
+
+    def run_main(self, *args: str) -> tuple[int, str, str]:
+        """`mcp-gateway import …` through `main`, with the real probe and clock: only for runs that use neither."""
         code = main(["--home", str(self.gateway), "import", *args])
         captured = self.capsys.readouterr()
         return code, captured.out, captured.err
@@ -56,7 +77,7 @@ class User:
 
 @pytest.fixture
 def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> User:
-    created = User(tmp_path, capsys)
+    created = User(tmp_path, capsys, Answers(default=OFFLINE))
     monkeypatch.setenv("HOME", str(created.home))
     monkeypatch.setenv("PATH", str(created.bin))
     for name in CLIENT_VARIABLES:
@@ -132,7 +153,7 @@ def test_without_client_several_detected_configs_ask_for_one(user: User, install
 
 
 def test_without_client_and_no_configs_import_fails(user: User) -> None:
-    code, _, err = user.run()
+    code, _, err = user.run_main()
     assert code == 1
     assert "found no client config with servers" in err
 
@@ -146,7 +167,7 @@ def test_without_client_and_no_configs_import_fails(user: User) -> None:
     ],
 )
 def test_usage_errors_exit_2(user: User, args: list[str], message: str) -> None:
-    code, _, err = user.run(*args)
+    code, _, err = user.run_main(*args)
     assert code == 2
     assert message in err
 
@@ -166,6 +187,60 @@ def test_a_client_with_only_unimportable_servers_exits_1(user: User) -> None:
     assert code == 1
     assert "Nothing could be imported" in out
     assert not list((user.project / ".vscode").glob("*backup*"))
+
+
+def cursor_with_remotes(user: User) -> Path:
+    """Cursor's file with two remote servers that send no credentials, and the probe's answers for them."""
+    path = user.home / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    servers = {"locked": {"url": "https://locked.example/mcp"}, "open": {"url": "https://open.example/mcp"}}
+    path.write_text(json.dumps({"mcpServers": servers}))
+    user.probe.answers.update({"https://locked.example/mcp": 401, "https://open.example/mcp": 200})
+    return path
+
+
+def test_the_sign_in_check_is_announced_on_stderr_and_the_probes_answers_decide(user: User) -> None:
+    cursor_with_remotes(user)
+    code, out, err = user.run("--client", "cursor", "--dry-run")
+    assert code == 0
+    assert err == "Asking 2 remote servers without credentials whether they need a sign-in…\n"
+    assert "  locked: skipped: it signs in with OAuth (without credentials it answered HTTP 401)" in out
+    assert "  open: imported (new in the gateway)\n" in out
+    assert "    note: it sends no credentials and answered without them: no sign-in needed\n" in out
+    assert sorted(user.probe.asked) == [("http", "https://locked.example/mcp"), ("http", "https://open.example/mcp")]
+
+
+def test_an_import_says_what_is_left_to_do_and_the_backup_carries_the_clocks_time(user: User) -> None:
+    path = cursor_with_remotes(user)
+    code, out, _ = user.run("--client", "cursor", "--dry-run")
+    assert code == 0
+    assert out.endswith(
+        "Dry run: nothing was written.\nNext: mcp-gateway import --client cursor --scope user --write-client-config\n"
+    )
+    code, out, _ = user.run("--client", "cursor")
+    assert code == 0
+    assert f"Wrote {user.gateway / 'config.json'}.\n" in out
+    assert "Cursor still starts its servers itself; add --write-client-config to point it at the gateway.\n" in out
+    assert out.endswith(
+        f"Check the servers: mcp-gateway --home {user.gateway} refresh (starts each once and caches its tools), "
+        "then status.\n"
+    )
+    code, out, _ = user.run("--client", "cursor", "--write-client-config")
+    assert code == 0
+    assert f"{user.gateway / 'config.json'} already had every server; left unchanged.\n" in out
+    assert f"Undo: mcp-gateway import --restore {path}.mcp-gateway-backup-{STAMP}\n" in out
+    assert f"Rewrote {path}: its servers are now 'mcp-gateway' plus the 1 that could not be imported.\n" in out
+
+
+def test_a_client_file_that_cannot_be_written_exits_1_after_saying_what_was_written(user: User) -> None:
+    path = cursor_with_remotes(user)
+    original = path.read_bytes()
+    (path.parent / f".{path.name}.{os.getpid()}.tmp").mkdir()  # where the new text would be written first
+    code, out, err = user.run("--client", "cursor", "--write-client-config")
+    assert code == 1
+    assert out.endswith(f"Wrote {user.gateway / 'config.json'}.\n")
+    assert err.endswith(f"mcp-gateway: {path}: cannot write it (Is a directory); it is unchanged\n")
+    assert path.read_bytes() == original
 
 
 def test_gui_clients_get_the_absolute_uvx_path_or_a_warning(user: User, install_sample: InstallSample) -> None:
@@ -206,8 +281,8 @@ def test_restore_lists_backups_of_several_files_and_restores_a_named_one(
 
 
 def test_restore_without_backups_exits_1_and_a_foreign_file_exits_2(user: User) -> None:
-    assert user.run("--restore", "--client", "cursor")[0] == 1
-    code, _, err = user.run("--restore", str(user.home / "notes.txt"))
+    assert user.run_main("--restore", "--client", "cursor")[0] == 1
+    code, _, err = user.run_main("--restore", str(user.home / "notes.txt"))
     assert code == 2
     assert "not a backup made by mcp-gateway import" in err
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from importer_testing import Answers
 
 from mcp_gateway.importers import ClientReading, ImportedServer
 from mcp_gateway.importers.sign_in import screen_sign_ins
@@ -22,22 +23,10 @@ def reading_of(*servers: ImportedServer) -> ClientReading:
     return ClientReading("claude-code", Path("/tmp/.claude.json"), "user", "{}", ("mcpServers",), servers)
 
 
-class Answers:
-    """A probe with a fixed answer per URL, recording what it was asked."""
-
-    def __init__(self, answers: dict[str, int | str]) -> None:
-        self.answers = answers
-        self.asked: list[tuple[str, str]] = []
-
-    async def __call__(self, transport: str, url: str) -> int | str:
-        self.asked.append((transport, url))
-        return self.answers[url]
-
-
 async def test_a_server_that_answers_401_is_skipped_and_stays_in_the_client() -> None:
     probe = Answers({"https://oauth.example/mcp": 401})
     screened = await screen_sign_ins(
-        reading_of(remote("linear", "https://oauth.example/mcp")), "Claude Code", probe=probe
+        reading_of(remote("linear", "https://oauth.example/mcp")), "Claude Code", probe=probe, environ={}
     )
     [server] = screened.servers
     assert not server.imported
@@ -48,7 +37,9 @@ async def test_a_server_that_answers_401_is_skipped_and_stays_in_the_client() ->
 
 async def test_a_server_that_answers_without_credentials_is_imported_without_the_oauth_warning() -> None:
     probe = Answers({"https://open.example/mcp": 200})
-    screened = await screen_sign_ins(reading_of(remote("docs", "https://open.example/mcp")), "Claude Code", probe=probe)
+    screened = await screen_sign_ins(
+        reading_of(remote("docs", "https://open.example/mcp")), "Claude Code", probe=probe, environ={}
+    )
     [server] = screened.servers
     assert server.imported
     assert server.warnings == ("it sends no credentials and answered without them: no sign-in needed",)
@@ -63,7 +54,9 @@ async def test_a_server_that_answers_without_credentials_is_imported_without_the
 )
 async def test_an_unclear_answer_imports_the_server_with_a_note(answer: int | str, note: str) -> None:
     probe = Answers({"https://unclear.example/mcp": answer})
-    screened = await screen_sign_ins(reading_of(remote("x", "https://unclear.example/mcp")), "Claude Code", probe=probe)
+    screened = await screen_sign_ins(
+        reading_of(remote("x", "https://unclear.example/mcp")), "Claude Code", probe=probe, environ={}
+    )
     [server] = screened.servers
     assert server.imported
     [warning] = server.warnings
@@ -78,7 +71,7 @@ async def test_servers_with_credentials_and_local_ones_are_not_asked() -> None:
         ImportedServer("skipped", skipped="an unknown type"),
     )
     probe = Answers({})
-    screened = await screen_sign_ins(reading_of(*servers), "Claude Code", probe=probe)
+    screened = await screen_sign_ins(reading_of(*servers), "Claude Code", probe=probe, environ={})
     assert screened.servers == servers
     assert probe.asked == []
 

@@ -1,0 +1,312 @@
+"""`ImportService`: import, detect and restore, and what each report says.
+
+Every service gets a fake sign-in probe and a fixed clock: nothing here reaches the network or reads the
+time, and nothing is patched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from importer_testing import OFFLINE, STAMP, Answers, fixed_clock
+
+from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
+from mcp_gateway.importers import Where
+from mcp_gateway.paths import Workspace
+from mcp_gateway.service.importing import (
+    AskingForSignIns,
+    BackedUpFile,
+    BackupChoice,
+    ClientWrite,
+    ImportReport,
+    ImportRequest,
+    ImportService,
+    NeededVariable,
+    RestoreReport,
+    RestoreRequest,
+)
+
+pytestmark = pytest.mark.anyio
+
+LOCKED = "https://locked.example/mcp"
+OPEN = "https://open.example/mcp"
+SECRET = "sk-live-4f9aQ7bX2mZk8LpW3nR6tY1c"
+CURSOR_SERVERS = {
+    "locked": {"url": LOCKED},
+    "open": {"type": "http", "url": OPEN},
+    "tools": {"command": "tools-mcp", "env": {"API_KEY": SECRET, "REGION": "${env:REGION}"}},
+    "prompted": {"command": "prompted-mcp", "env": {"TOKEN": "${input:token}"}},
+}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    return Workspace(config_dir=tmp_path / "gateway", state_dir=tmp_path / "gateway")
+
+
+@pytest.fixture
+def where(tmp_path: Path) -> Where:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    empty_bin = tmp_path / "bin"
+    empty_bin.mkdir()
+    return Where(home=home, project=project, environ={"REGION": "eu", "PATH": str(empty_bin)}, platform="linux")
+
+
+@pytest.fixture
+def probe() -> Answers:
+    return Answers({LOCKED: 401, OPEN: 200})
+
+
+@pytest.fixture
+def service(where: Where, workspace: Workspace, probe: Answers) -> ImportService:
+    return ImportService(where=where, workspace=workspace, probe=probe, clock=fixed_clock)
+
+
+def cursor_file(where: Where, servers: dict[str, object] | None = None) -> Path:
+    path = where.home / ".cursor" / "mcp.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"mcpServers": CURSOR_SERVERS if servers is None else servers}, indent=2))
+    return path
+
+
+async def write_back(service: ImportService) -> ImportReport:
+    return await service.import_client(ImportRequest("cursor", write_client_config=True))
+
+
+async def test_a_dry_run_reports_every_server_the_client_entry_and_the_variables_and_writes_nothing(
+    service: ImportService, where: Where, workspace: Workspace, probe: Answers
+) -> None:
+    path = cursor_file(where)
+    original = path.read_bytes()
+    report = await service.import_client(ImportRequest("cursor", dry_run=True, write_client_config=True))
+
+    assert (report.client.name, report.scope, report.path) == ("cursor", "user", path)
+    outcomes = {server.name: server for server in report.servers}
+    assert [server.name for server in report.servers] == list(CURSOR_SERVERS)
+    assert outcomes["locked"].status == "skipped"
+    assert outcomes["locked"].reason is not None
+    assert "without credentials it answered HTTP 401" in outcomes["locked"].reason
+    assert outcomes["open"].status == "added"
+    assert outcomes["open"].notes == ("it sends no credentials and answered without them: no sign-in needed",)
+    assert outcomes["tools"].status == "added"
+    assert outcomes["tools"].entry is not None
+    assert outcomes["tools"].entry["env"] == {"API_KEY": "***", "REGION": "${REGION}"}
+    assert outcomes["prompted"].status == "skipped"
+    assert "${input:token}" in str(outcomes["prompted"].reason)
+    assert (report.count("added"), report.count("updated"), report.count("unchanged")) == (2, 0, 0)
+    assert report.variables == (NeededVariable("REGION", set_here=True),)
+    assert report.gateway_config == workspace.config_path
+
+    entry = report.client_entry
+    assert (entry.path, entry.block, entry.replaced, entry.kept) == (path, ("mcpServers",), 2, 2)
+    assert entry.text.startswith('"mcp-gateway": {\n  "type": "stdio",')
+    assert str(workspace.config_dir) in entry.text
+    [warning] = entry.warnings  # Cursor is a GUI app, and this PATH has no uvx
+    assert warning.startswith("uvx is not on this PATH, so the entry says plain 'uvx'")
+
+    assert SECRET not in repr(report)
+    assert (report.config_write, report.client_write, report.write_failure) == (None, None, None)
+    assert sorted(probe.asked) == [("http", LOCKED), ("http", OPEN)]
+    assert not workspace.config_dir.exists()
+    assert path.read_bytes() == original
+
+
+async def test_the_sign_in_check_is_announced_with_the_number_of_servers_it_asks(
+    service: ImportService, where: Where
+) -> None:
+    cursor_file(where)
+    events: list[AskingForSignIns] = []
+    await service.import_client(ImportRequest("cursor", dry_run=True), progress=events.append)
+    assert events == [AskingForSignIns(servers=2)]
+
+
+async def test_nothing_is_announced_when_no_server_needs_the_sign_in_check(
+    service: ImportService, where: Where, probe: Answers
+) -> None:
+    cursor_file(where, {"tools": CURSOR_SERVERS["tools"]})
+    events: list[AskingForSignIns] = []
+    await service.import_client(ImportRequest("cursor", dry_run=True), progress=events.append)
+    assert events == []
+    assert probe.asked == []
+
+
+async def test_write_back_writes_the_gateway_config_then_backs_up_and_rewrites_the_client(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    path = cursor_file(where)
+    original = path.read_bytes()
+    report = await write_back(service)
+
+    assert report.config_write == "written"
+    assert set(json.loads(workspace.config_path.read_text())["mcpServers"]) == {"open", "tools"}
+    backup = path.with_name(f"mcp.json.mcp-gateway-backup-{STAMP}")  # named by the service's clock
+    assert report.client_write == ClientWrite(path, backup, kept=2)
+    assert backup.read_bytes() == original
+    assert set(json.loads(path.read_text())["mcpServers"]) == {"mcp-gateway", "locked", "prompted"}
+    assert report.write_failure is None
+
+
+async def test_a_second_write_back_finds_the_gateway_and_changes_nothing(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    path = cursor_file(where)
+    await write_back(service)
+    client_bytes, config_bytes = path.read_bytes(), workspace.config_path.read_bytes()
+
+    again = await write_back(service)
+    assert again.has_gateway
+    assert not again.imported
+    statuses = [(server.name, server.status) for server in again.servers]
+    assert statuses == [("locked", "skipped"), ("mcp-gateway", "gateway"), ("prompted", "skipped")]
+    assert again.config_write is None
+    assert again.client_write is not None
+    assert again.client_write.backup is None
+    assert (path.read_bytes(), workspace.config_path.read_bytes()) == (client_bytes, config_bytes)
+    assert len(list(path.parent.glob("*.mcp-gateway-backup-*"))) == 1
+
+
+async def test_an_import_that_adds_nothing_new_reports_the_config_unchanged(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    cursor_file(where)
+    await service.import_client(ImportRequest("cursor"))
+    config_bytes = workspace.config_path.read_bytes()
+    again = await service.import_client(ImportRequest("cursor"))
+    assert again.config_write == "unchanged"
+    assert again.count("unchanged") == 2
+    assert again.client_write is None
+    assert workspace.config_path.read_bytes() == config_bytes
+
+
+async def test_a_client_write_that_fails_is_reported_and_leaves_the_client_file_as_it_was(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    path = cursor_file(where)
+    original = path.read_bytes()
+    (path.parent / f".{path.name}.{os.getpid()}.tmp").mkdir()  # where the new text would be written first
+
+    report = await write_back(service)
+    assert report.config_write == "written"
+    assert workspace.config_path.is_file()
+    assert report.client_write is None
+    assert report.write_failure is not None
+    assert report.write_failure.startswith(f"{path}: cannot write it (")
+    assert report.write_failure.endswith("); it is unchanged")
+    assert path.read_bytes() == original
+
+
+async def test_a_client_with_nothing_importable_is_reported_and_nothing_is_written(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    cursor_file(where, {"prompted": CURSOR_SERVERS["prompted"]})
+    report = await write_back(service)
+    assert not report.imported
+    assert not report.has_gateway
+    assert (report.config_write, report.client_write) == (None, None)
+    assert not workspace.config_dir.exists()
+    assert not list((where.home / ".cursor").glob("*backup*"))
+
+
+async def test_a_request_the_client_cannot_take_is_a_usage_error(service: ImportService, where: Where) -> None:
+    with pytest.raises(ImportUsageError, match="unknown client 'notepad'; use one of: claude-code, "):
+        await service.import_client(ImportRequest("notepad"))
+    with pytest.raises(ImportUsageError, match="Windsurf has no project scope; use one of: user"):
+        await service.import_client(ImportRequest("windsurf", scope="project"))
+
+
+async def test_a_missing_or_broken_file_is_a_config_error(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    with pytest.raises(ConfigError, match=r"no Cursor config found \(user scope\)"):
+        await service.import_client(ImportRequest("cursor"))
+    cursor_file(where)
+    config = workspace.config_path
+    config.parent.mkdir()
+    config.write_text("{not json")
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        await service.import_client(ImportRequest("cursor"))
+
+
+async def test_detection_lists_each_client_file_and_chooses_the_only_one_with_servers(
+    service: ImportService, where: Where
+) -> None:
+    cursor_file(where)
+    windsurf = where.home / ".codeium" / "windsurf" / "mcp_config.json"
+    windsurf.parent.mkdir(parents=True)
+    windsurf.write_text('{"mcpServers": {"mcp-gateway": {"command": "mcp-gateway"}}}')
+
+    detection = await service.detect()
+    found = {detected.client.name: detected for detected in detection.found}
+    assert set(found) == {"cursor", "windsurf"}
+    assert (found["cursor"].servers, found["cursor"].has_gateway) == (4, False)
+    assert (found["windsurf"].servers, found["windsurf"].has_gateway) == (0, True)
+    assert detection.chosen is not None
+    assert detection.chosen.name == "cursor"
+
+    windsurf.write_text('{"mcpServers": {"github": {"command": "github-mcp"}}}')
+    assert (await service.detect()).chosen is None
+
+
+async def test_restore_puts_the_newest_backup_back_and_keeps_the_version_it_replaces(
+    service: ImportService, where: Where
+) -> None:
+    path = cursor_file(where)
+    original = path.read_bytes()
+    await write_back(service)
+    rewritten = path.read_bytes()
+
+    restored = await service.restore(RestoreRequest(client="cursor"))
+    assert restored == RestoreReport(
+        backup=path.with_name(f"mcp.json.mcp-gateway-backup-{STAMP}"),
+        original=path,
+        kept_current=path.with_name(f"mcp.json.mcp-gateway-before-restore-{STAMP}"),
+    )
+    assert path.read_bytes() == original
+    assert path.with_name(f"mcp.json.mcp-gateway-before-restore-{STAMP}").read_bytes() == rewritten
+
+
+async def test_restore_without_a_single_file_with_backups_returns_the_choice(
+    service: ImportService, where: Where
+) -> None:
+    assert await service.restore(RestoreRequest()) == BackupChoice(files=())
+    cursor = cursor_file(where)
+    await write_back(service)
+    windsurf = where.home / ".codeium" / "windsurf" / "mcp_config.json"
+    windsurf.parent.mkdir(parents=True)
+    windsurf.write_text('{"mcpServers": {"github": {"command": "github-mcp"}}}')
+    await service.import_client(ImportRequest("windsurf", write_client_config=True))
+
+    choice = await service.restore(RestoreRequest())
+    assert isinstance(choice, BackupChoice)
+    assert set(choice.files) == {
+        BackedUpFile(cursor, cursor.with_name(f"mcp.json.mcp-gateway-backup-{STAMP}"), 1),
+        BackedUpFile(windsurf, windsurf.with_name(f"mcp_config.json.mcp-gateway-backup-{STAMP}"), 1),
+    }
+    restored = await service.restore(RestoreRequest(client="windsurf"))
+    assert isinstance(restored, RestoreReport)
+    assert restored.original == windsurf
+
+
+async def test_restoring_a_named_file_that_is_no_backup_or_is_gone_raises(service: ImportService, where: Where) -> None:
+    with pytest.raises(ImportUsageError, match=r"notes\.txt is not a backup made by mcp-gateway import"):
+        await service.restore(RestoreRequest(backup=str(where.home / "notes.txt")))
+    gone = where.home / f"mcp.json.mcp-gateway-backup-{STAMP}"
+    with pytest.raises(ImportFailedError, match="no such backup"):
+        await service.restore(RestoreRequest(backup=str(gone)))
+    with pytest.raises(ImportUsageError, match="unknown client 'notepad'"):
+        await service.restore(RestoreRequest(client="notepad"))
+
+
+async def test_an_offline_sign_in_check_imports_the_server_with_a_note(where: Where, workspace: Workspace) -> None:
+    cursor_file(where, {"open": CURSOR_SERVERS["open"]})
+    offline = ImportService(where=where, workspace=workspace, probe=Answers(default=OFFLINE), clock=fixed_clock)
+    report = await offline.import_client(ImportRequest("cursor", dry_run=True))
+    [server] = report.servers
+    assert server.status == "added"
+    assert f"asking whether it needs a sign-in failed ({OFFLINE})" in server.notes[-1]
