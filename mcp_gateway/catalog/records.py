@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-JsonObject = dict[str, Any]
+from mcp_gateway.json_object import JsonObject
+
 _T = TypeVar("_T")
 
 _NAMED_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta")

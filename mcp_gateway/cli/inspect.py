@@ -13,9 +13,9 @@ import sys
 from collections.abc import Awaitable
 from typing import Any, TypeVar, cast
 
-from mcp_gateway.catalog.records import JsonObject
 from mcp_gateway.cli.context import load_missing, with_gateway
 from mcp_gateway.errors import CliError, InvalidArgumentsError, ToolCallError
+from mcp_gateway.json_object import JsonObject
 from mcp_gateway.server import format as fmt
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.tokens import compact_json

@@ -25,8 +25,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import RootModel, ValidationError
 
-from mcp_gateway.catalog.records import JsonObject
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
+from mcp_gateway.json_object import JsonObject
 
 ProgressCallback = ProgressFnT
 

@@ -36,7 +36,7 @@ from typing import Protocol
 import anyio
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
-from mcp_gateway.catalog.records import JsonObject, Listing
+from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings, StdioServer
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client
@@ -53,6 +53,7 @@ from mcp_gateway.errors import (
     ShuttingDownError,
     UnknownServerError,
 )
+from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 

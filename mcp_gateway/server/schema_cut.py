@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from mcp_gateway.catalog.records import JsonObject
+from mcp_gateway.json_object import JsonObject
 from mcp_gateway.tokens import compact_json
 
 PROSE_KEYS = frozenset({"description", "title", "examples", "example", "$comment", "$schema", "markdownDescription"})

@@ -26,7 +26,7 @@ import anyio
 import anyio.to_thread
 
 from mcp_gateway.bounds import clip
-from mcp_gateway.catalog.records import JsonObject
+from mcp_gateway.json_object import JsonObject
 from mcp_gateway.wire import depth_exceeds
 
 if TYPE_CHECKING:

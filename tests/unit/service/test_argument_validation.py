@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcp_gateway.catalog.records import JsonObject
+from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service.arguments import MAX_PROBLEMS, check_arguments
 
 SCHEMA: dict[str, Any] = {
