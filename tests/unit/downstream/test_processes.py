@@ -8,10 +8,15 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from mcp_gateway.config.models import StdioServer
 from mcp_gateway.downstream import processes
+from mcp_gateway.downstream.connect import ConnectOptions, _stdio_launch  # pyright: ignore[reportPrivateUsage]
+from mcp_gateway.downstream.process_records import ProcessRecords
+from mcp_gateway.downstream.stderr_log import StderrLog
 
 WAIT_SECONDS = 10.0
 
@@ -83,3 +88,22 @@ def test_the_gateway_token_is_random_per_process_and_stable_within_it() -> None:
         check=True,
     )
     assert other.stdout.strip() not in ("", token)
+
+
+def options(records: ProcessRecords | None, environ: dict[str, str], log: Path) -> ConnectOptions:
+    return ConnectOptions(
+        close_timeout=1.0, environ=environ, remembered_protocol=None, records=records, log=StderrLog(log)
+    )
+
+
+@pytest.mark.parametrize("inherit_env", [True, False])
+def test_every_stdio_child_carries_the_marker_of_the_gateway_that_records_it(tmp_path: Path, inherit_env: bool) -> None:
+    records = ProcessRecords(tmp_path, token="ab" * 16)
+    spec = StdioServer(command="srv", env={processes.GROUP_MARKER_ENV: "forged", "A": "1"}, inherit_env=inherit_env)
+    inherited = {processes.GROUP_MARKER_ENV: "outer-gateway", "ONLY_INHERITED": "x"}
+    launch = _stdio_launch(spec, options(records, inherited, tmp_path / "log"))
+    assert launch.env[processes.GROUP_MARKER_ENV] == records.token
+    assert launch.env["A"] == "1"
+    assert ("ONLY_INHERITED" in launch.env) is inherit_env
+    unrecorded = _stdio_launch(spec, options(None, inherited, tmp_path / "log"))
+    assert unrecorded.env[processes.GROUP_MARKER_ENV] == processes.gateway_token()
