@@ -148,7 +148,8 @@ def reap_stale_groups(directory: Path) -> ReapReport:
             elif ownership.verdict is processes.Verdict.IN_DOUBT:
                 report.skipped.append(SkippedGroup(group.pgid, group.server, ownership.reason))
                 logger.warning(
-                    "left process group %d (server %r, started by gateway %d, which is gone) alone: %s",
+                    "left process group %d (server %r of gateway %d, which is gone) alone: %s; "
+                    "if it is still that server, stop it by hand",
                     group.pgid,
                     group.server,
                     record.gateway.pid,

@@ -136,7 +136,12 @@ def set_aside(path: Path, reason: str) -> Path | None:
     except OSError as error:
         logger.warning("could not set aside the unusable process record %s (%s): %s", path, reason, error)
         return None
-    logger.warning("set aside the unusable process record %s as %s: %s", path.name, target.name, reason)
+    logger.warning(
+        "set aside the unusable process record %s as %s (%s); nothing it names was signalled, and it may be deleted",
+        path.name,
+        target.name,
+        reason,
+    )
     _prune_set_aside(path.parent)
     return target
 
