@@ -6,6 +6,10 @@ their grandchildren, npm peers, the Inspector, shell wrappers. At session end ev
 environment carries this session's marker has outlived the tests: it gets LEAK_GRACE_SECONDS to exit,
 then it is killed (so that a run never leaks, on CI or anywhere) and the run fails, naming it.
 
+One process is exempt: the multiprocessing resource tracker of the test process itself (started by tests
+that use the "spawn" context), which by design lives exactly as long as the test process and exits on its
+own when that exits.
+
 Not seen: a process started with an environment that does not derive from the test process's own (a
 server configured with `inheritEnv: false`, or started with a hand-made environment), and processes of
 other users (their environments cannot be read).
@@ -26,6 +30,7 @@ LEAK_GRACE_SECONDS = 5.0
 """How long processes still running at session end get to finish exiting before they count as leaked."""
 KILL_WAIT_SECONDS = 5.0
 """How long a SIGKILLed leak gets to disappear."""
+_RESOURCE_TRACKER_MAIN = "from multiprocessing.resource_tracker import main;"
 
 
 def start_session() -> str:
@@ -94,11 +99,25 @@ def _carrying(marker: str) -> list[psutil.Process]:
         if process.pid == os.getpid():
             continue
         try:
-            if process.environ().get(TEST_RUN_ENV) == marker and process.status() != psutil.STATUS_ZOMBIE:
+            if (
+                process.environ().get(TEST_RUN_ENV) == marker
+                and process.status() != psutil.STATUS_ZOMBIE
+                and not _is_our_resource_tracker(process)
+            ):
                 found.append(process)
         except psutil.Error:
             continue  # gone, a zombie, or another user's: not ours to account for
     return found
+
+
+def _is_our_resource_tracker(process: psutil.Process) -> bool:
+    command = process.cmdline()
+    return (
+        process.ppid() == os.getpid()
+        and len(command) >= 2
+        and command[-2] == "-c"
+        and command[-1].startswith(_RESOURCE_TRACKER_MAIN)
+    )
 
 
 def _describe(process: psutil.Process, timeline: RunTimeline) -> Leak:
