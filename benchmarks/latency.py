@@ -101,6 +101,7 @@ NOT_NEEDED_TO_LIST = {
     "rpds": "argument validation: execute_tool",
     "attrs": "argument validation: execute_tool",
     "attr": "argument validation: execute_tool",
+    "regex": "argument validation: execute_tool",
     "httpx2": "HTTP client: remote downstreams only",
     "httpcore2": "HTTP client: remote downstreams only",
     "h11": "HTTP client: remote downstreams only",

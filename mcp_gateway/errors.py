@@ -7,6 +7,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
     GatewayError
     ├── ConfigError                  the config file as a whole cannot be used (unreadable, not JSON)
     ├── CatalogError                 the tool catalog cannot be read or written at all
+    ├── UnusableFileError            a workspace file is a link, a FIFO, a device or too large to read
     ├── CliError                     a command-line failure; carries its exit code
     └── ToolCallError                something the model can fix: becomes an `isError` tool result
         ├── UnknownServerError       no server or alias by that name
@@ -28,6 +29,7 @@ make. Gateway bugs are not caught here; they surface as JSON-RPC internal errors
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 Phase = Literal["startup", "list_tools", "tool_call"]
@@ -43,6 +45,11 @@ class GatewayError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def redact(self, mask: Callable[[str], str]) -> None:
+        """Pass the message through `mask` (secrets out), in place: whoever already holds this error sees it too."""
+        self.message = mask(self.message)
+        self.args = (self.message,)
+
 
 class ConfigError(GatewayError):
     """The config file as a whole is unusable; per-server problems are diagnostics instead."""
@@ -50,6 +57,19 @@ class ConfigError(GatewayError):
 
 class CatalogError(GatewayError):
     """The catalog file could not be written (a corrupt file is set aside, never raised)."""
+
+
+class UnusableFileError(GatewayError):
+    """What sits at a workspace path is not a file the gateway may use; the caller decides what that costs.
+
+    `tag` names the problem in a file name (`link`, `not-a-file`, `oversize`), for files set aside.
+    """
+
+    def __init__(self, path: str, problem: str, tag: str) -> None:
+        super().__init__(f"{path} {problem}")
+        self.path = path
+        self.problem = problem
+        self.tag = tag
 
 
 class CliError(GatewayError):

@@ -3,13 +3,16 @@
 `MCP_GATEWAY_HOME` puts everything under one directory (each AI client may point its own gateway entry at
 its own home). Without it, the config lives in the platform's user config directory and everything the
 gateway writes for itself (catalog, logs, process records) in the user cache directory. Directories are
-created 0700 and files 0600: the config and logs can name secrets.
+created 0700 and files 0600 (the config and logs can name secrets); the mode of a directory or file the
+gateway did not create is left alone. The two roots may be symbolic links (a home the user chose); `logs`
+and `run` are the gateway's own and must be real directories, never links. A workspace where one of those
+cannot be had still serves, without the feature it holds (`Workspace.ensure` says which and why).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +59,11 @@ class Workspace:
         return self.state_dir / "errors.json"
 
     @property
+    def background_problems_path(self) -> Path:
+        """What failed in the background of each running gateway, for `mcp-gateway status`."""
+        return self.state_dir / "background-problems.json"
+
+    @property
     def logs_dir(self) -> Path:
         return self.state_dir / "logs"
 
@@ -67,17 +75,57 @@ class Workspace:
     def stderr_log_path(self, server: str) -> Path:
         return self.logs_dir / f"{safe_file_name(server)}.stderr.log"
 
-    def ensure(self) -> None:
-        """Create the workspace directories with private permissions."""
-        for directory in (self.config_dir, self.state_dir, self.logs_dir, self.process_records_dir):
-            ensure_private_dir(directory)
+    def ensure(self) -> tuple[str, ...]:
+        """Create the workspace directories; return, one sentence each, what does not work for want of one.
+
+        Never raises: a workspace missing a directory still serves (a catalog it cannot write is kept in
+        memory, servers whose stderr cannot be logged still run).
+        """
+        problems: list[str] = []
+        for directory, own, loses in (
+            (self.config_dir, False, "the config file cannot be created"),
+            (self.state_dir, False, "the tool catalog is kept in memory only"),
+            (self.logs_dir, True, "the stderr of servers is not logged"),
+            (
+                self.process_records_dir,
+                True,
+                "the processes of servers are not recorded, so servers left by a killed gateway are not stopped",
+            ),
+        ):
+            problem = directory_problem(directory, allow_link=not own)
+            if problem is not None:
+                problems.append(f"{directory} {problem}, so {loses}; {_fix(problem)}")
+        return tuple(problems)
 
 
 def ensure_private_dir(directory: Path) -> None:
+    """Create `directory` (and missing parents) with private permissions; an existing one is left as it is."""
     directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    # A directory we do not own (a shared home) is still usable; permissions are best effort.
-    with contextlib.suppress(OSError):
-        os.chmod(directory, DIR_MODE)
+
+
+def directory_problem(directory: Path, *, allow_link: bool) -> str | None:
+    """Create `directory` if missing; None when it is usable, else what is wrong with it (a phrase)."""
+    try:
+        ensure_private_dir(directory)
+    except FileExistsError:
+        pass  # something that is not a directory is there; described below
+    except OSError as exc:
+        return f"cannot be created ({exc.strerror or type(exc).__name__})"
+    try:
+        info = os.stat(directory, follow_symlinks=allow_link)
+    except OSError as exc:
+        return f"cannot be examined ({exc.strerror or type(exc).__name__})"
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    return "is a regular file" if stat.S_ISREG(info.st_mode) else "is not a directory"
+
+
+def _fix(problem: str) -> str:
+    if problem.startswith("is "):
+        return "move it away and restart the gateway to create a directory there"
+    return "check the permissions of its parent directory"
 
 
 def safe_file_name(name: str) -> str:

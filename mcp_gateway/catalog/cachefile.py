@@ -2,13 +2,16 @@
 
     {"version": 1, "servers": {"<server>": {"fingerprint": str, "fetchedAt": float (epoch seconds),
      "protocolVersion": str|null, "serverName": str|null, "serverVersion": str|null,
-     "instructions": str|null, "tools": [<tool exactly as listed by tools/list>]}}}
+     "instructions": str|null, "tools": [<tool exactly as listed by tools/list>],
+     "skipped": [str] (optional: why listed entries were left out)}}}
 
 Parsing is tolerant per entry and strict per value: a server entry that is structurally unsound (a wrong
 type, a tool without a name) is dropped on its own and the others kept, so one bad entry costs one
-refetch, not the whole catalog. A file that is not JSON, not an object, or of another version is reported
-as unusable (`ParsedCache.unusable`) for the store to set aside. Only what `tools/list` and the handshake
-returned is stored, never config values.
+refetch, not the whole catalog. A file that is not JSON, not an object, or of an older version is reported
+as unusable (`ParsedCache.unusable`) for the store to set aside. A newer version (`ParsedCache.newer_version`)
+is another gateway's file this one cannot read: the store leaves it alone, so that two gateway versions on
+one workspace never destroy each other's catalog. Only what `tools/list` and the handshake returned is
+stored, never config values.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class _ServerEntry(BaseModel):
     server_version: str | None = Field(default=None, alias="serverVersion")
     instructions: str | None = None
     tools: list[dict[str, Any]]
+    skipped: list[str] = Field(default_factory=list[str])
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class ParsedCache:
     """Servers whose entries were structurally unsound and left out."""
     unusable: str | None = None
     """Why the whole file cannot be used, as a file-name tag: `corrupt` or `foreign-v<N>`; else None."""
+    newer_version: int | None = None
+    """The file's format version when a newer mcp-gateway wrote it (nothing else is read from it)."""
 
 
 def parse_cache(data: bytes) -> ParsedCache:
@@ -62,6 +68,8 @@ def parse_cache(data: bytes) -> ParsedCache:
     if not isinstance(raw, dict):
         return ParsedCache({}, unusable="corrupt")
     version = cast(dict[str, Any], raw).get("version")
+    if type(version) is int and version > CACHE_VERSION:
+        return ParsedCache({}, newer_version=version)
     if type(version) is int and version != CACHE_VERSION:
         return ParsedCache({}, unusable=f"foreign-v{version}")
     try:
@@ -101,6 +109,7 @@ def _parse_entry(name: str, value: Any) -> ServerCatalog | None:
         server_name=entry.server_name,
         server_version=entry.server_version,
         instructions=entry.instructions,
+        skipped=tuple(entry.skipped),
     )
 
 
@@ -113,4 +122,5 @@ def _entry_json(catalog: ServerCatalog) -> dict[str, Any]:
         "serverVersion": catalog.server_version,
         "instructions": catalog.instructions,
         "tools": [tool.to_wire() for tool in catalog.tools],
+        **({"skipped": list(catalog.skipped)} if catalog.skipped else {}),
     }

@@ -8,16 +8,24 @@ server at a time, including when another process wrote the file.
 
 An entry whose TTL expired but whose config fingerprint still matches is served while it is refreshed:
 stale tools beat no tools. An entry fetched for a different connection config is never served.
+
+The event loop never reads, parses or indexes: cache.json is read in a worker thread, and the search engine
+has one owner, a worker thread holding `_engine_owner`, which both re-indexes and runs queries. A catalog of
+thousands of tools then costs the loop nothing while it is re-read, and a query never meets a half-built
+index. What is known per server (`_entries`) changes on the loop, before the index follows it; only the
+first load fills it in the owner thread, before anything else reads the catalog.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Literal, cast
 
 import anyio
+import anyio.to_thread
 
 from mcp_gateway.catalog.filters import tool_allowed
 from mcp_gateway.catalog.fingerprint import fingerprint
@@ -25,7 +33,7 @@ from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheSignature, CacheStore
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import CatalogError, DownstreamError
-from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
+from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
 
 EntryState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
 
@@ -44,31 +52,75 @@ class Catalog:
         self._loading: dict[str, anyio.Event] = {}
         self._failures: dict[str, str] = {}
         self._protocols: dict[str, str] = {}
+        self._engine_owner = anyio.CapacityLimiter(1)
+        self._syncing: anyio.Event | None = None
+        self._notice: str | None = None
 
     @property
     def config(self) -> GatewayConfig:
         return self._config
 
     @property
-    def engine(self) -> SearchEngine:
-        return self._engine
+    def notice(self) -> str | None:
+        """Why cache.json is not what this gateway serves or cannot be updated, as of the last look; else None."""
+        return self._notice
 
     # Reading.
 
-    def load(self) -> None:
-        """Read cache.json and index every usable entry (no server is contacted)."""
-        self._apply(self._store.load())
-        self._signature = self._store.last_signature
+    async def load(self) -> None:
+        """Read cache.json and index every usable entry (no server is contacted), all in a worker thread.
 
-    def sync_from_disk(self) -> None:
-        """Pick up what another gateway process wrote since we last looked: one `stat` when nothing changed."""
-        if self._store.changed_since(self._signature):
+        Raises:
+            CatalogError: cache.json exists but cannot be read (the catalog then starts empty).
+        """
+        await anyio.to_thread.run_sync(self.load_now, limiter=self._engine_owner)
+
+    def load_now(self) -> None:
+        """`load`, in the calling thread: the engine's owner, before anything else reads the catalog."""
+        try:
+            view = self._store.load()
+        except CatalogError as error:
+            self._notice = error.message
+            raise
+        self._notice = view.notice
+        self._signature = view.signature
+        self._index_now(self._adopt(view.servers))
+
+    async def sync_from_disk(self) -> None:
+        """Pick up what another gateway process wrote since we last looked; concurrent callers share one read.
+
+        Costs the event loop one `lstat` when nothing changed; reading, parsing and indexing run in threads.
+        """
+        if self._syncing is not None:
+            await self._syncing.wait()
+            return
+        try:
+            if not self._store.changed_since(self._signature):
+                return
+        except CatalogError:
+            return
+        done = self._syncing = anyio.Event()
+        try:
             try:
-                entries = self._store.load()
-            except CatalogError:
-                return  # unreadable for a moment (permissions, a full disk); keep serving what we have
-            self._apply(entries)
-            self._signature = self._store.last_signature
+                view = await anyio.to_thread.run_sync(self._store.load)
+            except CatalogError as error:
+                self._notice = error.message  # unreadable for a moment? keep serving what we have
+                return
+            self._notice = view.notice
+            await self._apply(view.servers, signature=view.signature)
+        finally:
+            self._syncing = None
+            done.set()
+
+    async def search(self, query: str, *, server: str | None, limit: int) -> SearchResult:
+        """The engine's ranking for `query`, computed by the engine's owner."""
+        run = functools.partial(self._engine.search, query, server=server, limit=limit)
+        return await anyio.to_thread.run_sync(run, limiter=self._engine_owner)
+
+    async def resolve_hint(self, hint: str) -> str | None:
+        """The indexed server a `server` hint names, if exactly one."""
+        resolved, _ = await anyio.to_thread.run_sync(self._engine.resolve_server, hint, limiter=self._engine_owner)
+        return resolved
 
     def state(self, server: str) -> EntryState:
         spec = self._config.servers[server].spec
@@ -168,10 +220,11 @@ class Catalog:
                 server_name=listing.server_name,
                 server_version=listing.server_version,
                 instructions=listing.instructions,
+                skipped=listing.skipped,
             )
             self._failures.pop(server, None)
             self._entries[server] = entry
-            self._index(server)
+            await self._reindex([server])
             await self._persist(entry)
         except DownstreamError as error:
             self._failures[server] = error.message
@@ -183,11 +236,12 @@ class Catalog:
 
     async def _persist(self, entry: ServerCatalog) -> None:
         try:
-            merged = await self._store.asave_server(entry)
-        except CatalogError:
-            return  # the entry still serves this process; the next successful write persists it
-        self._apply(merged, keep=entry.server)
-        self._signature = self._store.last_signature
+            merged = await anyio.to_thread.run_sync(self._store.save_server, entry)
+        except CatalogError as error:
+            self._notice = error.message  # the entry still serves this process; a later write may persist it
+            return
+        self._notice = merged.notice
+        await self._apply(merged.servers, keep=entry.server, signature=merged.signature)
 
     async def refresh_many(self, servers: Iterable[str], lister: Lister, *, concurrency: int) -> None:
         """Refresh servers with bounded parallelism; a failing server never stops the others."""
@@ -205,20 +259,48 @@ class Catalog:
 
     # Keeping the index in step.
 
-    def _apply(self, entries: dict[str, ServerCatalog], keep: str | None = None) -> None:
-        """Adopt entries read from disk that are newer than ours; re-index only servers that changed.
+    async def _apply(
+        self, entries: dict[str, ServerCatalog], *, signature: CacheSignature | None, keep: str | None = None
+    ) -> None:
+        """Adopt entries read from disk that are newer than ours, as of the file `signature`; re-index them."""
+        changed = self._adopt(entries, keep)
+        self._signature = signature  # with the adoption, before any await: the two never disagree
+        await self._reindex(changed)
+
+    def _adopt(self, entries: dict[str, ServerCatalog], keep: str | None = None) -> list[str]:
+        """Take the entries newer than ours; returns the servers whose entry changed.
 
         The file can lag behind memory (a refresh of another server saved a view read before ours landed),
         so an entry missing or older on disk never replaces or removes the one held here.
         """
+        changed: list[str] = []
+        for name in self._config.servers:
+            incoming = entries.get(name)
+            if name == keep or incoming is None:
+                continue
+            if self._newer(incoming, self._entries.get(name), self._fingerprints[name]):
+                self._entries[name] = incoming
+                changed.append(name)
+        return changed
+
+    async def _reindex(self, servers: Sequence[str]) -> None:
+        """Bring the index in step with `_entries` for these servers, in the engine's thread.
+
+        Shielded: an entry already adopted must reach the index even if the request that read it is
+        cancelled; the work is bounded by the catalog's size.
+        """
+        if not servers:
+            return
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self._index_now, list(servers), limiter=self._engine_owner)
+
+    def _index_now(self, servers: Sequence[str]) -> None:
+        if len(servers) == 1:
+            self._index(servers[0])
+            return
         with self._engine.batch():
-            for name in self._config.servers:
-                incoming = entries.get(name)
-                if name == keep or incoming is None:
-                    continue
-                if self._newer(incoming, self._entries.get(name), self._fingerprints[name]):
-                    self._entries[name] = incoming
-                    self._index(name)
+            for name in servers:
+                self._index(name)
 
     @staticmethod
     def _newer(incoming: ServerCatalog, current: ServerCatalog | None, fingerprint: str) -> bool:

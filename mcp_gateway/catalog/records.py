@@ -169,6 +169,8 @@ class ServerCatalog:
     server_name: str | None = None
     server_version: str | None = None
     instructions: str | None = None
+    skipped: tuple[str, ...] = ()
+    """Why entries of the server's listing were left out (an unusable entry never costs the others)."""
 
     def is_fresh(self, fingerprint: str, ttl_days: float, now: float | None = None) -> bool:
         """Valid when it was fetched for the same connection config and is younger than the TTL (0 = forever)."""
@@ -203,3 +205,5 @@ class Listing:
     server_name: str | None
     server_version: str | None
     instructions: str | None
+    skipped: tuple[str, ...] = ()
+    """Why entries of the listing were left out (see `downstream/link.py`)."""

@@ -2,14 +2,24 @@
 
 Readers never lock: every write is atomic (a private temp file in the same directory, fsynced, renamed over
 `cache.json`, then the directory fsynced), so a reader sees a whole old file or a whole new one. Writers
-lock `cache.json.lock` and re-read the file under the lock, so an entry another process wrote meanwhile is
-merged, never lost. A file that is not JSON, not an object or of another version is renamed aside
-(`cache.json.corrupt-<UTC>` or `cache.json.foreign-v<N>-<UTC>`, the newest `MAX_SET_ASIDE_FILES` kept) and
-the catalog starts empty: bad content is never an exception. `CatalogError` means the file system refused
-(unreadable file, unwritable directory, lock held past its timeout). Directory 0700, files 0600.
+lock `cache.json.lock` (`cache_lock`) and re-read the file under the lock, so an entry another process
+wrote meanwhile is merged, never lost.
 
-A long-running gateway notices another process's write with one `stat` per search:
-`store.changed_since(store.last_signature)`.
+What is at `cache.json` is not trusted to be a catalog (see `workspace_files`): it is read only if it is a
+regular file of at most `MAX_CACHE_BYTES`, never through a link, never by blocking on a FIFO or device, and
+its mode is never changed. Bad content is never an exception:
+- a file that is not JSON, not an object, of an older format, a link, not a regular file or too large is
+  renamed aside (`cache.json.<why>-<UTC>`; a link is moved itself, its target is not touched; the newest
+  `MAX_SET_ASIDE_FILES` are kept) and the catalog starts empty; if it cannot be renamed it is ignored
+  (and replaced by the next write);
+- a file a newer mcp-gateway wrote is read-only here: the catalog is served from memory and writes are
+  refused, so that two gateway versions sharing a workspace never destroy each other's catalog.
+`CatalogError` means the file system refused (unreadable file, unwritable directory, lock held past its
+timeout, a newer gateway's file). Temp files of writers that were killed are removed on every read.
+
+Every method does disk I/O (and writers wait for the lock): call them from worker threads. The store keeps
+no memory of the file; each operation returns a `CacheView` whose `signature` a caller compares with
+`signature()` to learn, with one `lstat`, whether another process wrote since.
 """
 
 from __future__ import annotations
@@ -18,30 +28,33 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import anyio.to_thread
-
+from mcp_gateway.catalog.cache_lock import LOCK_TIMEOUT_S, cache_lock
 from mcp_gateway.catalog.cachefile import ParsedCache, parse_cache, serialize_cache
-from mcp_gateway.catalog.filelock import LOCK_TIMEOUT_S, FileLock
 from mcp_gateway.catalog.records import ServerCatalog
-from mcp_gateway.errors import CatalogError
-from mcp_gateway.paths import FILE_MODE, Workspace, ensure_private_dir
+from mcp_gateway.errors import CatalogError, UnusableFileError
+from mcp_gateway.paths import Workspace, ensure_private_dir
+from mcp_gateway.workspace_files import read_regular, remove_stale_temp_files, replace_file
 
 logger = logging.getLogger(__name__)
 
+MAX_CACHE_BYTES = 256 * 1024 * 1024
+"""The largest cache.json read. The largest real catalog measured (5,645 tools) is about 10 MB, so this
+holds 25 times that; the cap is there to refuse what is not a catalog (a device, a runaway file), not to
+judge big ones."""
 MAX_SET_ASIDE_FILES = 5
-"""Corrupt or foreign cache files kept for inspection; older ones are deleted."""
-_TEMP_SUFFIX = ".tmp"
+"""Unusable cache files kept for inspection; older ones are deleted."""
+_SET_ASIDE_TAGS = ("corrupt", "foreign", "link", "not-a-file", "oversize")
 
 Catalogs = dict[str, ServerCatalog]
 
 
 @dataclass(frozen=True)
 class CacheSignature:
-    """What `stat` says about one version of the file.
+    """What `lstat` says about one version of the file.
 
     Every write renames a new inode into place with a new mtime, so a write changes the signature; only an
     inode number reused with the same size within one mtime tick could hide one, until the next write.
@@ -57,9 +70,22 @@ class CacheSignature:
 
 
 @dataclass(frozen=True)
+class CacheView:
+    """The catalog as one read or write left the file."""
+
+    servers: Catalogs
+    signature: CacheSignature | None
+    """The file these servers came from; None when there is no file."""
+    notice: str | None = None
+    """Why this gateway does not use or cannot update the file (a newer gateway's, one it cannot move)."""
+
+
+@dataclass(frozen=True)
 class _Snapshot:
     parsed: ParsedCache
     signature: CacheSignature | None
+    problem: str | None = field(default=None)
+    """Why the file is unusable, as a phrase after its path (for messages)."""
 
 
 class CacheStore:
@@ -67,21 +93,16 @@ class CacheStore:
         self.path = path
         self.lock_path = lock_path
         self.lock_timeout_s = lock_timeout_s
-        self._last_signature: CacheSignature | None = None
+        self._refusal_logged = False
 
     @classmethod
     def for_workspace(cls, workspace: Workspace) -> CacheStore:
         return cls(workspace.cache_path, workspace.cache_lock_path)
 
-    @property
-    def last_signature(self) -> CacheSignature | None:
-        """The signature of the file as this store last read or wrote it."""
-        return self._last_signature
-
     def signature(self) -> CacheSignature | None:
-        """The file's current signature, or None when there is no file."""
+        """The file's current signature (of a link itself, never its target), or None when there is none."""
         try:
-            return CacheSignature.of(os.stat(self.path))
+            return CacheSignature.of(os.lstat(self.path))
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -93,34 +114,37 @@ class CacheStore:
 
     # Reading never takes the lock; only setting an unusable file aside does.
 
-    def load(self) -> Catalogs:
+    def load(self) -> CacheView:
         """Every sound server entry; empty when the file is missing or unusable (which is then set aside).
 
         Raises:
             CatalogError: the file exists but cannot be read.
         """
+        remove_stale_temp_files(self.path)
         snapshot = self._read()
-        self._last_signature = snapshot.signature
-        if snapshot.parsed.unusable is not None:
-            try:
-                with self._lock():
-                    # Set aside only the file we judged: another process may have replaced it meanwhile.
-                    if self.signature() == snapshot.signature and self._set_aside(snapshot.parsed.unusable):
-                        self._last_signature = None
-            except CatalogError as exc:
-                logger.warning("left unusable %s in place for the next writer: %s", self.path, exc)
-        return dict(snapshot.parsed.servers)
-
-    async def aload(self) -> Catalogs:
-        return await anyio.to_thread.run_sync(self.load)
+        parsed = snapshot.parsed
+        if parsed.newer_version is not None:
+            return CacheView({}, snapshot.signature, _newer_notice(self.path, parsed.newer_version))
+        if parsed.unusable is None:
+            return CacheView(dict(parsed.servers), snapshot.signature)
+        try:
+            with self._lock():
+                # Set aside only the file we judged: another process may have replaced it meanwhile.
+                if self.signature() != snapshot.signature:
+                    return CacheView({}, snapshot.signature)
+                if self._set_aside(snapshot):
+                    return CacheView({}, None)
+        except CatalogError as exc:
+            logger.warning("left unusable %s in place for the next writer: %s", self.path, exc)
+        return CacheView({}, snapshot.signature, f"{self.path} {snapshot.problem}; it is ignored: remove it")
 
     # Every write: lock, re-read (merge), change, write atomically. Each returns the merged view.
 
-    def save_server(self, entry: ServerCatalog) -> Catalogs:
+    def save_server(self, entry: ServerCatalog) -> CacheView:
         """Store one server's catalog, keeping every other server's entry as currently on disk."""
         return self.save_many((entry,))
 
-    def save_many(self, entries: Iterable[ServerCatalog]) -> Catalogs:
+    def save_many(self, entries: Iterable[ServerCatalog]) -> CacheView:
         """Store several servers' catalogs in one write (a batch refresh)."""
         batch = list(entries)
 
@@ -130,7 +154,7 @@ class CacheStore:
 
         return self._update(apply)
 
-    def remove_servers(self, names: Iterable[str]) -> Catalogs:
+    def remove_servers(self, names: Iterable[str]) -> CacheView:
         """Drop these servers' entries; unknown names are ignored."""
         doomed = set(names)
 
@@ -142,7 +166,7 @@ class CacheStore:
 
         return self._update(apply)
 
-    def prune(self, keep: set[str]) -> Catalogs:
+    def prune(self, keep: set[str]) -> CacheView:
         """Drop every server not in `keep` (those no longer configured)."""
 
         def apply(servers: Catalogs) -> bool:
@@ -153,86 +177,65 @@ class CacheStore:
 
         return self._update(apply)
 
-    async def asave_server(self, entry: ServerCatalog) -> Catalogs:
-        return await anyio.to_thread.run_sync(self.save_server, entry)
-
-    async def asave_many(self, entries: Iterable[ServerCatalog]) -> Catalogs:
-        return await anyio.to_thread.run_sync(self.save_many, list(entries))
-
-    async def aremove_servers(self, names: Iterable[str]) -> Catalogs:
-        return await anyio.to_thread.run_sync(self.remove_servers, list(names))
-
-    async def aprune(self, keep: set[str]) -> Catalogs:
-        return await anyio.to_thread.run_sync(self.prune, set(keep))
-
-    def _update(self, apply: Callable[[Catalogs], bool]) -> Catalogs:
+    def _update(self, apply: Callable[[Catalogs], bool]) -> CacheView:
         for directory in {self.path.parent, self.lock_path.parent}:
             try:
                 ensure_private_dir(directory)
             except OSError as exc:
                 raise CatalogError(f"cannot create {directory}: {exc.strerror}") from exc
         with self._lock():
+            remove_stale_temp_files(self.path)
             snapshot = self._read()
-            if snapshot.parsed.unusable is not None:
-                self._set_aside(snapshot.parsed.unusable)
+            if snapshot.parsed.newer_version is not None:
+                raise self._refuse_newer(snapshot.parsed.newer_version)
+            unusable = snapshot.parsed.unusable is not None
+            if unusable:
+                # If it cannot be moved, the rename below replaces it: a link or a FIFO itself, never a target.
+                self._set_aside(snapshot)
             servers = dict(snapshot.parsed.servers)
             # Rewrite when entries were dropped too, so the file on disk is sound again.
-            if apply(servers) or snapshot.parsed.unusable is not None or snapshot.parsed.dropped:
-                self._last_signature = self._write(servers)
-            else:
-                self._last_signature = snapshot.signature
-        return servers
+            if apply(servers) or unusable or snapshot.parsed.dropped:
+                return CacheView(servers, self._write(servers))
+            return CacheView(servers, snapshot.signature)
 
-    def _lock(self) -> FileLock:
-        return FileLock(self.lock_path, timeout_s=self.lock_timeout_s)
+    def _lock(self) -> contextlib.AbstractContextManager[None]:
+        return cache_lock(self.lock_path, timeout_s=self.lock_timeout_s)
 
     def _read(self) -> _Snapshot:
+        # The signature before the read: a file replaced in between is then seen as changed and read again.
+        signature = self.signature()
         try:
-            with open(self.path, "rb") as file:
-                data = file.read()
-                stat = os.fstat(file.fileno())
-                if stat.st_mode & 0o777 != FILE_MODE:
-                    _fix_mode(file.fileno())
+            data = read_regular(self.path, MAX_CACHE_BYTES)
         except FileNotFoundError:
             return _Snapshot(ParsedCache({}), None)
+        except UnusableFileError as exc:
+            return _Snapshot(ParsedCache({}, unusable=exc.tag), signature, exc.problem)
         except OSError as exc:
             raise CatalogError(f"cannot read {self.path}: {exc.strerror}") from exc
         parsed = parse_cache(data)
         if parsed.dropped:
             logger.warning("dropped unsound entries for %s from %s", ", ".join(parsed.dropped), self.path)
-        return _Snapshot(parsed, CacheSignature.of(stat))
+        problem = "is not a catalog mcp-gateway can read" if parsed.unusable is not None else None
+        return _Snapshot(parsed, signature, problem)
 
     def _write(self, servers: Catalogs) -> CacheSignature:
         """Replace the file atomically; the caller holds the lock. Returns the new file's signature."""
-        data = serialize_cache(servers.values())
-        directory = self.path.parent
-        self._remove_stale_temp_files()
-        temp = directory / f".{self.path.name}.{os.getpid()}{_TEMP_SUFFIX}"
-        committed = False
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
-            with os.fdopen(fd, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-                signature = CacheSignature.of(os.fstat(file.fileno()))
-            os.replace(temp, self.path)
-            committed = True
+            written = replace_file(self.path, serialize_cache(servers.values()), durable=True)
         except OSError as exc:
             raise CatalogError(f"cannot write {self.path}: {exc.strerror}") from exc
-        finally:
-            if not committed:
-                temp.unlink(missing_ok=True)
-        _fsync_directory(directory)
-        return signature
+        return CacheSignature.of(written)
 
-    def _remove_stale_temp_files(self) -> None:
-        # Under the lock no other writer is mid-write, so any temp file left is from a writer that died.
-        for stale in self.path.parent.glob(f".{self.path.name}.*{_TEMP_SUFFIX}"):
-            stale.unlink(missing_ok=True)
+    def _refuse_newer(self, version: int) -> CatalogError:
+        message = _newer_notice(self.path, version)
+        if not self._refusal_logged:
+            self._refusal_logged = True
+            logger.warning("%s", message)
+        return CatalogError(message)
 
-    def _set_aside(self, reason: str) -> bool:
-        """Rename the unusable file out of the way (the caller holds the lock); keep only the newest few."""
+    def _set_aside(self, snapshot: _Snapshot) -> bool:
+        """Rename the unusable file (a link itself) out of the way; the caller holds the lock. Keeps the newest few."""
+        reason = snapshot.parsed.unusable
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         target = self.path.with_name(f"{self.path.name}.{reason}-{stamp}")
         try:
@@ -240,37 +243,24 @@ class CacheStore:
         except FileNotFoundError:
             return True
         except OSError as exc:
-            logger.warning("could not set aside unusable %s: %s", self.path, exc.strerror)
+            logger.warning("could not set aside %s (it %s): %s", self.path, snapshot.problem, exc.strerror)
             return False
-        logger.warning("set aside unusable %s as %s; the catalog is rebuilt from the servers", self.path, target)
+        logger.warning(
+            "set aside %s (it %s) as %s; the catalog is rebuilt from the servers", self.path, snapshot.problem, target
+        )
         kept = sorted(
-            [
-                *self.path.parent.glob(f"{self.path.name}.corrupt-*"),
-                *self.path.parent.glob(f"{self.path.name}.foreign-*"),
-            ],
+            (old for tag in _SET_ASIDE_TAGS for old in self.path.parent.glob(f"{self.path.name}.{tag}-*")),
             key=lambda p: p.name.rsplit("-", 1)[-1],
             reverse=True,
         )
         for old in kept[MAX_SET_ASIDE_FILES:]:
-            old.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # a directory set aside stays; it is the user's to inspect
+                old.unlink(missing_ok=True)
         return True
 
 
-def _fix_mode(fd: int) -> None:
-    # A file we do not own stays readable to us; the next write replaces it with a private one.
-    with contextlib.suppress(OSError):
-        os.fchmod(fd, FILE_MODE)
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename durable; some file systems cannot fsync a directory, and the rename is done anyway."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+def _newer_notice(path: Path, version: int) -> str:
+    return (
+        f"{path} was written by a newer mcp-gateway (catalog format {version}); this one leaves it as it is and "
+        "keeps its tool lists in memory: upgrade mcp-gateway"
+    )

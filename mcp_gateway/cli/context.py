@@ -1,8 +1,13 @@
-"""What every command starts from: the workspace and its loaded config, with diagnostics on stderr."""
+"""What every command starts from: the workspace and its loaded config, with diagnostics on stderr.
+
+Loading also installs the gateway's stderr logging with its `SecretMask`, so that nothing a library logs
+while the command runs (the SDK, httpx) prints a secret of the config.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -11,6 +16,8 @@ import anyio
 
 from mcp_gateway.config import GatewayConfig, load_config
 from mcp_gateway.errors import CliError, ConfigError
+from mcp_gateway.gateway_log import log_to_stderr
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.gateway import Gateway
 
@@ -29,10 +36,17 @@ def load(args: argparse.Namespace, *, quiet: bool = False) -> tuple[Workspace, G
         config = load_config(workspace.config_path)
     except ConfigError as error:
         raise CliError(error.message, CONFIG_ERROR) from error
+    secrets = secret_mask(config)
+    log_to_stderr(secrets)
     if not quiet:
         for diagnostic in config.diagnostics:
-            print(f"mcp-gateway: {diagnostic.severity}: {diagnostic}", file=sys.stderr)
+            print(secrets.mask(f"mcp-gateway: {diagnostic.severity}: {diagnostic}"), file=sys.stderr)
     return workspace, config
+
+
+def secret_mask(config: GatewayConfig) -> SecretMask:
+    """The secrets of `config` (and of this process's environment, for `bearerTokenEnv`), as the gateway masks them."""
+    return SecretMask.for_servers(config.servers.values(), os.environ)
 
 
 def with_gateway(

@@ -1,7 +1,8 @@
 """`mcp-gateway doctor [SERVER ...] [--json]`: start each server, and show what works and what it costs.
 
 Progress goes to stderr as servers start and answer (a refresh of many servers takes a while); the
-report goes to stdout, as text or as one JSON object. Exit 1 when any enabled server failed.
+report goes to stdout, as text or as one JSON object. Exit 1 when any enabled server failed. Server errors
+arrive masked (the gateway masks them where they are made); the reasons for rejected entries are masked here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from mcp_gateway.cli.context import load, with_gateway
+from mcp_gateway.cli.context import load, secret_mask, with_gateway
 from mcp_gateway.errors import CliError, ToolCallError
 from mcp_gateway.server.app import initial_context
 from mcp_gateway.service.doctor import DoctorReport, ServerCheck, Stage, examine
@@ -46,8 +47,9 @@ def run_doctor(args: argparse.Namespace) -> int:
             print("\n".join(_check_lines(check, counter)))
         print()
         print(_summary_text(report, counter))
+        secrets = secret_mask(config)
         for name, reason in config.rejected.items():
-            print(f"{name}: not checked, its config entry is invalid: {reason}")
+            print(f"{name}: not checked, its config entry is invalid: {secrets.mask(reason)}")
     return SOME_FAILED if any(not c.listed and not c.disabled for c in report.checks) else 0
 
 

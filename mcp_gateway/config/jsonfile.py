@@ -1,9 +1,11 @@
 """Reading `config.json` as raw JSON: the only failures that make the whole file unusable.
 
-An unreadable file, text that is not JSON, or a top level that is not an object raise `ConfigError` with
-one line naming the file, the place and the fix. Everything else is left to per-field diagnostics. JSON
-allows a key twice and keeps the last value; that is legal but almost always an editing mistake, so the
-repeated keys are returned for the loader to report.
+An unreadable file, one that is not a regular file (a FIFO, a device, a directory: refused at once, never
+waited on) or is larger than `MAX_CONFIG_BYTES`, text that is not JSON, or a top level that is not an
+object raise `ConfigError` with one line naming the file, the place and the fix. The file may be a
+symbolic link (dotfiles repositories link it); what it points to must be a regular file. Everything else
+is left to per-field diagnostics. JSON allows a key twice and keeps the last value; that is legal but
+almost always an editing mistake, so the repeated keys are returned for the loader to report.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from mcp_gateway.config.diagnostics import join_path
-from mcp_gateway.errors import ConfigError
+from mcp_gateway.errors import ConfigError, UnusableFileError
+from mcp_gateway.workspace_files import read_regular
 
 REPEATED_KEY_SCAN_DEPTH = 8
 """Levels searched for repeated keys; the config's own objects nest at most four deep (mcpServers.x.env)."""
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+"""A config of a thousand servers is well under 1 MiB; anything past this is not a config file."""
 
 
 @dataclass(frozen=True)
@@ -39,12 +44,18 @@ def read_json_object(path: Path) -> tuple[dict[str, Any], list[RepeatedKey]]:
         ConfigError: the file cannot be read, is not JSON, or its top level is not an object.
     """
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM from a Windows editor is not an error
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
+        data = read_regular(path, MAX_CONFIG_BYTES, follow_symlinks=True)
+    except UnusableFileError as exc:
+        raise ConfigError(
+            f"{path}: the config file {exc.problem}; replace it with a JSON file (or remove it to get a template)"
+        ) from exc
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise ConfigError(f"{path}: cannot read the config file ({reason}); check that it is a readable file") from exc
+    try:
+        text = data.decode("utf-8-sig")  # a BOM from a Windows editor is not an error
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
     if not text.strip():
         raise ConfigError(
             f'{path}: the config file is empty; write {{"mcpServers": {{}}}} or delete it to get a template'

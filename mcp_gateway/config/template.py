@@ -2,7 +2,8 @@
 
 Writing the defaults out (rather than an empty object) shows a user what can be tuned. The file is
 created 0600 inside a 0700 directory because the servers added to it later carry tokens. Creation is
-exclusive, so a file another process wrote meanwhile is never overwritten.
+exclusive and never through a link, so neither a file another process wrote meanwhile nor a file a
+dangling link points to is ever written.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from pathlib import Path
 
 from mcp_gateway.config.models import Settings
 from mcp_gateway.errors import ConfigError
-from mcp_gateway.paths import FILE_MODE, ensure_private_dir
+from mcp_gateway.paths import ensure_private_dir
+from mcp_gateway.workspace_files import create_exclusive
 
 CONFIG_VERSION = 1
 JSON_INDENT = 2
@@ -36,7 +38,7 @@ def write_default_config(path: Path) -> None:
     """
     try:
         ensure_private_dir(path.parent)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        fd = create_exclusive(path)
     except FileExistsError:
         return
     except OSError as exc:

@@ -4,8 +4,12 @@ Three transports: stdio (our own `StdioTransport`), Streamable HTTP (the SDK's) 
 defaults would get wrong for a gateway is set here:
 - the HTTP client's read timeout is off: the gateway enforces `requestTimeoutMs` itself, and the SDK's
   300 s read default would otherwise cap a longer one;
-- the SSE event size limit is raised so a large tool result passes through (for legacy SSE servers that
-  takes our own transport, `sse.py`: the SDK's fixes it at 1 MB);
+- one message may be at most `MAX_MESSAGE_BYTES` on every transport: the SSE event limit is raised to it so a
+  large tool result passes through (for legacy SSE servers that takes our own transport, `sse.py`: the SDK's
+  fixes it at 1 MB), and a plain JSON response body, which the SDK reads whole with no limit, is cut off at it
+  with an error naming the server and the limit (a 400 MB answer once took the gateway to 1.2 GB);
+- every transport's streams pass through the connection's `Link`, which tells the server's own errors from
+  the SDK's, fails a request whose reply is not JSON-RPC at once, and keeps unusable tool entries out;
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
 - the stdio child gets the gateway's whole environment when `inheritEnv` is true (the SDK passes only a
@@ -19,7 +23,7 @@ defaults would get wrong for a gateway is set here:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Protocol
@@ -32,6 +36,7 @@ from mcp.client import Transport
 from mcp.client.session import LoggingFnT
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation, LoggingMessageNotificationParams
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
@@ -39,6 +44,8 @@ from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
+from mcp_gateway.downstream.connection import ErrorReply, LinkLost
+from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
@@ -49,8 +56,10 @@ from mcp_gateway.errors import ServerStartError
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
 HTTP_ERROR_STATUS = 400
 HTTP_SERVER_ERROR_STATUS = 500
-MAX_SSE_EVENT_BYTES = 256 * 1024 * 1024
-"""One SSE event carries one whole JSON-RPC message; large tool results must fit."""
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""One JSON-RPC message from a remote server (an SSE event, or a JSON response body): a large tool result
+(images, files as base64) must fit, while the gateway's memory stays bounded (a message costs about three
+times its size while it is parsed)."""
 
 CLIENT_INFO = Implementation(name="mcp-gateway", version=__version__)
 
@@ -70,6 +79,8 @@ class OpenedClient:
     exited: anyio.Event | None
     """Set when a stdio server's process ends; None for remote servers."""
     pid: int | None
+    link: Link | None = None
+    """None only for in-process servers (tests), which have no wire."""
 
 
 class Connector(Protocol):
@@ -97,29 +108,91 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     """
     spec = server.spec
     mode = protocol_mode(spec.protocol, options.remembered_protocol)
+    link = Link()
     if isinstance(spec, StdioServer):
         # Recording the child reads its start time with psutil: import it off the event loop, once.
         await anyio.to_thread.run_sync(processes.warm_up)
-        transport = StdioTransport(server.name, _stdio_launch(spec, options), options.log, options.records)
-        client = await stack.enter_async_context(_client(transport, mode, options))
-        return OpenedClient(client=client, exited=transport.exited, pid=transport.pid)
+        transport = StdioTransport(server.name, _stdio_launch(spec, options), options.log, options.records, link)
+        client = await _handshake(stack, link.around(transport), mode, options, link)
+        return OpenedClient(client=client, exited=transport.exited, pid=transport.pid, link=link)
     watch = HttpStatusWatch()
+    cap = BodyCap(server.name)
     http_client = await stack.enter_async_context(
         httpx2.AsyncClient(
-            headers=remote_headers(server.name, spec, options.environ),
+            headers={**remote_headers(server.name, spec, options.environ), "Accept-Encoding": "identity"},
             timeout=httpx2.Timeout(HTTP_CONNECT_TIMEOUT_SECONDS, read=None),
-            event_hooks={"response": [watch.record]},
+            event_hooks={"response": [watch.record, cap.apply]},
         )
     )
     if isinstance(spec, HttpServer):
-        remote = streamable_http_client(spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_BYTES)
+        remote = streamable_http_client(spec.url, http_client=http_client, max_sse_event_size=MAX_MESSAGE_BYTES)
     else:
-        remote = sse_transport(http_client, spec.url, max_event_bytes=MAX_SSE_EVENT_BYTES)
+        remote = sse_transport(http_client, spec.url, max_event_bytes=MAX_MESSAGE_BYTES, link=link)
     try:
-        client = await stack.enter_async_context(_client(remote, mode, options))
+        client = await _handshake(stack, link.around(remote), mode, options, link)
     except Exception as exc:
         raise _remote_failure(server.name, spec.url, watch, exc) from exc
-    return OpenedClient(client=client, exited=None, pid=None)
+    return OpenedClient(client=client, exited=None, pid=None, link=link)
+
+
+async def _handshake(
+    stack: AsyncExitStack, transport: Transport, mode: str, options: ConnectOptions, link: Link
+) -> Client:
+    """The connected client; a handshake error leaves as what `link` says it was (the server's, or a lost link)."""
+    try:
+        client = await stack.enter_async_context(_client(transport, mode, options))
+    except Exception as exc:
+        cause = innermost(exc)  # the client's task group wraps it
+        if not isinstance(cause, MCPError):
+            raise
+        reply = link.origin(cause)
+        raise (LinkLost(str(cause)) if reply is None else ErrorReply(reply)) from exc
+    link.protocol_version = lambda: client.protocol_version
+    return client
+
+
+class BodyCap:
+    """Cuts off a plain (non-SSE) response body at `MAX_MESSAGE_BYTES`: the SDK reads such a body whole.
+
+    The error is an `httpx2.StreamError`, which the SDK turns into an error for the request the body answers,
+    so that call fails at once with this message instead of the gateway's memory paying for the body.
+    Compression is refused (`Accept-Encoding: identity`), so the bytes counted are the bytes parsed.
+    """
+
+    def __init__(self, server: str, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self._server = server
+        self._limit = limit
+
+    async def apply(self, response: httpx2.Response) -> None:
+        if response.headers.get("content-type", "").lower().startswith("text/event-stream"):
+            return  # each event is capped by the SSE reader, and the stream itself may run for hours
+        if isinstance(response.stream, httpx2.AsyncByteStream):
+            response.stream = _CappedStream(response.stream, self._limit, self._server)
+
+
+class ResponseTooLargeError(httpx2.StreamError):
+    pass
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int, server: str) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._server = server
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        received = 0
+        async for chunk in self._inner:
+            received += len(chunk)
+            if received > self._limit:
+                raise ResponseTooLargeError(
+                    f"server '{self._server}' sent a response of more than {self._limit // (1024 * 1024)} MiB, "
+                    "the gateway's limit for one message; ask for less at a time (a smaller page or range)"
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 class HttpStatusWatch:
@@ -176,17 +249,6 @@ def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str
             )
         headers["Authorization"] = f"Bearer {token}"
     return headers
-
-
-def secrets_of(server: ServerConfig, environ: Mapping[str, str]) -> list[str]:
-    """Values the gateway hands a server that must never be written to its log."""
-    spec = server.spec
-    if isinstance(spec, StdioServer):
-        return list(spec.env.values())
-    values = list(spec.headers.values())
-    if spec.bearer_token_env and (token := environ.get(spec.bearer_token_env)):
-        values.append(token)
-    return values
 
 
 def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:

@@ -5,10 +5,16 @@ Calls go through the SDK session's `send_request` with a raw-dict result type ra
 `call_tool` would re-validate structured content against the output schema (raising on a server's
 mismatch instead of letting the client see it) and re-list tools to do so. The protocol-level shape is
 still validated by the session for the negotiated version.
+
+Every request is timed here, not by the SDK: the SDK reports its own timeout with the same code (-32001) a
+server may send, so a timeout is known as one only because our own deadline passed. Failures leave as the
+facts below (what happened, judged locally with the connection's `Link`), which `translate.py` turns into
+the gateway's errors.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
@@ -16,11 +22,11 @@ import mcp_types as types
 from mcp import Client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic import RootModel
+from pydantic import RootModel, ValidationError
 
 from mcp_gateway.catalog.records import JsonObject
+from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
 
 ProgressCallback = ProgressFnT
 
@@ -32,16 +38,52 @@ class _RawResult(RootModel[dict[str, Any]]):
     """A result kept exactly as the server sent it (after the session's protocol-shape check)."""
 
 
+class RequestTimedOut(Exception):  # noqa: N818  # a fact about a request, translated in translate.py
+    """Our own deadline for the request passed; the SDK has sent the server a cancellation."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no answer within {seconds:g}s")
+        self.seconds = seconds
+
+
+class ErrorReply(Exception):  # noqa: N818
+    """The server answered the request with a JSON-RPC error, or with a reply that is not JSON-RPC."""
+
+    def __init__(self, reply: ServerError | MalformedReply) -> None:
+        super().__init__(reply.message if isinstance(reply, ServerError) else reply.reason)
+        self.reply = reply
+
+
+class LinkLost(Exception):  # noqa: N818
+    """The connection ended (the server exited or closed it) before the request was answered."""
+
+
+@dataclass(frozen=True)
+class ToolListing:
+    tools: list[JsonObject]
+    skipped: tuple[str, ...]
+    """Why entries of the listing were left out (at most a few reasons, then a count)."""
+
+
 class Connection:
     """A connected client plus the bookkeeping the pool needs to share, reap and retire it."""
 
-    def __init__(self, server: str, client: Client, exited: anyio.Event | None, pid: int | None) -> None:
+    def __init__(
+        self, server: str, client: Client, exited: anyio.Event | None, pid: int | None, link: Link | None = None
+    ) -> None:
         self.server = server
         self.pid = pid
         self._client = client
+        self._link = link
+        """None only for in-process servers, which have no wire: every error is then the server's own."""
         self.exited = exited
         self.in_flight = 0
-        self.last_used = anyio.current_time()
+        self.opened_at = anyio.current_time()
+        self.last_used = self.opened_at
+        self.answered = False
+        """A tool call on it succeeded: a server that dies soon and before that has failed to start."""
+        self.failed_start = False
+        """It ended before answering anything and was counted as a failed start (see the pool)."""
         self.usable = True
         """False once the pool decided to stop it; no new call may start on it."""
         self.stop = anyio.Event()
@@ -94,33 +136,27 @@ class Connection:
         cancellation it does the same, so a cancelled `execute_tool` stops the downstream work too.
         """
         request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
-        result = await self._client.session.send_request(
-            request,
-            _RawResult,
-            request_read_timeout_seconds=timeout_seconds,
-            progress_callback=on_progress,
-        )
-        return result.root
+        return await self._request(request, timeout_seconds=timeout_seconds, on_progress=on_progress)
 
-    async def list_tools(self, *, timeout_seconds: float) -> list[JsonObject]:
-        """Every page of `tools/list`, each tool as the server listed it."""
+    async def list_tools(self, *, timeout_seconds: float) -> ToolListing:
+        """Every page of `tools/list`, each usable tool as the server listed it (see `Link` for the rest)."""
         tools: list[JsonObject] = []
         cursor: str | None = None
         seen: set[str] = set()
+        if self._link is not None:
+            self._link.take_skipped()
         for _ in range(MAX_LIST_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            page = await self._client.session.send_request(
-                types.ListToolsRequest(params=params), _RawResult, request_read_timeout_seconds=timeout_seconds
-            )
-            listed: Any = page.root.get("tools")
+            page = await self._request(types.ListToolsRequest(params=params), timeout_seconds=timeout_seconds)
+            listed: Any = page.get("tools")
             if isinstance(listed, list):
                 tools.extend(cast(JsonObject, tool) for tool in cast(list[Any], listed) if isinstance(tool, dict))
-            next_cursor = page.root.get("nextCursor")
+            next_cursor = page.get("nextCursor")
             if not isinstance(next_cursor, str) or not next_cursor or next_cursor in seen:
                 break
             seen.add(next_cursor)
             cursor = next_cursor
-        return tools
+        return ToolListing(tools, self._skipped_notes())
 
     async def responds(self, *, timeout_seconds: float) -> bool:
         """Whether the server still answers a trivial request: a timed-out call alone does not say.
@@ -133,7 +169,41 @@ class Connection:
         else:
             probe = types.ListToolsRequest(params=None)
         try:
-            await self._client.session.send_request(probe, _RawResult, request_read_timeout_seconds=timeout_seconds)
-        except MCPError as exc:
-            return exc.code not in (REQUEST_TIMEOUT, CONNECTION_CLOSED)
+            await self._request(probe, timeout_seconds=timeout_seconds)
+        except (ErrorReply, ValidationError):
+            return True
+        except (RequestTimedOut, LinkLost):
+            return False
         return True
+
+    async def _request(
+        self,
+        request: types.CallToolRequest | types.ListToolsRequest | types.PingRequest,
+        *,
+        timeout_seconds: float,
+        on_progress: ProgressCallback | None = None,
+    ) -> JsonObject:
+        """Send one request and return its result as sent.
+
+        Raises:
+            RequestTimedOut, ErrorReply, LinkLost: see each; pydantic.ValidationError: a result that does not
+            follow the protocol.
+        """
+        with anyio.move_on_after(timeout_seconds):
+            try:
+                result = await self._client.session.send_request(request, _RawResult, progress_callback=on_progress)
+            except MCPError as exc:
+                reply = self._link.origin(exc) if self._link else ServerError(exc.code, exc.message, exc.data)
+                if reply is None:
+                    raise LinkLost(str(exc)) from exc  # raised by the SDK itself: the connection is gone
+                raise ErrorReply(reply) from exc
+            return result.root
+        raise RequestTimedOut(timeout_seconds)
+
+    def _skipped_notes(self) -> tuple[str, ...]:
+        if self._link is None:
+            return ()
+        notes, count = self._link.take_skipped()
+        if count > len(notes):
+            notes = [*notes, f"and {count - len(notes)} more"]
+        return tuple(notes)

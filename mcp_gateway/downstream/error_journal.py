@@ -2,20 +2,27 @@
 
 The serving gateway is a different process from the one a user runs `status` in, so what went wrong
 (startup, listing or a call; whether a retry can help) is kept in `errors.json` in the workspace: small,
-rewritten atomically, cleared for a server when it next starts cleanly.
+rewritten atomically, cleared for a server when it next starts cleanly. It is read and written as
+`workspace_files` says: never through a link, never blocking, at most `MAX_JOURNAL_BYTES`; a file that is
+not a usable journal reads as empty and is replaced by the next write. Messages pass through the
+gateway's `SecretMask` on the way in and on the way out (a file written by an older gateway may hold one).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
-from mcp_gateway.errors import Phase
-from mcp_gateway.paths import FILE_MODE
+from mcp_gateway.bounds import MAX_STORED_MESSAGE_CHARS, clip
+from mcp_gateway.errors import Phase, UnusableFileError
+from mcp_gateway.workspace_files import read_regular, remove_stale_temp_files, replace_file
+
+MAX_JOURNAL_BYTES = 4 * 1024 * 1024
+"""One short error per configured server is a few kilobytes; a larger file is not a journal."""
 
 
 @dataclass(frozen=True)
@@ -28,13 +35,18 @@ class ErrorRecord:
 
 
 class ErrorJournal:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, mask: Callable[[str], str] | None = None) -> None:
         self._path = path
+        self._swept = False
+        self._mask = mask
 
     def read(self) -> dict[str, ErrorRecord]:
+        if not self._swept:
+            self._swept = True
+            remove_stale_temp_files(self._path)  # left by a gateway killed mid-write
         try:
-            raw = json.loads(self._path.read_text())
-        except (OSError, ValueError):
+            raw = json.loads(read_regular(self._path, MAX_JOURNAL_BYTES))
+        except (OSError, ValueError, UnusableFileError, RecursionError):
             return {}
         if not isinstance(raw, dict):
             return {}
@@ -43,13 +55,16 @@ class ErrorJournal:
             with contextlib.suppress(TypeError, KeyError, ValueError):
                 fields = cast(dict[str, Any], entry)
                 records[server] = ErrorRecord(
-                    fields["phase"], str(fields["message"]), bool(fields["retryable"]), float(fields["at"])
+                    fields["phase"],
+                    self._masked(str(fields["message"])),
+                    bool(fields["retryable"]),
+                    float(fields["at"]),
                 )
         return records
 
     def record(self, server: str, error: ErrorRecord) -> None:
         records = self.read()
-        records[server] = error
+        records[server] = replace(error, message=clip(self._masked(error.message), MAX_STORED_MESSAGE_CHARS))
         self._write(records)
 
     def clear(self, server: str) -> None:
@@ -57,14 +72,11 @@ class ErrorJournal:
         if records.pop(server, None) is not None:
             self._write(records)
 
+    def _masked(self, message: str) -> str:
+        return self._mask(message) if self._mask is not None else message
+
     def _write(self, records: dict[str, ErrorRecord]) -> None:
         # Last writer wins between gateway processes: each entry is one server's most recent error anyway.
-        temporary = self._path.with_name(f".{self._path.name}.{os.getpid()}.tmp")
-        try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-            with os.fdopen(fd, "w") as handle:
-                json.dump({server: asdict(record) for server, record in records.items()}, handle)
-            os.replace(temporary, self._path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
+        data = json.dumps({server: asdict(record) for server, record in records.items()}).encode()
+        with contextlib.suppress(OSError):  # losing the journal loses only what `status` shows
+            replace_file(self._path, data, durable=False)

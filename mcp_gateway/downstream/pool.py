@@ -8,10 +8,16 @@ Contract (DESIGN §5):
   `eager` servers start once the gateway is ready and `keep-alive` ones are never reaped once started;
 - a server whose process ends leaves the pool (its in-flight calls fail with a clear error) and the next
   call starts it again; a server that fails to start is not retried until its backoff window ends
-  (doubling on each failure, cleared by a success), and calls inside the window fail fast;
+  (doubling on each failure, cleared by a success), and calls inside the window fail fast; a server that
+  completes its handshake and then dies soon, before answering a tool call (in `tools/list`, or on every
+  call) has failed to start too, or it would be respawned by every call;
 - a call that times out makes the pool probe its connection; one that does not answer the probe is
   wedged and retired: new calls get a fresh process, the old one closes after its last call;
-- shutdown refuses new work and stops every connection in parallel under one deadline.
+- shutdown refuses new work and stops every connection in parallel under one deadline;
+- a background task that fails (a connection's owner, the reaper, a probe) is logged and reported by
+  `status`, never fatal to the gateway (`mcp_gateway.background`);
+- no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
+  gateway's `SecretMask`: a server may echo its own credential in an error or on stderr.
 """
 
 from __future__ import annotations
@@ -27,13 +33,12 @@ from types import TracebackType
 from typing import Protocol
 
 import anyio
-import anyio.abc
 
-from mcp_gateway.background import background_tasks
+from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
 from mcp_gateway.catalog.records import JsonObject, Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings, StdioServer
-from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client, secrets_of
+from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client
 from mcp_gateway.downstream.connection import Connection, ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import ProcessRecords
@@ -43,10 +48,13 @@ from mcp_gateway.downstream.translate import call_failure, start_failure
 from mcp_gateway.errors import (
     BackoffError,
     CallTimeoutError,
+    ConnectionLostError,
     DownstreamError,
+    ServerStartError,
     ShuttingDownError,
     UnknownServerError,
 )
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 
 MAX_BACKOFF_SECONDS = 15 * 60.0
@@ -54,6 +62,9 @@ WEDGE_PROBE_SECONDS = 5.0
 """How long a connection whose call timed out gets to answer a trivial request before it is retired."""
 SHUTDOWN_MARGIN_SECONDS = 1.0
 """Added to the longest close budget for the whole parallel shutdown."""
+EARLY_EXIT_SECONDS = 10.0
+"""A server that exits this soon after its handshake, before answering any tool call, failed to start."""
+LIST_OPERATION = "tools/list"
 
 
 class ProtocolMemory(Protocol):
@@ -105,15 +116,20 @@ class Pool:
         protocol_memory: ProtocolMemory | None = None,
         records: ProcessRecords | None = None,
         connector: Connector = open_client,
+        problems: BackgroundProblems | None = None,
+        secrets: SecretMask | None = None,
     ) -> None:
+        """`problems`: where the pool's background tasks (connections, reaping, probes) report failures.
+        `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`."""
         self._connect = connector
         self._slots = {name: _Slot(server) for name, server in servers.items() if not server.spec.disabled}
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
+        self._secrets = secrets if secrets is not None else SecretMask.for_servers(servers.values(), self._environ)
         self._memory = protocol_memory
         self._records = records
-        self._journal = ErrorJournal(workspace.errors_path)
+        self._journal = ErrorJournal(workspace.errors_path, self._secrets.mask)
         self._closing = False
         self._activity = anyio.Event()
         self._running_tasks = 0
@@ -121,8 +137,8 @@ class Pool:
         self._all_stopped.set()
         self._open: set[Connection] = set()
         """Every connection not yet closed, retired ones still finishing their calls or stopping included."""
-        self._tg: anyio.abc.TaskGroup | None = None
-        self._background = background_tasks()
+        self._tg: BackgroundTasks | None = None
+        self._background = background_tasks(problems)
 
     async def __aenter__(self) -> Pool:
         self._tg = await self._background.__aenter__()
@@ -158,10 +174,11 @@ class Pool:
 
     async def list_tools(self, server: str) -> Listing:
         slot = self._slot(server)
-        async with self._borrowed(slot, "tools/list", retry_safe=True) as (connection, timeout):
-            tools = await connection.list_tools(timeout_seconds=timeout)
+        async with self._borrowed(slot, LIST_OPERATION, retry_safe=True) as (connection, timeout):
+            listing = await connection.list_tools(timeout_seconds=timeout)
         return Listing(
-            tools=tools,
+            tools=listing.tools,
+            skipped=listing.skipped,
             protocol_version=connection.protocol_version,
             server_name=connection.server_name,
             server_version=connection.server_version,
@@ -179,9 +196,21 @@ class Pool:
         connection.begin_call()
         try:
             yield connection, timeout
+            if operation != LIST_OPERATION:
+                connection.answered = True
         except Exception as exc:
-            error = call_failure(slot.server.name, operation, exc, timeout_seconds=timeout, retry_safe=retry_safe)
+            error = call_failure(
+                slot.server.name,
+                operation,
+                exc,
+                timeout_seconds=timeout,
+                retry_safe=retry_safe,
+                mask=self._secrets.mask,
+            )
             self._note_error(slot, error)
+            if isinstance(error, ConnectionLostError) and (connection.usable or connection.crashed):
+                # Noted here, not only when the exit is seen: the caller's next call may come first.
+                self._note_early_exit(slot, connection)
             self._probe_if_timed_out(slot, connection, error)
             raise error from exc
         finally:
@@ -289,12 +318,18 @@ class Pool:
                             slot,
                             attempt,
                             log,
-                            start_failure(name, exc, timeout_seconds=timeout, stderr_log=self._stderr_path(slot, log)),
+                            start_failure(
+                                name,
+                                exc,
+                                timeout_seconds=timeout,
+                                stderr_log=self._stderr_path(slot, log),
+                                mask=self._secrets.mask,
+                            ),
                         )
                         return
                     connect_scope.deadline = math.inf
                     attempt.connecting = None
-                    connection = Connection(name, opened.client, opened.exited, opened.pid)
+                    connection = Connection(name, opened.client, opened.exited, opened.pid, opened.link)
                     self._open.add(connection)
                     slot.connection = connection
                     if slot.failures or slot.last_error is not None:
@@ -316,7 +351,7 @@ class Pool:
             if connection is not None:
                 self._open.discard(connection)
             if connection is not None and connection.crashed:
-                self._note_error(slot, _crash_record(name, log))
+                self._note_crash(slot, connection, log)
             if slot.connection is connection:
                 slot.connection = None
             if slot.attempt is attempt:
@@ -430,7 +465,35 @@ class Pool:
         slot.backoff_until = anyio.current_time() + delay
         self._note_error(slot, error)
 
+    def _note_crash(self, slot: _Slot, connection: Connection, log: StderrLog) -> None:
+        if not self._note_early_exit(slot, connection) and not connection.failed_start:
+            self._note_error(slot, _crash_record(slot.server.name, log))
+
+    def _note_early_exit(self, slot: _Slot, connection: Connection) -> bool:
+        """Count a connection that ended soon after its handshake, before answering anything, as a failed start
+        (once); retire it so no further call is sent to it. Whether it counted."""
+        lived = anyio.current_time() - connection.opened_at
+        if connection.failed_start or connection.answered or lived > EARLY_EXIT_SECONDS:
+            return False
+        connection.failed_start = True
+        self._retire(slot, connection)
+        log = self._log_for(slot)
+        logs = f" Its stderr is in {log.path}." if isinstance(slot.server.spec, StdioServer) else ""
+        error = ServerStartError(
+            f"Server '{slot.server.name}' exited {lived:.1f}s after it started, before answering a tool call, so "
+            f"it counts as a failed start.{logs} Fix the server or its entry in config.json, then call again.",
+            server=slot.server.name,
+            phase="startup",
+            retryable=True,
+        )
+        log.note(f"start failed: {error.message}")
+        self._note_start_failure(slot, error)
+        return True
+
     def _note_error(self, slot: _Slot, error: DownstreamError) -> None:
+        """Every error the pool raises passes here first: its message is masked in place (the same error is
+        raised to the caller and to every waiter of a shared start), then kept as the server's last error."""
+        error.redact(self._secrets.mask)
         slot.last_error = ErrorRecord(error.phase, error.message, error.retryable, time.time())
         self._journal.record(slot.server.name, slot.last_error)
 
@@ -448,7 +511,7 @@ class Pool:
     def _log_for(self, slot: _Slot) -> StderrLog:
         if slot.log is None:
             path = self._workspace.stderr_log_path(slot.server.name)
-            slot.log = StderrLog(path, secrets_of(slot.server, self._environ))
+            slot.log = StderrLog(path, self._secrets)
         return slot.log
 
     def _stderr_path(self, slot: _Slot, log: StderrLog) -> str | None:

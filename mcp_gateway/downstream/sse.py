@@ -7,7 +7,7 @@ module:
   caller's;
 - the stream and every POST go through the caller's `httpx2.AsyncClient`, so the gateway sees each HTTP
   status (a 500 becomes a clear error naming it, see `HttpStatusWatch` in `connect.py`).
-Redirects are followed only within the endpoint's origin, with the SDK's own rule (`stream_within_origin`).
+Redirects are followed only within the endpoint's origin, by the SDK's own rule (`redirects.py`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from urllib.parse import urljoin, urlparse
 
 import anyio
 import httpx2
-import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared._httpx_utils import request_within_origin, stream_within_origin  # pyright: ignore[reportPrivateUsage]
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+
+from mcp_gateway import wire
+from mcp_gateway.downstream.link import Link
+from mcp_gateway.downstream.redirects import request_within_origin, stream_within_origin
 
 SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
 
@@ -35,7 +36,9 @@ class SseProtocolError(Exception):
 
 
 @asynccontextmanager
-async def sse_transport(client: httpx2.AsyncClient, url: str, *, max_event_bytes: int) -> AsyncGenerator[Streams]:
+async def sse_transport(
+    client: httpx2.AsyncClient, url: str, *, max_event_bytes: int, link: Link | None = None
+) -> AsyncGenerator[Streams]:
     """Open the event stream, wait for the `endpoint` event, then relay messages both ways until exit.
 
     Raises:
@@ -58,7 +61,9 @@ async def sse_transport(client: httpx2.AsyncClient, url: str, *, max_event_bytes
                             task_status.started(message_endpoint(url, event.data))
                             started = True
                         elif event.event == "message" and event.data:
-                            await read_send.send(_message(event.data))
+                            item = _message(event.data, link)
+                            if item is not None:
+                                await read_send.send(item)
                 except (httpx2.HTTPError, httpx2.SSEError, OSError) as exc:
                     if not started:
                         raise
@@ -71,11 +76,13 @@ async def sse_transport(client: httpx2.AsyncClient, url: str, *, max_event_bytes
         async def post_messages(endpoint: str) -> None:
             async with write_receive:
                 async for message in write_receive:
-                    body = message.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
                     try:
-                        posted = await request_within_origin(client, "POST", endpoint, json=body)
+                        body = wire.encode(message.message)
+                        posted = await request_within_origin(
+                            client, "POST", endpoint, content=body, headers={"Content-Type": "application/json"}
+                        )
                         posted.raise_for_status()
-                    except (httpx2.HTTPError, OSError) as exc:
+                    except (httpx2.HTTPError, OSError, wire.UnencodableError) as exc:
                         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                             await read_send.send(exc)
 
@@ -99,8 +106,13 @@ def message_endpoint(url: str, data: str) -> str:
     return endpoint
 
 
-def _message(data: str) -> SessionMessage | Exception:
-    try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_json(data, by_name=False))
-    except (ValidationError, ValueError) as exc:
-        return exc
+def _message(data: str, link: Link | None) -> SessionMessage | Exception | None:
+    """The event's message; a reply that is not JSON-RPC fails its request at once (see `Link`)."""
+    message = wire.decode(data)
+    if message is None:
+        return None
+    if not isinstance(message, wire.Unreadable):
+        return SessionMessage(message)
+    if message.kind != "request" and message.request_id is not None and link is not None:
+        return link.malformed_reply(message)
+    return SseProtocolError(f"an event is not a JSON-RPC message ({message.reason}): {message.preview!r}")

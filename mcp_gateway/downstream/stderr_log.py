@@ -2,35 +2,42 @@
 
 A stdio server's stderr must never reach the AI client's stderr (clients show it as gateway noise, and
 some treat it as an error), yet it is the first thing a user needs when a server misbehaves. So each
-server gets its own file, rotated to `.1` at `MAX_LOG_BYTES`, and the values of the secrets the gateway
-itself handed the server (its configured env values and header values) are masked before writing.
+server gets its own file, rotated to `.1` at `MAX_LOG_BYTES`, and every line (the server's own and the
+gateway's notes about it) passes through the gateway's `SecretMask` before it is written.
+
+The file is opened as `workspace_files` says: never through a link (the file's or the `logs` directory's),
+never blocking on a FIFO, and a `.1` that is not a regular file is never rotated over. Such a log is noted
+once (a warning) and its lines dropped until it is removed; a `logs` that is not a directory at all was
+reported by the workspace check, so its lines are dropped silently. Logging never takes a server down.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import stat
 import time
-from collections.abc import Iterable
 from pathlib import Path
 
-from mcp_gateway.paths import FILE_MODE
+from mcp_gateway.errors import UnusableFileError
+from mcp_gateway.masking import SecretMask
+from mcp_gateway.workspace_files import kind_of, open_append, open_directory
+
+logger = logging.getLogger(__name__)
 
 MAX_LOG_BYTES = 1024 * 1024
 MAX_LINE_CHARS = 8192
 """Longer lines are cut: one runaway line must not rotate away everything before it."""
-MIN_SECRET_CHARS = 6
-"""Shorter configured values (ports, flags like "1") are too common in ordinary text to mask."""
-MASK = "***"
 
 
 class StderrLog:
-    def __init__(self, path: Path, secrets: Iterable[str] = ()) -> None:
+    def __init__(self, path: Path, secrets: SecretMask | None = None) -> None:
         self._path = path
-        # Lines are masked without their newline, so surrounding whitespace must not be part of a secret.
-        cleaned = {secret.strip() for secret in secrets}
-        self._secrets = sorted({s for s in cleaned if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
-        self._longest_secret = len(self._secrets[0]) if self._secrets else 0
+        self._secrets = secrets if secrets is not None else SecretMask()
         self._pending = ""
+        self._noted = False
+        """Whether the warning that this log cannot be written was given (it is given once)."""
 
     @property
     def path(self) -> Path:
@@ -52,8 +59,8 @@ class StderrLog:
         for line in lines:
             self._write_line(line)
         if len(self._pending) > MAX_LINE_CHARS:
-            masked = self._mask(self._pending)
-            keep = self._longest_secret - 1
+            masked = self._secrets.mask(self._pending)
+            keep = self._secrets.longest - 1
             head, self._pending = (masked[:-keep], masked[-keep:]) if keep > 0 else (masked, "")
             self._write_line(head)
 
@@ -62,30 +69,47 @@ class StderrLog:
             self._write_line(self._pending)
             self._pending = ""
 
-    def _mask(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, MASK)
-        return text
-
     def _write_line(self, line: str) -> None:
-        line = self._mask(line)  # before cutting, so a secret straddling the cut cannot leak its beginning
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + " …[cut]"
-        data = (line + "\n").encode("utf-8", errors="replace")
+        # Only what can be kept is masked (a megabyte line costs no more than a full one), with one secret's
+        # length beyond the cut, so a secret straddling the cut is masked whole and not even its start is kept.
+        reach = MAX_LINE_CHARS + self._secrets.longest
+        kept = self._secrets.mask(line[:reach])
+        if len(kept) > MAX_LINE_CHARS or len(line) > reach:
+            kept = kept[:MAX_LINE_CHARS] + " …[cut]"
+        data = (kept + "\n").encode("utf-8", errors="replace")
         try:
-            self._rotate_if_needed(len(data))
-            fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
+            with open_directory(self._path.parent) as directory:
+                self._append(directory, data)
+        except UnusableFileError as exc:
+            if exc.tag == "not-a-directory":
+                return  # `logs` itself is unusable: the workspace check reported it once already
+            if not self._noted:
+                self._noted = True
+                problem = f"{self._path.parent / exc.path} {exc.problem}"
+                logger.warning("%s: this server's stderr is not logged; remove it to log it again", problem)
         except OSError:
             pass  # a full disk or a removed logs directory must never take the server down with it
 
-    def _rotate_if_needed(self, incoming: int) -> None:
+    def _append(self, directory: int, data: bytes) -> None:
+        name = self._path.name
+        fd = open_append(name, directory)
         try:
-            size = self._path.stat().st_size
-        except FileNotFoundError:
-            return
-        if size + incoming > MAX_LOG_BYTES:
-            os.replace(self._path, self._path.with_name(self._path.name + ".1"))
+            if os.fstat(fd).st_size + len(data) > MAX_LOG_BYTES:
+                os.close(fd)
+                fd = -1
+                _rotate(directory, name)
+                fd = open_append(name, directory)
+            os.write(fd, data)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+
+
+def _rotate(directory: int, name: str) -> None:
+    """Move the full log to `<name>.1`, unless something that is not a regular file sits there."""
+    rotated = f"{name}.1"
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.stat(rotated, dir_fd=directory, follow_symlinks=False).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnusableFileError(rotated, f"is {kind_of(mode)}, so the full log cannot be rotated to it", "rotate")
+    os.rename(name, rotated, src_dir_fd=directory, dst_dir_fd=directory)

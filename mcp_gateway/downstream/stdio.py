@@ -10,7 +10,8 @@ hence this module:
   grandchild it spawned does not; here the whole group is always gone before the transport returns;
 - its grace periods are fixed; here they are cut to the server's `closeTimeoutMs`.
 A line on stdout that is not JSON-RPC (banners, debug prints) is noted in the log and skipped, instead of
-being surfaced to the session.
+being surfaced to the session; a line that carries a request id but is not a valid response fails that
+request at once (through the connection's `Link`) rather than leaving it to its timeout.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from types import TracebackType
 
 import anyio
 import anyio.abc
-import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
+from mcp_gateway import wire
+from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.processes import group_alive, signal_group
 from mcp_gateway.downstream.stderr_log import StderrLog
@@ -45,7 +46,6 @@ WRITER_FLUSH_SECONDS = 0.5
 MAX_LINE_BYTES = 128 * 1024 * 1024
 """A server that writes more than this without a newline is broken or hostile; its connection is closed."""
 _POLL_SECONDS = 0.02
-_NOISE_PREVIEW_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,19 @@ class StdioLaunch:
 class StdioTransport:
     """An SDK `Transport`: entering spawns the server and yields its message streams; exiting stops its group."""
 
-    def __init__(self, server: str, launch: StdioLaunch, log: StderrLog, records: ProcessRecords | None = None) -> None:
+    def __init__(
+        self,
+        server: str,
+        launch: StdioLaunch,
+        log: StderrLog,
+        records: ProcessRecords | None = None,
+        link: Link | None = None,
+    ) -> None:
         self._server = server
         self._launch = launch
         self._log = log
         self._records = records
+        self._link = link
         self.pid: int | None = None
         self.exited = anyio.Event()
         """Set when the server's stdout ends: it exited or closed the pipe; no response can come any more."""
@@ -120,8 +128,14 @@ class StdioTransport:
             try:
                 async with write_receive:
                     async for message in write_receive:
-                        line = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                        await process.stdin.send(line.encode("utf-8"))
+                        try:
+                            line = wire.encode(message.message)
+                        except wire.UnencodableError as exc:
+                            # Unreachable for what the gateway relays: its client side refuses anything
+                            # deeper than `wire.MAX_DEPTH`, which `encode` always manages.
+                            self._log.note(f"could not send a message to the server: {exc}")
+                            continue
+                        await process.stdin.send(line)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 await read_send.aclose()  # the session must see the end, not wait forever
             finally:
@@ -166,14 +180,16 @@ class StdioTransport:
                         return
 
     def _parse(self, line: bytes) -> SessionMessage | None:
-        text = line.decode("utf-8", errors="replace").strip()
-        if not text:
+        message = wire.decode(line)
+        if message is None:
             return None
-        try:
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
-        except (ValidationError, ValueError):
-            self._log.note(f"ignored a stdout line that is not JSON-RPC: {text[:_NOISE_PREVIEW_CHARS]!r}")
-            return None
+        if not isinstance(message, wire.Unreadable):
+            return SessionMessage(message)
+        if message.kind != "request" and message.request_id is not None and self._link is not None:
+            self._log.note(f"a reply for request {message.request_id!r} is not valid JSON-RPC: {message.reason}")
+            return self._link.malformed_reply(message)
+        self._log.note(f"ignored a stdout line that is not JSON-RPC ({message.reason}): {message.preview!r}")
+        return None
 
     async def _pump_stderr(self, process: anyio.abc.Process) -> None:
         assert process.stderr is not None

@@ -30,7 +30,10 @@ def write_atomically(path: Path, data: bytes, *, mode: int | None = None) -> Non
         except FileNotFoundError:
             mode = FILE_MODE
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    # Created exclusively, never through a link planted at the temp name; one of ours left over is removed.
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)

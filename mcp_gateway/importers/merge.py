@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcp_gateway.config.jsonfile import as_list, as_object
+from mcp_gateway.config.jsonfile import MAX_CONFIG_BYTES, as_list, as_object
 from mcp_gateway.config.normalize import camel_case
 from mcp_gateway.config.template import default_config_text
 from mcp_gateway.config.transport import ALL_SERVER_FIELDS, SERVER_FIELDS
-from mcp_gateway.errors import ConfigError
+from mcp_gateway.errors import ConfigError, UnusableFileError
 from mcp_gateway.importers import jsonc
 from mcp_gateway.importers.aliases import seed_aliases
 from mcp_gateway.importers.files import write_atomically
@@ -30,6 +30,7 @@ from mcp_gateway.importers.jsonc_edit import apply_edits, splice_members
 from mcp_gateway.importers.model import ImportedServer, JsonObject
 from mcp_gateway.importers.variables import referenced_variables
 from mcp_gateway.paths import FILE_MODE, ensure_private_dir
+from mcp_gateway.workspace_files import read_regular
 
 SERVERS_KEY = "mcpServers"
 SERVERS_ALIAS_KEY = "servers"
@@ -126,9 +127,11 @@ def write_plan(plan: MergePlan) -> None:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_regular(path, MAX_CONFIG_BYTES, follow_symlinks=True).decode("utf-8")
     except FileNotFoundError:
         return None
+    except UnusableFileError as exc:
+        raise ConfigError(f"{path}: the gateway config {exc.problem}; replace it with a JSON file") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the gateway config ({exc})") from exc
 

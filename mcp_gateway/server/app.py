@@ -4,13 +4,14 @@ Serving starts at once from cache.json; the startup metadata check and `eager` s
 background only after that, so the client's `initialize` is never held up by a downstream server.
 The client closing stdin, SIGINT, SIGTERM and SIGHUP all end the session the same way: in-flight calls
 are cancelled (their downstream requests with them), then every downstream server is stopped in
-parallel under one deadline.
+parallel under one deadline (`stopping` says how repeated signals and the overall bound are handled).
 """
 
 from __future__ import annotations
 
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import Callable
+from typing import NoReturn
 
 import anyio
 import mcp_types as types
@@ -21,6 +22,7 @@ from mcp_gateway.config import GatewayConfig
 from mcp_gateway.paths import Workspace
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.stdio import stdio_streams
+from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.server.tools import meta_tools
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.tokens import compact_json
@@ -75,40 +77,22 @@ async def serve(gateway: Gateway) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def run_until_stopped(workspace: Workspace, config: GatewayConfig) -> None:
+async def run_until_stopped(workspace: Workspace, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
     """The whole life of a serving gateway, with stop signals handled from start to the last child stopped.
 
-    A first signal ends serving and starts the orderly shutdown (parallel, bounded). A signal that arrives
-    after that (clients send SIGTERM a moment after closing stdin) does not kill the gateway half way: it
-    SIGKILLs every server process group at once, so even a server that ignores EOF and SIGTERM is gone when
-    the gateway exits.
+    Returns the exit status once the orderly shutdown is over; `leave(status)` ends the process instead
+    when the shutdown was forced and the orderly path did not finish in time (see `stopping`).
     """
-    stopper = _Stopper()
+    stopper = Stopper(leave)
     with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
         async with anyio.create_task_group() as watchers:
             watchers.start_soon(stopper.watch, signals)
+            watchers.start_soon(stopper.enforce_bound)
             async with Gateway(workspace, config, load_in_background=True) as gateway:
-                stopper.gateway = gateway
+                stopper.kill_everything = gateway.pool.kill_everything
                 with anyio.CancelScope() as serving:
-                    stopper.serving = serving
-                    if stopper.stop_requested:
-                        serving.cancel()
+                    stopper.serve_in(serving)
                     await serve(gateway)
-                stopper.serving = None
+                stopper.serving_ended()
             watchers.cancel_scope.cancel()
-
-
-class _Stopper:
-    def __init__(self) -> None:
-        self.gateway: Gateway | None = None
-        self.serving: anyio.CancelScope | None = None
-        self.stop_requested = False
-
-    async def watch(self, signals: AsyncIterator[int]) -> None:
-        async for _ in signals:
-            serving = self.serving
-            if not self.stop_requested and serving is not None:
-                serving.cancel()
-            elif self.gateway is not None:
-                self.gateway.pool.kill_everything()
-            self.stop_requested = True
+    return stopper.exit_status

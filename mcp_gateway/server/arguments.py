@@ -27,9 +27,14 @@ class SearchArguments(_MetaArguments):
     limit: int | None = Field(default=None, ge=1, le=MAX_TOOL_SEARCH_LIMIT)
 
 
+LIST_PAGE_SIZE = 100
+"""Tools per `list_tools` page when the model names no limit (a server may have thousands)."""
+MAX_LIST_PAGE_SIZE = 500
+
+
 class ListArguments(_MetaArguments):
     server: str = Field(min_length=1)
-    limit: int | None = Field(default=None, ge=1)
+    limit: int = Field(default=LIST_PAGE_SIZE, ge=1, le=MAX_LIST_PAGE_SIZE)
     offset: int = Field(default=0, ge=0)
 
 

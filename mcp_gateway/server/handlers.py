@@ -3,15 +3,18 @@
 Two error planes (DESIGN §1): whatever the model can fix comes back as an `isError` result with one
 actionable sentence; only gateway bugs reach the client as JSON-RPC errors (the SDK maps an unexpected
 exception to one). `execute_tool` returns the downstream result dict untouched, so every content item,
-`structuredContent`, `isError` and `_meta` reach the client as the server sent them.
+`structuredContent`, `isError` and `_meta` reach the client as the server sent them. The text of a gateway
+bug's JSON-RPC error passes through the gateway's `SecretMask` like every other text the model reads.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import mcp_types as types
 from mcp.server.context import HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
 from mcp_gateway.server import format as fmt
@@ -27,6 +30,8 @@ from mcp_gateway.service.gateway import Gateway
 
 INPUT_REQUIRED = "input_required"
 COMPLETE = "complete"
+
+logger = logging.getLogger(__name__)
 
 
 class MetaToolHandlers:
@@ -52,6 +57,12 @@ class MetaToolHandlers:
                 return await self._execute(ctx, raw)
         except ToolCallError as error:
             return fmt.error_result(error)
+        except Exception as exc:
+            # A gateway bug: still a JSON-RPC error (as the SDK would make it), but with its text masked, and
+            # logged here since the SDK logs only the exceptions it turns into errors itself.
+            logger.exception("%s failed", name)
+            message = self._gateway.secrets.mask(f"{type(exc).__name__}: {exc}")
+            raise MCPError(code=types.INTERNAL_ERROR, message=message) from exc
         return fmt.text_result(
             f"'{name}' is not a gateway tool. The gateway's tools are {', '.join(META_TOOL_NAMES)}; "
             f"to run a downstream tool call execute_tool with tool='{name}'.",

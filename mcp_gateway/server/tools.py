@@ -12,6 +12,9 @@ from typing import Any
 
 import mcp_types as types
 
+from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
+from mcp_gateway.server.arguments import MAX_LIST_PAGE_SIZE
+
 SEARCH_TOOLS = "search_tools"
 LIST_TOOLS = "list_tools"
 DESCRIBE_TOOL = "describe_tool"
@@ -35,7 +38,12 @@ _DEFINITIONS: list[dict[str, Any]] = [
             "properties": {
                 "query": {"type": "string", "description": "What you want to do"},
                 "server": {"type": "string", "description": "Only search this server (name or alias)"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Max results"},
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_TOOL_SEARCH_LIMIT,
+                    "description": "Max results",
+                },
             },
             "required": ["query"],
         },
@@ -48,7 +56,7 @@ _DEFINITIONS: list[dict[str, Any]] = [
             "type": "object",
             "properties": {
                 "server": {"type": "string", "description": "Server name or alias"},
-                "limit": {"type": "integer", "minimum": 1},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_PAGE_SIZE},
                 "offset": {"type": "integer", "minimum": 0},
             },
             "required": ["server"],

@@ -1,15 +1,29 @@
 """Arguments checked against a tool's cached input schema before any server is woken.
 
 A call the server would reject anyway should cost nothing: no process start, no round trip. The check
-uses the schema's own JSON Schema draft (2020-12 when it names none). A schema the server published that
-is itself invalid is not the caller's fault, so such a tool is called unchecked rather than blocked.
+uses the schema's own JSON Schema draft (2020-12 when it names none). Contract:
+- a real mistake in the arguments comes back as `problems`, for the model to fix;
+- a call that cannot be checked goes out unchecked (the server still validates) and says why in
+  `unchecked`: the server's schema is invalid or refers to what it does not hold (`schema_at_fault`), or
+  checking hit a bound: the deadline (`VALIDATION_DEADLINE_SECONDS`, shared by every pattern match of one
+  validation), a pattern the matcher cannot compile, a `$ref` cycle or arguments nested too deeply;
+- checking never runs on the event loop: `ArgumentChecker.check` runs it in a worker thread, at most
+  `VALIDATION_THREADS` at a time, and that thread ends by the deadline (see `bounded_validation`);
+- jsonschema, referencing and regex are imported in one place under one lock (`prepare`), shared by the
+  start-up warm-up and the first call: two threads importing them at once can see a partially initialized
+  module (`cannot import name 'Draft3Validator'`), which once failed the first call of a session.
 Validators are compiled once per schema text (compiling costs 50 to 100 times more than validating).
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+import anyio.to_thread
 
 from mcp_gateway.catalog.records import JsonObject
 
@@ -17,58 +31,123 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 MAX_PROBLEMS = 8
-_compiled: dict[str, Validator | None] = {}
 MAX_COMPILED = 2048
+VALIDATION_DEADLINE_SECONDS = 1.0
+"""Longest one validation may take; past it the call is sent unchecked."""
+VALIDATION_THREADS = 2
+"""Validations running at once: a burst of calls must not take every worker thread of the process."""
+TOO_DEEP = "its schema refers to itself without end, or the arguments are nested too deeply to check"
+
+_imports = threading.Lock()
+_imported = threading.Event()
+
+
+@dataclass(frozen=True)
+class ArgumentCheck:
+    problems: tuple[str, ...] = ()
+    """Plain-language mistakes in the arguments, at most `MAX_PROBLEMS`; empty when they fit the schema."""
+    unchecked: str | None = None
+    """Why the arguments could not be checked (the call goes out unchecked); None when they were."""
+    schema_at_fault: bool = False
+    """`unchecked` because the server's schema is unusable, an expected case not worth a warning."""
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    validator: Validator | None
+    unchecked: str | None = None
+    schema_at_fault: bool = False
+
+
+_compiled: dict[str, _Compiled] = {}
 
 
 def prepare() -> None:
-    """Import the validation machinery ahead of the first call (about 40 ms that call would otherwise pay)."""
-    import jsonschema.validators  # noqa: F401  # pyright: ignore[reportUnusedImport]
-    import referencing.exceptions  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    """Import the validation machinery (about 40 ms); every import of it goes through here, under one lock.
 
-
-def argument_problems(schema: JsonObject | str, arguments: dict[str, Any]) -> list[str]:
-    """Plain-language problems with `arguments`, at most `MAX_PROBLEMS`; empty when they fit the schema.
-
-    `schema` is the schema or its JSON text (as a `ToolRecord` holds it, so no parse is needed to find
-    the compiled validator).
+    Called in a worker thread, by the warm-up after start and by every check (a no-op once done).
     """
-    validator = _validator(schema)
-    if validator is None:
-        return []
-    from referencing.exceptions import Unresolvable
+    if _imported.is_set():
+        return
+    with _imports:
+        if not _imported.is_set():
+            import mcp_gateway.service.bounded_validation  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
-    problems: list[str] = []
+            _imported.set()
+
+
+class ArgumentChecker:
+    """Checks arguments in worker threads, a few at a time, so the event loop never waits for a check."""
+
+    def __init__(self, *, deadline_seconds: float = VALIDATION_DEADLINE_SECONDS) -> None:
+        self._limiter = anyio.CapacityLimiter(VALIDATION_THREADS)
+        self._deadline_seconds = deadline_seconds
+
+    async def check(self, schema: JsonObject | str, arguments: dict[str, Any]) -> ArgumentCheck:
+        # Not abandoned on cancellation: the thread ends by the deadline, and the limiter counts it until then.
+        return await anyio.to_thread.run_sync(self._check, schema, arguments, limiter=self._limiter)
+
+    def _check(self, schema: JsonObject | str, arguments: dict[str, Any]) -> ArgumentCheck:
+        return check_arguments(schema, arguments, deadline_seconds=self._deadline_seconds)
+
+
+def check_arguments(
+    schema: JsonObject | str, arguments: dict[str, Any], *, deadline_seconds: float = VALIDATION_DEADLINE_SECONDS
+) -> ArgumentCheck:
+    """Check `arguments` against `schema` (the schema or its JSON text, as a `ToolRecord` holds it).
+
+    Blocks for up to `deadline_seconds`: call it from a worker thread.
+    """
+    prepare()
+    from mcp_gateway.service import bounded_validation as bounded
+
+    compiled = _validator(schema)
+    if compiled.validator is None:
+        return ArgumentCheck(unchecked=compiled.unchecked, schema_at_fault=compiled.schema_at_fault)
     try:
-        errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))  # pyright: ignore[reportUnknownMemberType, reportUnknownLambdaType, reportUnknownArgumentType]
-    except Unresolvable:
-        return []  # a `$ref` the server's schema cannot resolve: call unchecked, the server still validates
-    for error in errors:
+        with bounded.deadline(deadline_seconds):
+            errors = sorted(compiled.validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))  # pyright: ignore[reportUnknownMemberType, reportUnknownLambdaType, reportUnknownArgumentType]
+    except bounded.Unresolvable:
+        return ArgumentCheck(unchecked="its schema has a $ref that does not resolve", schema_at_fault=True)
+    except bounded.UncheckableError as error:
+        return ArgumentCheck(unchecked=str(error))
+    except RecursionError:
+        return ArgumentCheck(unchecked=TOO_DEEP)
+    except Exception as error:  # jsonschema tripping over an odd schema is not the caller's mistake either
+        return ArgumentCheck(unchecked=f"checking them failed ({type(error).__name__}: {error})")
+    problems: list[str] = []
+    for error in errors[:MAX_PROBLEMS]:
         path = ".".join(str(part) for part in error.absolute_path)  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType, reportUnknownArgumentType]
         problems.append(f"{path}: {error.message}" if path else str(error.message))
-        if len(problems) >= MAX_PROBLEMS:
-            break
-    return problems
+    return ArgumentCheck(problems=tuple(problems))
 
 
-def _validator(schema: JsonObject | str) -> Validator | None:
+def _validator(schema: JsonObject | str) -> _Compiled:
     key = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
-    if key in _compiled:
-        return _compiled[key]
-    if isinstance(schema, str):
-        schema = cast(JsonObject, json.loads(schema))
-    from jsonschema import SchemaError
-    from jsonschema.validators import validator_for
-    from referencing import Registry
-
-    validator_class = validator_for(schema)
-    validator: Validator | None
-    try:
-        validator_class.check_schema(schema)
-        validator = validator_class(schema, registry=Registry())  # pyright: ignore[reportCallIssue]
-    except SchemaError:
-        validator = None
+    cached = _compiled.get(key)
+    if cached is not None:
+        return cached
+    compiled = _compile(schema)
     if len(_compiled) >= MAX_COMPILED:
         _compiled.clear()
-    _compiled[key] = validator
-    return validator
+    _compiled[key] = compiled
+    return compiled
+
+
+def _compile(schema: JsonObject | str) -> _Compiled:
+    from mcp_gateway.service import bounded_validation as bounded
+
+    try:
+        document = cast(JsonObject, json.loads(schema)) if isinstance(schema, str) else schema
+        if (reason := bounded.unbounded_keywords(document)) is not None:
+            return _Compiled(None, reason)
+        validator_class = bounded.validator_for(document)
+        validator_class.check_schema(document)
+        bounded_class = bounded.bounded_validator_class(validator_class)
+        return _Compiled(bounded_class(document, registry=bounded.Registry()))  # pyright: ignore[reportCallIssue]
+    except bounded.SchemaError as error:
+        return _Compiled(None, f"its schema is not valid JSON Schema ({error.message})", schema_at_fault=True)
+    except RecursionError:
+        return _Compiled(None, TOO_DEEP)
+    except Exception as error:  # e.g. OverflowError from a pattern's repeat count: the schema is unusable
+        return _Compiled(None, f"its schema cannot be compiled ({type(error).__name__}: {error})", schema_at_fault=True)

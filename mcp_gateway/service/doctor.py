@@ -123,7 +123,7 @@ async def _check_server(gateway: Gateway, name: str, counter: TokenCounter) -> S
     try:
         entry = await gateway.catalog.refresh(name, gateway.list_downstream)
     except DownstreamError as error:
-        problem = Problem(error.phase, error.message, error.retryable)
+        problem = Problem(error.phase, gateway.secrets.mask(error.message), error.retryable)
         return replace(base, seconds=time.perf_counter() - started, problem=problem)
     return replace(
         base,

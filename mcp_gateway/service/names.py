@@ -14,6 +14,7 @@ from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
+from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import AmbiguousToolError, ToolNotAllowedError, UnknownServerError, UnknownToolError
 
@@ -80,7 +81,7 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
             f"Server '{name}' has an invalid entry in config.json ({rejected[name]}); fix it and restart the gateway."
         )
     hint = _suggest(name, keys)
-    raise UnknownServerError(f"No server named '{name}'{hint}; call search_tools to find the right tool.")
+    raise UnknownServerError(f"No server named '{_quoted(name)}'{hint}; call search_tools to find the right tool.")
 
 
 def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None) -> ResolvedTool:
@@ -126,7 +127,7 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         return _on_server(directory, prefixes[0][1], prefixes[0][2])  # raises an unknown-tool error on that server
     everything = [f"{key}.{name}" for key in directory.server_keys() for name in directory.tool_names(key)]
     hint = _suggest(tool, everything)
-    raise UnknownToolError(f"No tool named '{tool}'{hint}; call search_tools to find the right tool.")
+    raise UnknownToolError(f"No tool named '{_quoted(tool)}'{hint}; call search_tools to find the right tool.")
 
 
 def _prefix_readings(directory: ToolDirectory, tool: str) -> list[tuple[int, str, str]]:
@@ -149,7 +150,7 @@ def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool
     if record is None:
         hint = _suggest(tool, directory.tool_names(server))
         raise UnknownToolError(
-            f"Server '{server}' has no tool named '{tool}'{hint}; "
+            f"Server '{server}' has no tool named '{_quoted(tool)}'{hint}; "
             f"call list_tools with server '{server}' to see its tools."
         )
     if not directory.allowed(server, tool):
@@ -159,9 +160,13 @@ def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool
     return ResolvedTool(server, record)
 
 
+def _quoted(name: str) -> str:
+    return clip(name, MAX_ECHOED_NAME_CHARS)
+
+
 def _suggest(name: str, choices: Sequence[str]) -> str:
-    if not choices:
-        return ""
+    if not choices or len(name) > MAX_ECHOED_NAME_CHARS:
+        return ""  # nothing that long is a near miss, and comparing it with every name would cost seconds
     found = process.extract(
         name, choices, scorer=fuzz.WRatio, limit=MAX_SUGGESTIONS, score_cutoff=SUGGESTION_MIN_SIMILARITY
     )

@@ -297,12 +297,21 @@ class RawGateway:
     async def send(self, message: Mapping[str, Any]) -> None:
         await self._stdin.send((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
 
+    async def send_line(self, line: bytes) -> None:
+        """`line` exactly as given, then a newline: for lines that are malformed on purpose."""
+        await self._stdin.send(line + b"\n")
+
+    async def next_message(self) -> dict[str, Any]:
+        """Whatever the gateway writes next (so a test can tell that nothing came before it)."""
+        line = await self._stdout.receive_until(b"\n", MAX_LINE_BYTES)
+        return cast(dict[str, Any], json.loads(line))
+
     async def request(self, method: str, params: Mapping[str, Any]) -> int:
         self._next_id += 1
         await self.send({"id": self._next_id, "method": method, "params": dict(params)})
         return self._next_id
 
-    async def response(self, request_id: int) -> dict[str, Any]:
+    async def response(self, request_id: types.RequestId | None) -> dict[str, Any]:
         """The response to `request_id`, skipping notifications and other responses."""
         while True:
             line = await self._stdout.receive_until(b"\n", MAX_LINE_BYTES)

@@ -7,7 +7,9 @@ must print exactly what `search_tools` gives the model. Failures print one line 
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,6 +30,9 @@ from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
 from pydantic import RootModel
 
+from mcp_gateway.background import BackgroundProblem
+from mcp_gateway.paths import Workspace
+from mcp_gateway.service.background_journal import BackgroundJournal
 from mcp_gateway.tokens import compact_json
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -87,6 +92,22 @@ async def test_status_lists_every_configured_server(tmp_path: Path, everything_c
     assert done.returncode == 0, done.stderr
     assert re.search(r"^everything: fresh, \d+ tools", done.stdout, re.MULTILINE), done.stdout
     assert re.search(r"^fake: ", done.stdout, re.MULTILINE), done.stdout
+
+
+async def test_status_reports_what_failed_in_the_background_of_a_running_gateway(tmp_path: Path) -> None:
+    write_workspace(tmp_path, {"fake": fake_server()})
+    # This test's process stands for a running gateway that recorded a failure (a real one serves on).
+    problem = BackgroundProblem("the argument validation warm-up", "ImportError: partially initialized", time.time())
+    BackgroundJournal(Workspace.from_environment(tmp_path).background_problems_path).record(problem)
+    as_json = await run_cli_async("status", "--json", home=tmp_path)
+    as_text = await run_cli_async("status", home=tmp_path)
+    assert as_json.returncode == as_text.returncode == 0, as_json.stderr + as_text.stderr
+    assert json.loads(as_json.stdout)["backgroundProblems"] == [
+        {"gatewayPid": os.getpid(), "task": problem.task, "error": problem.error, "at": problem.at}
+    ]
+    assert "background problems (the gateway served on; details in its log):" in as_text.stdout
+    assert f"gateway pid {os.getpid()}, " in as_text.stdout
+    assert "the argument validation warm-up: ImportError: partially initialized" in as_text.stdout
 
 
 async def test_config_path_prints_the_workspace_config_file(tmp_path: Path) -> None:

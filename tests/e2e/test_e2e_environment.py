@@ -54,10 +54,12 @@ async def test_a_server_starts_in_its_configured_working_directory(tmp_path: Pat
     assert text_of(result) == str(workdir)
 
 
-async def test_a_server_stderr_goes_to_its_log_file_with_configured_values_masked(tmp_path: Path) -> None:
+async def test_a_server_stderr_goes_to_its_log_file_with_configured_secrets_masked(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    # The knob's value is part of the server's configured env, so the log must show it masked.
-    write_workspace(home, {"noisy": fake_server(stderr_at_start="configured-secret-value\n", name="noisy")})
+    # The server says a secret of its configured env on stderr: the log must show it masked.
+    noisy = fake_server(stderr_at_start="token configured-secret-value\n", name="noisy")
+    noisy["env"]["NOISY_API_TOKEN"] = "configured-secret-value"
+    write_workspace(home, {"noisy": noisy})
     with anyio.fail_after(SESSION_SECONDS):
         async with gateway_session(home) as client:
             await client.call_tool(

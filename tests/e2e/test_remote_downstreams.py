@@ -5,11 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,33 +14,13 @@ import anyio
 import mcp_types as types
 import pytest
 from e2e_gateway import run_cli_async
-from gateway_testing import ROOT, fake_server, write_workspace
+from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
+from remote_fixture import free_port, running_remote
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-HTTP_FIXTURE = ROOT / "fixtures" / "http_mcp_server.py"
-SERVER_READY_SECONDS = 20.0
 CALL_SECONDS = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + SERVER_READY_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the fixture server exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on port {port}")
 
 
 @pytest.fixture
@@ -51,23 +28,6 @@ def remote_server(request: pytest.FixtureRequest) -> Iterator[int]:
     transport, *flags = request.param
     with running_remote(transport, *flags) as port:
         yield port
-
-
-@contextlib.contextmanager
-def running_remote(transport: str, *flags: str) -> Generator[int]:
-    """The HTTP fixture server on a free port, for as long as the block runs."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(HTTP_FIXTURE), "--transport", transport, "--port", str(port), *flags],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_listening(port, process)
-        yield port
-    finally:
-        process.kill()
-        process.wait()
 
 
 def gateway(home: Path, env: dict[str, str] | None = None) -> StdioServerParameters:

@@ -8,6 +8,7 @@ Every result shape the gateway must pass through is produced here on purpose.
 from __future__ import annotations
 
 import base64
+import json
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,8 @@ class FakeDownstream:
     listings: int = 0
     list_gate: anyio.Event | None = None
     """When set, `tools/list` waits for it: a server that is slow to list its tools."""
+    extra_tools: list[types.Tool] = field(default_factory=list[types.Tool])
+    """Listed after TOOLS; calling one echoes its arguments as JSON text (sorted keys)."""
 
     def server(self) -> Server[Any]:
         async def list_tools(
@@ -79,12 +82,20 @@ class FakeDownstream:
             self.listings += 1
             if self.list_gate is not None:
                 await self.list_gate.wait()
-            return types.ListToolsResult(tools=TOOLS)
+            return types.ListToolsResult(tools=[*TOOLS, *self.extra_tools])
 
         async def call_tool(
             ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
         ) -> types.CallToolResult:
             self.calls.append(params.name)
+            if any(tool.name == params.name for tool in self.extra_tools):
+                echoed = json.dumps(params.arguments or {}, sort_keys=True)
+                return types.CallToolResult(content=[types.TextContent(text=echoed)])
+            return await call_builtin(ctx, params)
+
+        async def call_builtin(
+            ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+        ) -> types.CallToolResult:
             arguments = params.arguments or {}
             match params.name:
                 case "echo":

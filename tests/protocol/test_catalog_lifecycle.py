@@ -152,13 +152,13 @@ async def test_a_serving_gateway_answers_before_its_cache_is_read_and_searches_w
     async with Gateway(workspace, load(workspace), connector=InProcessConnector(downstream)) as first:
         await first.refresh_servers()  # writes cache.json
     release = threading.Event()
-    original = Catalog.load
+    original = Catalog.load_now
 
     def slow_load(self: Catalog) -> None:
         release.wait(WAIT_SECONDS)
         original(self)
 
-    monkeypatch.setattr(Catalog, "load", slow_load)
+    monkeypatch.setattr(Catalog, "load_now", slow_load)
     connector = InProcessConnector(downstream)
     found: list[dict[str, Any]] = []
     async with Gateway(workspace, load(workspace), connector=connector, load_in_background=True) as gateway:

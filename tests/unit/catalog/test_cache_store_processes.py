@@ -49,7 +49,7 @@ def test_concurrent_processes_saving_different_servers_lose_no_entry(tmp_path: P
     document = json.loads(cache_path.read_bytes())
     expected = {f"worker{w}.server{i}" for w in range(WORKERS) for i in range(SERVERS_PER_WORKER)}
     assert document["servers"].keys() == expected
-    loaded = CacheStore(cache_path, lock_path).load()
+    loaded = CacheStore(cache_path, lock_path).load().servers
     assert loaded.keys() == expected
     assert all(len(catalog.tools) == 5 for catalog in loaded.values())
     assert sorted(path.name for path in tmp_path.iterdir()) == ["cache.json", "cache.json.lock"]

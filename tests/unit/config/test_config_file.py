@@ -92,7 +92,8 @@ def test_empty_file_raises_config_error_saying_how_to_fix_it(config_path: Path) 
 
 
 def test_unreadable_file_raises_config_error_naming_the_file(config_path: Path) -> None:
-    config_path.mkdir(parents=True)  # a directory where the file should be
+    config_path.parent.mkdir(parents=True)
+    config_path.symlink_to(config_path.name)  # a link to itself: open fails however privileged the test runs
 
     with pytest.raises(ConfigError) as raised:
         load_config(config_path, environ={})

@@ -5,7 +5,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from mcp_gateway.downstream.stderr_log import MASK, MAX_LINE_CHARS, MAX_LOG_BYTES, StderrLog
+from mcp_gateway.downstream.stderr_log import MAX_LINE_CHARS, MAX_LOG_BYTES, StderrLog
+from mcp_gateway.masking import MASK, SecretMask
 
 TOKEN = "ghp_" + "Z" * 36
 
@@ -44,13 +45,13 @@ def test_gateway_notes_are_marked_as_the_gateways(tmp_path: Path) -> None:
 
 
 def test_a_configured_secret_value_is_masked(tmp_path: Path) -> None:
-    log = StderrLog(tmp_path / "s.log", secrets=[TOKEN])
+    log = StderrLog(tmp_path / "s.log", SecretMask([TOKEN]))
     log.feed(f"auth with {TOKEN} failed\n")
     assert lines(log.path) == [f"auth with {MASK} failed"]
 
 
 def test_a_secret_split_across_chunks_is_still_masked(tmp_path: Path) -> None:
-    log = StderrLog(tmp_path / "s.log", secrets=[TOKEN])
+    log = StderrLog(tmp_path / "s.log", SecretMask([TOKEN]))
     log.feed(f"token={TOKEN[:10]}")
     log.feed(f"{TOKEN[10:]} rejected\n")
     assert lines(log.path) == [f"token={MASK} rejected"]
@@ -58,13 +59,13 @@ def test_a_secret_split_across_chunks_is_still_masked(tmp_path: Path) -> None:
 
 
 def test_a_secret_in_a_gateway_note_is_masked(tmp_path: Path) -> None:
-    log = StderrLog(tmp_path / "s.log", secrets=[TOKEN])
+    log = StderrLog(tmp_path / "s.log", SecretMask([TOKEN]))
     log.note(f"log error: bad token {TOKEN}")
     assert TOKEN not in log.path.read_text()
 
 
 def test_short_configured_values_are_not_masked(tmp_path: Path) -> None:
-    log = StderrLog(tmp_path / "s.log", secrets=["1", "8080"])
+    log = StderrLog(tmp_path / "s.log", SecretMask(["1", "8080"]))
     log.feed("listening on 8080 with 1 worker\n")
     assert lines(log.path) == ["listening on 8080 with 1 worker"]
 
@@ -84,13 +85,13 @@ def test_a_runaway_line_without_newline_is_written_before_it_grows_further(tmp_p
 
 
 def test_a_secret_straddling_the_line_cut_does_not_leak(tmp_path: Path) -> None:
-    log = StderrLog(tmp_path / "s.log", secrets=[TOKEN])
+    log = StderrLog(tmp_path / "s.log", SecretMask([TOKEN]))
     log.feed("a" * (MAX_LINE_CHARS - 20) + TOKEN + "\n")
     assert TOKEN[:20] not in log.path.read_text()
 
 
 def test_a_secret_split_by_a_runaway_line_flush_does_not_leak(tmp_path: Path) -> None:
-    log = StderrLog(tmp_path / "s.log", secrets=[TOKEN])
+    log = StderrLog(tmp_path / "s.log", SecretMask([TOKEN]))
     log.feed("a" * (MAX_LINE_CHARS - 5) + TOKEN[:20])
     log.feed(TOKEN[20:] + "\n")
     assert TOKEN[20:] not in log.path.read_text()
@@ -116,3 +117,9 @@ def test_a_missing_logs_directory_never_raises(tmp_path: Path) -> None:
     log.feed("lost\n")
     log.note("also lost")
     assert not log.path.exists()
+
+
+def test_a_credential_in_a_url_is_masked_though_nobody_configured_it(tmp_path: Path) -> None:
+    log = StderrLog(tmp_path / "s.log", SecretMask())
+    log.feed("GET https://api.example/v1?api_key=unconfigured-value&page=2 for NODE_ENV=production\n")
+    assert lines(log.path) == [f"GET https://api.example/v1?api_key={MASK}&page=2 for NODE_ENV=production"]

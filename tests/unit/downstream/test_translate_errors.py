@@ -1,4 +1,4 @@
-"""Foreign exceptions become gateway errors at one boundary, classified by code and type."""
+"""Foreign exceptions and a connection's facts become gateway errors at one boundary, never by wire code alone."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from mcp_gateway.downstream.connection import ErrorReply, LinkLost, RequestTimedOut
+from mcp_gateway.downstream.link import MalformedReply, ServerError
 from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
 from mcp_gateway.errors import (
     CallTimeoutError,
@@ -43,9 +45,13 @@ def start(exc: BaseException, stderr_log: str | None = None) -> ServerStartError
 # ---- calls ----
 
 
+def server_said(code: int, message: str) -> ErrorReply:
+    return ErrorReply(ServerError(code, message, None))
+
+
 @pytest.mark.parametrize("retry_safe", [True, False])
-def test_a_request_timeout_becomes_a_call_timeout(retry_safe: bool) -> None:
-    error = call(MCPError(REQUEST_TIMEOUT, "Request timed out"), retry_safe=retry_safe)
+def test_our_own_deadline_passing_becomes_a_call_timeout(retry_safe: bool) -> None:
+    error = call(RequestTimedOut(30), retry_safe=retry_safe)
     assert isinstance(error, CallTimeoutError)
     assert error.server == "github"
     assert error.phase == "tool_call"
@@ -54,34 +60,45 @@ def test_a_request_timeout_becomes_a_call_timeout(retry_safe: bool) -> None:
     assert "requestTimeoutMs" in error.message
 
 
-def test_a_closed_connection_during_a_safe_call_says_retrying_is_safe() -> None:
-    error = call(MCPError(CONNECTION_CLOSED, "Connection closed"), retry_safe=True)
+def test_a_lost_link_during_a_safe_call_says_retrying_is_safe() -> None:
+    error = call(LinkLost("Connection closed"), retry_safe=True)
     assert isinstance(error, ConnectionLostError)
     assert error.retryable
     assert "retrying is safe" in error.message
 
 
-def test_a_closed_connection_during_an_unsafe_call_says_to_check_before_retrying() -> None:
-    error = call(MCPError(CONNECTION_CLOSED, "Connection closed"), retry_safe=False)
+def test_a_lost_link_during_an_unsafe_call_says_to_check_before_retrying() -> None:
+    error = call(LinkLost("Connection closed"), retry_safe=False)
     assert isinstance(error, ConnectionLostError)
     assert not error.retryable
     assert "may or may not have taken effect" in error.message
     assert "retrying is safe" not in error.message
 
 
-@pytest.mark.parametrize("code", [INVALID_PARAMS, METHOD_NOT_FOUND, INTERNAL_ERROR, -1, 42])
-def test_other_json_rpc_errors_keep_the_downstream_message_and_code(code: int) -> None:
-    error = call(MCPError(code, "Repository not found: acme/nope"))
+@pytest.mark.parametrize(
+    "code", [INVALID_PARAMS, METHOD_NOT_FOUND, INTERNAL_ERROR, CONNECTION_CLOSED, REQUEST_TIMEOUT, -1, 42]
+)
+def test_a_server_error_keeps_its_message_and_code_whatever_the_code(code: int) -> None:
+    error = call(server_said(code, "Repository not found: acme/nope"))
     assert isinstance(error, DownstreamRpcError)
     assert error.code == code
     assert "Repository not found: acme/nope" in error.message
+    assert "lost" not in error.message
+    assert "did not answer" not in error.message
     assert not error.retryable
 
 
-def test_classification_is_by_code_never_by_message_text() -> None:
-    error = call(MCPError(INVALID_PARAMS, "Request timed out: connection closed"))
+def test_a_huge_server_message_is_cut_and_says_how_much_is_left_out() -> None:
+    error = call(server_said(INTERNAL_ERROR, "x" * 5_000_000))
+    assert len(error.message) < 3000
+    assert "more characters)" in error.message
+
+
+def test_a_reply_that_is_not_json_rpc_is_named_as_such() -> None:
+    error = call(ErrorReply(MalformedReply("the result must be an object")))
     assert isinstance(error, DownstreamRpcError)
-    assert error.code == INVALID_PARAMS
+    assert "not valid JSON-RPC" in error.message
+    assert "the result must be an object" in error.message
 
 
 def test_a_result_that_breaks_the_protocol_becomes_a_downstream_rpc_error() -> None:
@@ -91,7 +108,7 @@ def test_a_result_that_breaks_the_protocol_becomes_a_downstream_rpc_error() -> N
 
 
 def test_a_failed_tools_list_is_attributed_to_the_list_phase() -> None:
-    assert call(MCPError(INTERNAL_ERROR, "boom"), tool="tools/list").phase == "list_tools"
+    assert call(server_said(INTERNAL_ERROR, "boom"), tool="tools/list").phase == "list_tools"
 
 
 def test_an_unknown_failure_becomes_a_lost_connection_naming_the_exception() -> None:
@@ -101,7 +118,7 @@ def test_an_unknown_failure_becomes_a_lost_connection_naming_the_exception() -> 
 
 
 def test_an_error_nested_in_exception_groups_is_unwrapped() -> None:
-    nested = ExceptionGroup("outer", [ExceptionGroup("inner", [MCPError(REQUEST_TIMEOUT, "Request timed out")])])
+    nested = ExceptionGroup("outer", [ExceptionGroup("inner", [RequestTimedOut(30)])])
     assert isinstance(call(nested), CallTimeoutError)
 
 
@@ -139,14 +156,21 @@ def test_a_start_timeout_mentions_connect_timeout_ms_and_is_retryable() -> None:
 
 
 def test_a_server_exiting_before_the_handshake_is_described_as_such() -> None:
-    error = start(ExceptionGroup("g", [MCPError(CONNECTION_CLOSED, "Connection closed")]))
+    error = start(ExceptionGroup("g", [LinkLost("Connection closed")]))
     assert "closed its connection before the MCP handshake finished" in error.message
 
 
-def test_a_rejected_handshake_keeps_the_servers_message_and_code() -> None:
+@pytest.mark.parametrize("code", [INVALID_PARAMS, CONNECTION_CLOSED])
+def test_a_rejected_handshake_keeps_the_servers_message_and_code(code: int) -> None:
+    error = start(server_said(code, "Unsupported protocol version"))
+    assert "Unsupported protocol version" in error.message
+    assert f"code {code}" in error.message
+    assert "before the MCP handshake finished" not in error.message
+
+
+def test_an_in_process_servers_handshake_error_keeps_its_message() -> None:
     error = start(MCPError(INVALID_PARAMS, "Unsupported protocol version"))
     assert "Unsupported protocol version" in error.message
-    assert f"code {INVALID_PARAMS}" in error.message
 
 
 def test_a_start_failure_points_to_the_stderr_log_when_there_is_one() -> None:

@@ -1,4 +1,4 @@
-"""Arguments checked against a tool's cached input schema before any server is woken."""
+"""Arguments checked against a tool's cached input schema before any server is woken: what is reported."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from mcp_gateway.service.arguments import MAX_PROBLEMS, argument_problems
+from mcp_gateway.catalog.records import JsonObject
+from mcp_gateway.service.arguments import MAX_PROBLEMS, check_arguments
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -18,6 +19,12 @@ SCHEMA: dict[str, Any] = {
     "required": ["path"],
     "additionalProperties": False,
 }
+
+
+def argument_problems(schema: JsonObject, arguments: dict[str, Any]) -> list[str]:
+    check = check_arguments(schema, arguments)
+    assert check.unchecked is None or not check.problems, "an unchecked call has no problems to report"
+    return list(check.problems)
 
 
 def test_valid_arguments_have_no_problems() -> None:
@@ -59,7 +66,11 @@ def test_every_problem_is_reported_up_to_the_cap() -> None:
 
 def test_a_schema_that_is_itself_invalid_lets_the_call_through_unchecked() -> None:
     invalid: dict[str, Any] = {"type": "object", "properties": {"path": {"type": "text"}}, "required": "path"}
-    assert argument_problems(invalid, {"anything": object()}) == []
+    check = check_arguments(invalid, {"anything": object()})
+    assert check.problems == ()
+    assert check.unchecked is not None
+    assert "not valid JSON Schema" in check.unchecked
+    assert check.schema_at_fault
 
 
 def test_a_draft_07_schema_is_validated_by_draft_07_rules() -> None:
@@ -94,7 +105,10 @@ def test_a_local_reference_inside_the_schema_is_followed() -> None:
 @pytest.mark.parametrize("reference", ["#/$defs/missing", "https://schemas.example.invalid/thing.json"])
 def test_a_schema_with_an_unresolvable_reference_lets_the_call_through_unchecked(reference: str) -> None:
     schema: dict[str, Any] = {"type": "object", "properties": {"thing": {"$ref": reference}}}
-    assert argument_problems(schema, {"thing": 1}) == []
+    check = check_arguments(schema, {"thing": 1})
+    assert check.problems == ()
+    assert check.unchecked is not None
+    assert check.schema_at_fault
 
 
 def test_the_same_schema_object_validates_consistently_on_repeated_calls() -> None:

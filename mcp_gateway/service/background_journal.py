@@ -1,0 +1,89 @@
+"""Background failures of the running gateways of a workspace, on disk, for `mcp-gateway status`.
+
+`status` runs in a different process from the serving gateways, so each gateway writes what failed in its
+background (see `mcp_gateway.background`) to `background-problems.json`, under its own pid and start time.
+Entries of gateways that are gone are dropped when read and when the file is next written; a process id
+reused by another program does not inherit them (its start time differs). Last writer wins between
+gateways, as for errors.json: losing an entry loses a report, never anything a gateway needs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from mcp_gateway.background import BackgroundProblem
+from mcp_gateway.downstream import processes
+from mcp_gateway.paths import FILE_MODE
+
+
+@dataclass(frozen=True)
+class GatewayProblem:
+    gateway_pid: int
+    problem: BackgroundProblem
+
+
+class BackgroundJournal:
+    def __init__(self, path: Path, owner_pid: int | None = None) -> None:
+        self._path = path
+        self._owner = os.getpid() if owner_pid is None else owner_pid
+
+    def record(self, problem: BackgroundProblem) -> None:
+        """Add one of this gateway's problems (blocking file I/O: call it from a worker thread)."""
+        entries = self._live_entries()
+        own = entries.setdefault(str(self._owner), {"start": processes.start_time(self._owner), "problems": []})
+        cast(list[Any], own["problems"]).append(asdict(problem))
+        self._write(entries)
+
+    def read(self) -> list[GatewayProblem]:
+        """The problems of every gateway still running, oldest first."""
+        found: list[GatewayProblem] = []
+        for pid, entry in self._live_entries().items():
+            for fields in cast(list[Any], entry["problems"]):
+                with contextlib.suppress(TypeError, KeyError, ValueError):
+                    item = cast(dict[str, Any], fields)
+                    problem = BackgroundProblem(str(item["task"]), str(item["error"]), float(item["at"]))
+                    found.append(GatewayProblem(int(pid), problem))
+        return sorted(found, key=lambda each: each.problem.at)
+
+    def _live_entries(self) -> dict[str, dict[str, Any]]:
+        try:
+            raw = json.loads(self._path.read_text())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(raw, dict):
+            return {}
+        live: dict[str, dict[str, Any]] = {}
+        for pid, entry in cast(dict[str, Any], raw).items():
+            if not isinstance(entry, dict) or not pid.isdigit():
+                continue
+            fields = cast(dict[str, Any], entry)
+            if isinstance(fields.get("problems"), list) and _running(int(pid), fields.get("start")):
+                live[pid] = fields
+        return live
+
+    def _write(self, entries: dict[str, dict[str, Any]]) -> None:
+        temporary = self._path.with_name(f".{self._path.name}.{self._owner}.tmp")
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                temporary.unlink()
+            # O_EXCL | O_NOFOLLOW: a symlink planted at the temporary name is refused, never written through.
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+            with os.fdopen(fd, "w") as handle:
+                json.dump(entries, handle)
+            os.replace(temporary, self._path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+
+
+def _running(pid: int, start: object) -> bool:
+    if start is None:
+        return processes.pid_alive(pid)
+    if type(start) not in (int, float):
+        return False  # not a start time this version writes: the entry of a gateway that is gone
+    return processes.same_start(cast(float, start), processes.start_time(pid))

@@ -1,0 +1,238 @@
+"""How the gateway touches the files in its workspace: never through a planted link, never blocking, never unbounded.
+
+Anything running as the user can put anything at a workspace path, so a name is not trusted to be the file
+the gateway wrote there:
+- A file the gateway writes is never reached through a symbolic link (`O_NOFOLLOW`), so a link planted as
+  `cache.json` or as a server's log cannot redirect gateway output into a file elsewhere. `config.json` is
+  the one file read through a link (dotfiles repositories link it), and it too must be a regular file.
+- A file is read only if it is a regular file, checked before it is opened (opening some devices has side
+  effects) and again on the open descriptor, which is opened `O_NONBLOCK` (a FIFO swapped in between
+  answers at once instead of blocking the reader for ever), and only up to a cap the caller names.
+- A file's mode is set only when this process creates it (`open`'s mode): the mode of an existing file,
+  or of a link's target, belongs to whoever made it.
+- A whole-file write goes to a private temp file created exclusively (`O_EXCL`, `.<name>.<pid>.tmp`) in
+  the same directory and is renamed over the name; the rename replaces a planted link itself, never its
+  target. Temp files whose writer is no longer running are removed by `remove_stale_temp_files`.
+
+Every function here does disk I/O: call it from a worker thread, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import stat
+from collections.abc import Generator
+from pathlib import Path
+
+from mcp_gateway.errors import UnusableFileError
+from mcp_gateway.paths import FILE_MODE
+
+READ_CHUNK_BYTES = 1024 * 1024
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")
+
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = False) -> bytes:
+    """The whole content of the regular file at `path`, at most `max_bytes` long.
+
+    Raises:
+        FileNotFoundError: nothing is there.
+        UnusableFileError: it is a symbolic link (unless `follow_symlinks`), not a regular file, or too large.
+        OSError: the file system refused (permissions, I/O).
+    """
+    _check_regular(path, os.stat(path, follow_symlinks=follow_symlinks), max_bytes)
+    flags = _READ_FLAGS if follow_symlinks else _READ_FLAGS | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            raise _link(path) from exc  # swapped for a link after the check
+        raise
+    try:
+        _check_regular(path, os.fstat(fd), max_bytes)
+        return _read_at_most(fd, path, max_bytes)
+    finally:
+        os.close(fd)
+
+
+def create_exclusive(path: Path) -> int:
+    """A new private file at `path`, open for writing; `FileExistsError` if anything, a link included, is there."""
+    return os.open(path, _CREATE_FLAGS, FILE_MODE)
+
+
+def replace_file(path: Path, data: bytes, *, durable: bool) -> os.stat_result:
+    """Replace whatever is at `path` by a private regular file holding `data`, atomically; returns its `fstat`.
+
+    One writer per file per process at a time (the caller serializes): the temp file's name is this
+    process's. `durable` fsyncs the file and the directory, so the rename survives a crash.
+    """
+    temp = temp_path(path, os.getpid())
+    try:
+        fd = create_exclusive(temp)
+    except FileExistsError:
+        # Named with our pid: left by a dead process whose pid we reuse, or by a failed write of ours.
+        temp.unlink()
+        fd = create_exclusive(temp)
+    committed = False
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            if durable:
+                os.fsync(file.fileno())
+            written = os.fstat(file.fileno())
+        os.replace(temp, path)
+        committed = True
+    finally:
+        if not committed:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+    if durable:
+        _fsync_directory(path.parent)
+    return written
+
+
+def temp_path(path: Path, pid: int) -> Path:
+    return path.with_name(f".{path.name}.{pid}.tmp")
+
+
+def remove_stale_temp_files(path: Path) -> list[Path]:
+    """Remove the temp files of `path` left by writers that no longer run (a SIGKILL mid-write); returns them."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMP_NAME.fullmatch(entry.name)
+        if match is None or match["name"] != path.name:
+            continue
+        if _pid_running(int(match["pid"])):
+            continue  # mid-write, or a reused pid: the file goes once that process is gone
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)  # unlinks a link itself, never its target
+            removed.append(Path(entry.path))
+    return removed
+
+
+@contextlib.contextmanager
+def open_directory(directory: Path) -> Generator[int]:
+    """A descriptor of `directory` itself, refusing a link: names opened relative to it stay in it."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _unusable_entry(directory) from exc
+        raise
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def open_append(name: str, directory_fd: int) -> int:
+    """The regular file `name` in the directory `directory_fd`, open for appending (created private if missing).
+
+    Raises:
+        UnusableFileError: it is a link or not a regular file (a FIFO without a reader included).
+        OSError: the file system refused.
+    """
+    try:
+        existing = os.stat(name, dir_fd=directory_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        pass
+    else:
+        _check_regular(Path(name), existing, None)
+    try:
+        fd = os.open(name, _APPEND_FLAGS, FILE_MODE, dir_fd=directory_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link, or a FIFO nobody reads, swapped in meanwhile
+            raise UnusableFileError(name, "is not a regular file", "not-a-file") from exc
+        raise
+    try:
+        _check_regular(Path(name), os.fstat(fd), None)
+    except UnusableFileError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, as a noun phrase for a message."""
+    kinds = (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((noun for test, noun in kinds if test(mode)), "not a regular file")
+
+
+def _check_regular(path: Path, info: os.stat_result, max_bytes: int | None) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise _link(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise UnusableFileError(str(path), f"is {kind_of(info.st_mode)}, not a regular file", "not-a-file")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise _oversize(path, max_bytes)
+
+
+def _read_at_most(fd: int, path: Path, max_bytes: int) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := os.read(fd, min(READ_CHUNK_BYTES, max_bytes + 1 - total)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            raise _oversize(path, max_bytes)  # it grew after the size check
+    return b"".join(chunks)
+
+
+def _link(path: Path) -> UnusableFileError:
+    return UnusableFileError(str(path), "is a symbolic link", "link")
+
+
+def _oversize(path: Path, max_bytes: int) -> UnusableFileError:
+    return UnusableFileError(str(path), f"is larger than {max_bytes // (1024 * 1024)} MiB", "oversize")
+
+
+def _unusable_entry(path: Path) -> UnusableFileError:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return UnusableFileError(str(path), "is not a directory", "not-a-directory")
+    return UnusableFileError(str(path), f"is {kind_of(info.st_mode)}, not a directory", "not-a-directory")
+
+
+def _pid_running(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename durable; some file systems cannot fsync a directory, and the rename is done anyway."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
