@@ -6,14 +6,14 @@ stubborn ones would live forever. Each gateway therefore records the process gro
 recorded by gateways that are gone.
 
 Group ids are reused and record files may be anything, so reaping trusts neither: a record is parsed
-strictly (`record_file`; an unusable one is set aside), and a recorded group is signalled only when one of
-its current members proves to be ours (`processes.prove_ownership`). What is in doubt is left alone,
-logged, and reported. Nothing here ever raises for a bad record or a missing or odd `run` directory.
+strictly (`record_format`; an unusable one is set aside, see `record_directory`), and a recorded group is
+signalled only when one of its current members proves to be ours (`processes.prove_ownership`). What is in
+doubt is left alone, logged, and reported. Nothing here ever raises for a bad record or a missing or odd
+`run` directory.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import signal
@@ -22,17 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_gateway.downstream import processes
-from mcp_gateway.downstream.record_file import (
-    GatewayRecord,
-    RecordedGateway,
-    RecordedGroup,
-    Unusable,
-    read_record,
-    record_files,
-    set_aside,
-    write_record,
-)
-from mcp_gateway.paths import FILE_MODE, ensure_private_dir
+from mcp_gateway.downstream.record_directory import records_directory
+from mcp_gateway.downstream.record_format import GatewayRecord, RecordedGateway, RecordedGroup, Unusable
+from mcp_gateway.paths import ensure_private_dir
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +44,7 @@ class ProcessRecords:
         """The marker this gateway's stdio children carry (`processes.GROUP_MARKER_ENV`)."""
         self._owner_start: float | None = None
         self._groups: dict[int, RecordedGroup] = {}
+        self._write_failed = False
 
     @property
     def path(self) -> Path:
@@ -74,8 +67,9 @@ class ProcessRecords:
     def close(self) -> None:
         """Forget the record file: called once every child is known to be gone."""
         self._groups.clear()
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+        with records_directory(self._directory) as run:
+            if run is not None:
+                run.remove(self.path.name)
 
     def _write(self) -> None:
         if self._owner_start is None:
@@ -85,12 +79,30 @@ class ProcessRecords:
             token=self.token,
             groups=tuple(self._groups.values()),
         )
+        # Losing the record only loses the SIGKILL clean-up, never the running gateway; said once.
         try:
             ensure_private_dir(self._directory)
-            write_record(self.path, record, FILE_MODE)
         except OSError as error:
-            # Losing the record only loses the SIGKILL clean-up, never the running gateway.
-            logger.warning("could not write the process record %s: %s", self.path, error)
+            self._note_write_failure(str(error))
+            return
+        with records_directory(self._directory) as run:
+            if run is None:
+                self._note_write_failure("it is not a directory (a link, a file or nothing)")
+                return
+            try:
+                run.write(self.path.name, record)
+            except OSError as error:
+                self._note_write_failure(str(error))
+
+    def _note_write_failure(self, why: str) -> None:
+        if not self._write_failed:
+            self._write_failed = True
+            logger.warning(
+                "could not record the servers this gateway starts in %s (%s), so a later gateway cannot stop "
+                "them if this one is killed; make it a writable directory",
+                self._directory,
+                why,
+            )
 
 
 def running_servers(directory: Path) -> dict[str, list[tuple[int, int]]]:
@@ -99,8 +111,9 @@ def running_servers(directory: Path) -> dict[str, list[tuple[int, int]]]:
     Read only: an unusable record is skipped here (the next gateway start sets it aside).
     """
     running: dict[str, list[tuple[int, int]]] = {}
-    for path in record_files(directory):
-        record = read_record(path)
+    with records_directory(directory) as run:
+        records = [] if run is None else [run.read(name) for name in run.names()]
+    for record in records:
         if not isinstance(record, GatewayRecord) or not _gateway_runs(record.gateway):
             continue
         for group in record.groups:
@@ -122,43 +135,48 @@ class ReapReport:
     """Groups proven ours and stopped (SIGTERM, then SIGKILL after REAP_GRACE_SECONDS)."""
     skipped: list[SkippedGroup] = field(default_factory=list[SkippedGroup])
     """Groups still alive that could not be proven ours: left alone."""
-    set_aside: list[Path] = field(default_factory=list[Path])
-    """Record files that could not be used, under their new names."""
+    set_aside: list[str] = field(default_factory=list[str])
+    """Record files that could not be used, under their new names (in the same directory)."""
 
 
 def reap_stale_groups(directory: Path) -> ReapReport:
     """Stop every provably-ours group recorded by a gateway that no longer runs (blocking: run it in a thread)."""
     report = ReapReport()
     proven: list[int] = []
-    for path in record_files(directory):
-        record = read_record(path)
-        if record is None:
-            continue
-        if isinstance(record, Unusable):
-            moved = set_aside(path, record.reason)
-            if moved is not None:
-                report.set_aside.append(moved)
-            continue
-        if _gateway_runs(record.gateway):
-            continue
-        for group in record.groups:
-            ownership = processes.prove_ownership(group.pgid, group.start, record.token)
-            if ownership.verdict is processes.Verdict.PROVEN:
-                proven.append(group.pgid)
-            elif ownership.verdict is processes.Verdict.IN_DOUBT:
-                report.skipped.append(SkippedGroup(group.pgid, group.server, ownership.reason))
-                logger.warning(
-                    "left process group %d (server %r of gateway %d, which is gone) alone: %s; "
-                    "if it is still that server, stop it by hand",
-                    group.pgid,
-                    group.server,
-                    record.gateway.pid,
-                    ownership.reason,
-                )
-        with contextlib.suppress(OSError):
-            path.unlink()
+    with records_directory(directory) as run:
+        if run is None:
+            return report
+        for name in run.names():
+            record = run.read(name)
+            if isinstance(record, Unusable):
+                moved = run.set_aside(name, record.reason)
+                if moved is not None:
+                    report.set_aside.append(moved)
+            elif record is not None and not _gateway_runs(record.gateway):
+                proven += _judge(record, report)
+                run.remove(name)
     report.reaped = _stop_groups(list(dict.fromkeys(proven)))
     return report
+
+
+def _judge(record: GatewayRecord, report: ReapReport) -> list[int]:
+    """The groups of a gone gateway's record proven ours; those in doubt are noted in `report`."""
+    proven: list[int] = []
+    for group in record.groups:
+        ownership = processes.prove_ownership(group.pgid, group.start, record.token)
+        if ownership.verdict is processes.Verdict.PROVEN:
+            proven.append(group.pgid)
+        elif ownership.verdict is processes.Verdict.IN_DOUBT:
+            report.skipped.append(SkippedGroup(group.pgid, group.server, ownership.reason))
+            logger.warning(
+                "left process group %d (server %r of gateway %d, which is gone) alone: %s; "
+                "if it is still that server, stop it by hand",
+                group.pgid,
+                group.server,
+                record.gateway.pid,
+                ownership.reason,
+            )
+    return proven
 
 
 def _gateway_runs(gateway: RecordedGateway) -> bool:

@@ -191,14 +191,35 @@ def test_running_servers_ignores_records_of_dead_gateways(
     assert running_servers(tmp_path) == {}
 
 
-@pytest.mark.parametrize("shape", ["missing", "regular file"])
-def test_a_records_directory_that_is_missing_or_a_file_holds_nothing(tmp_path: Path, shape: str) -> None:
+@pytest.mark.parametrize("shape", ["missing", "regular file", "link to a directory"])
+def test_a_records_directory_that_is_missing_a_file_or_a_link_holds_nothing(
+    tmp_path: Path, dead_pid: int, shape: str
+) -> None:
     run = tmp_path / "run"
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "123.json").parent.mkdir()
+    (elsewhere / "123.json").write_text("{not json")
     if shape == "regular file":
         run.write_text("not a directory")
+    elif shape == "link to a directory":
+        run.symlink_to(elsewhere)
     assert running_servers(run) == {}
     report = reap_stale_groups(run)
     assert (report.reaped, report.skipped, report.set_aside) == ([], [], [])
+    assert sorted(path.name for path in elsewhere.iterdir()) == ["123.json"], "nothing is touched through a link"
+
+
+def test_no_record_is_written_through_a_records_directory_that_is_a_link(
+    tmp_path: Path, child: subprocess.Popen[bytes], caplog: pytest.LogCaptureFixture
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "run").symlink_to(elsewhere)
+    records = ProcessRecords(tmp_path / "run")
+    records.add(child.pid, "github")
+    records.remove(child.pid)
+    assert list(elsewhere.iterdir()) == []
+    assert caplog.text.count("could not record the servers") == 1, "said once"
 
 
 # Reaping what a gateway killed with SIGKILL left behind.
@@ -301,7 +322,7 @@ def test_a_record_naming_group_0_or_1_is_set_aside_and_nothing_is_signalled(
     assert [(p, s) for p, s in signals_sent if s != 0] == []
     assert report.reaped == []
     assert not record.exists()
-    assert [path.name for path in report.set_aside] == [path.name for path in tmp_path.glob(f"{dead_pid}.json.*")]
+    assert report.set_aside == [path.name for path in tmp_path.glob(f"{dead_pid}.json.*")]
 
 
 def test_a_record_naming_the_gateways_own_group_never_makes_it_signal_its_own_group(
@@ -360,9 +381,9 @@ def test_a_malformed_record_is_set_aside_and_crashes_nothing(
     assert record.exists(), "status only reads"
     report = reap_stale_groups(tmp_path)
     assert not record.exists()
-    assert [path.parent for path in report.set_aside] == [tmp_path]
-    assert report.set_aside[0].exists()
-    assert report.set_aside[0].name.startswith("7.json.unusable-")
+    assert len(report.set_aside) == 1
+    assert (tmp_path / report.set_aside[0]).exists()
+    assert report.set_aside[0].startswith("7.json.unusable-")
     assert signals_sent == []
 
 
@@ -391,6 +412,6 @@ def test_only_the_newest_set_aside_records_are_kept(tmp_path: Path) -> None:
     kept: list[str] = []
     for index in range(8):
         (tmp_path / f"{100 + index}.json").write_text("{not json")
-        kept += [path.name for path in reap_stale_groups(tmp_path).set_aside]
+        kept += reap_stale_groups(tmp_path).set_aside
     left = sorted(path.name for path in tmp_path.iterdir())
     assert left == sorted(kept[-5:])

@@ -1,42 +1,26 @@
-"""One gateway's process record on disk: its strict format, and reading it without trusting it.
+"""One gateway's process record: its format, parsed strictly because nothing in the file is trusted.
 
 A record is written by a gateway (`run/<gateway pid>.json`) and read by later gateways and by `status`.
 Whatever is in the file may be wrong: planted, half-written by an older version, edited by hand. A value
 read from it decides which process groups get signalled, so it is parsed strictly: group ids are ints in
 (1, MAX_PID], start times finite numbers, the marker token a long hex string. Any deviation makes the whole
-file unusable; `set_aside` renames it out of the way (the newest few are kept for a person to look at),
-so that one bad file never breaks `serve`, `status` or `demo`, now or at any later start.
-
-Reading never follows a symbolic link, never blocks on a FIFO and never reads more than MAX_RECORD_BYTES.
+record unusable (the caller sets the file aside, see `record_directory`), so that one bad file never breaks
+`serve`, `status` or `demo`, now or at any later start.
 """
 
 from __future__ import annotations
 
-import contextlib
-import datetime
 import json
-import logging
 import math
-import os
 import re
-import stat
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, cast
 
-logger = logging.getLogger(__name__)
-
 RECORD_VERSION = 2
-RECORD_SUFFIX = ".json"
-SET_ASIDE_MARK = ".unusable-"
 MAX_PID = 4_194_304
 """Linux's PID_MAX_LIMIT: no process or process group id is larger on any system we run on."""
-MAX_RECORD_BYTES = 1024 * 1024
-"""Far above any real record (about 80 bytes a group); a larger file is not one of ours."""
 MAX_GROUPS_PER_RECORD = 10_000
 MAX_SERVER_NAME_CHARS = 1024
-SET_ASIDE_KEPT = 5
-"""Unusable record files kept for inspection; older ones are deleted."""
 _TOKEN = re.compile(r"[0-9a-f]{32,128}")
 
 
@@ -76,25 +60,8 @@ class _RecordError(ValueError):
     pass
 
 
-def record_files(directory: Path) -> list[Path]:
-    """The record files in `directory`; none when it is missing, unreadable or not a directory."""
-    try:
-        with os.scandir(directory) as entries:
-            return sorted(directory / entry.name for entry in entries if entry.name.endswith(RECORD_SUFFIX))
-    except OSError:
-        return []
-
-
-def read_record(path: Path) -> GatewayRecord | Unusable | None:
-    """The record in `path`, why it cannot be used, or None when the file is gone (another gateway took it)."""
-    try:
-        data = _read_regular_file(path)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        return Unusable(f"it cannot be read ({error.strerror or error})")
-    if isinstance(data, Unusable):
-        return data
+def decode_record(data: bytes) -> GatewayRecord | Unusable:
+    """The record in a file's bytes, or why it cannot be used."""
     try:
         return parse_record(json.loads(data))
     except (ValueError, RecursionError) as error:  # JSON errors and _RecordError are ValueErrors
@@ -125,41 +92,6 @@ def parse_record(document: object) -> GatewayRecord:
         token=token,
         groups=tuple(_group(entry, index) for index, entry in enumerate(cast(list[Any], groups))),
     )
-
-
-def set_aside(path: Path, reason: str) -> Path | None:
-    """Rename an unusable record file out of the way; returns its new path, None if it could not be moved."""
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    target = path.with_name(f"{path.name}{SET_ASIDE_MARK}{stamp}")
-    try:
-        os.rename(path, target)  # renames a symbolic link itself, never what it points to
-    except OSError as error:
-        logger.warning("could not set aside the unusable process record %s (%s): %s", path, reason, error)
-        return None
-    logger.warning(
-        "set aside the unusable process record %s as %s (%s); nothing it names was signalled, and it may be deleted",
-        path.name,
-        target.name,
-        reason,
-    )
-    _prune_set_aside(path.parent)
-    return target
-
-
-def write_record(path: Path, record: GatewayRecord, mode: int) -> None:
-    """Replace `path` atomically with `record`, never writing through a symbolic link.
-
-    Raises:
-        OSError: the directory cannot be written.
-    """
-    temporary = path.with_name(f"{path.stem}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(temporary)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temporary, flags, mode)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(record.to_json().encode())
-    os.replace(temporary, path)
 
 
 def _group(value: object, index: int) -> RecordedGroup:
@@ -199,38 +131,3 @@ def _start(value: object, where: str) -> float | None:
 def _preview(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:40] + "…"
-
-
-def _read_regular_file(path: Path) -> bytes | Unusable:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        if path.is_symlink():
-            return Unusable("it is a symbolic link")
-        raise error from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return Unusable("it is not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, MAX_RECORD_BYTES + 1 - size):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_RECORD_BYTES:
-                return Unusable(f"it is larger than {MAX_RECORD_BYTES} bytes")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _prune_set_aside(directory: Path) -> None:
-    try:
-        with os.scandir(directory) as entries:
-            aside = [entry.name for entry in entries if SET_ASIDE_MARK in entry.name]
-    except OSError:
-        return
-    aside.sort(key=lambda name: name.rsplit(SET_ASIDE_MARK, 1)[1])
-    for name in aside[:-SET_ASIDE_KEPT]:
-        with contextlib.suppress(OSError):
-            os.unlink(directory / name)
