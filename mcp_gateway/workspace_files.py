@@ -213,8 +213,6 @@ def _unusable_entry(path: Path) -> UnusableFileError:
     return UnusableFileError(str(path), f"is {kind_of(info.st_mode)}, not a directory", "not-a-directory")
 
 
-
-
 def _fsync_directory(directory: Path) -> None:
     """Make a rename durable; some file systems cannot fsync a directory, and the rename is done anyway."""
     try:

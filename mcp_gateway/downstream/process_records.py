@@ -14,6 +14,7 @@ doubt is left alone, logged, and reported. Nothing here ever raises for a bad re
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -80,14 +81,12 @@ class ProcessRecords:
             groups=tuple(self._groups.values()),
         )
         # Losing the record only loses the SIGKILL clean-up, never the running gateway; said once.
-        try:
+        with contextlib.suppress(OSError):
             ensure_private_dir(self._directory)
-        except OSError as error:
-            self._note_write_failure(str(error))
-            return
         with records_directory(self._directory) as run:
             if run is None:
-                self._note_write_failure("it is not a directory (a link, a file or nothing)")
+                # A run that is not a directory was reported by the workspace check at start (paths.py).
+                logger.debug("no process record written: %s is not a directory", self._directory)
                 return
             try:
                 run.write(self.path.name, record)

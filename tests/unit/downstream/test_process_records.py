@@ -8,6 +8,7 @@ only ever met by a recording stand-in for `os.killpg`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import signal
@@ -27,6 +28,7 @@ from mcp_gateway.downstream.process_records import (
     running_servers,
 )
 from mcp_gateway.downstream.processes import GROUP_MARKER_ENV
+from mcp_gateway.downstream.record_directory import RecordDirectory
 
 WAIT_SECONDS = 10.0
 POLL_SECONDS = 0.02
@@ -210,7 +212,7 @@ def test_a_records_directory_that_is_missing_a_file_or_a_link_holds_nothing(
 
 
 def test_no_record_is_written_through_a_records_directory_that_is_a_link(
-    tmp_path: Path, child: subprocess.Popen[bytes], caplog: pytest.LogCaptureFixture
+    tmp_path: Path, child: subprocess.Popen[bytes]
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -219,7 +221,19 @@ def test_no_record_is_written_through_a_records_directory_that_is_a_link(
     records.add(child.pid, "github")
     records.remove(child.pid)
     assert list(elsewhere.iterdir()) == []
-    assert caplog.text.count("could not record the servers") == 1, "said once"
+
+
+def test_a_record_that_cannot_be_written_is_said_once(
+    tmp_path: Path, child: subprocess.Popen[bytes], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(directory: RecordDirectory, name: str, record: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(RecordDirectory, "write", full)
+    records = ProcessRecords(tmp_path / "run")
+    records.add(child.pid, "github")
+    records.remove(child.pid)
+    assert caplog.text.count("could not record the servers") == 1
 
 
 # Reaping what a gateway killed with SIGKILL left behind.
