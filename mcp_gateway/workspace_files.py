@@ -27,6 +27,7 @@ import stat
 from collections.abc import Generator
 from pathlib import Path
 
+from mcp_gateway.downstream.processes import pid_alive
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.paths import FILE_MODE
 
@@ -113,7 +114,7 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
         match = _TEMP_NAME.fullmatch(entry.name)
         if match is None or match["name"] != path.name:
             continue
-        if _pid_running(int(match["pid"])):
+        if pid_alive(int(match["pid"])):
             continue  # mid-write, or a reused pid: the file goes once that process is gone
         with contextlib.suppress(OSError):
             os.unlink(entry.path)  # unlinks a link itself, never its target
@@ -210,18 +211,6 @@ def _unusable_entry(path: Path) -> UnusableFileError:
     except OSError:
         return UnusableFileError(str(path), "is not a directory", "not-a-directory")
     return UnusableFileError(str(path), f"is {kind_of(info.st_mode)}, not a directory", "not-a-directory")
-
-
-def _pid_running(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -1,10 +1,43 @@
-"""Project-wide fixtures."""
+"""Project-wide fixtures, and the session-level check that the tests leave no process behind."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 import pytest
+from process_leaks import Leak, RunTimeline, find_leaks, report, start_session
+
+_marker = pytest.StashKey[str]()
+_timeline = pytest.StashKey[RunTimeline]()
+_leaks = pytest.StashKey[list[Leak]]()
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_marker] = start_session()
+    session.config.stash[_timeline] = RunTimeline()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    item.config.stash[_timeline].test_started(item.nodeid)
+    return (yield)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    leaks = find_leaks(session.config.stash[_marker], session.config.stash[_timeline])
+    session.config.stash[_leaks] = leaks
+    if leaks:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    leaks = config.stash.get(_leaks, None)
+    if leaks:
+        terminalreporter.section("processes leaked", sep="=", red=True, bold=True)
+        for line in report(leaks, config.stash[_marker]):
+            terminalreporter.write_line(line)

@@ -13,7 +13,8 @@ defaults would get wrong for a gateway is set here:
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
 - the stdio child gets the gateway's whole environment when `inheritEnv` is true (the SDK passes only a
-  few safe variables);
+  few safe variables), and always the gateway's marker (`processes.GROUP_MARKER_ENV`), by which a later
+  gateway can prove the process is ours;
 - the protocol mode comes from the server's `protocol` setting or what it negotiated last time, so
   `mode="auto"`'s `server/discover` probe (up to 10 s on a server that ignores unknown methods) is paid at
   most once per server.
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import anyio
+import anyio.to_thread
 import httpx2
 from mcp import Client
 from mcp.client import Transport
@@ -41,6 +43,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
+from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.connection import ErrorReply, LinkLost
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.process_records import ProcessRecords
@@ -107,6 +110,8 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     mode = protocol_mode(spec.protocol, options.remembered_protocol)
     link = Link()
     if isinstance(spec, StdioServer):
+        # Recording the child reads its start time with psutil: import it off the event loop, once.
+        await anyio.to_thread.run_sync(processes.warm_up)
         transport = StdioTransport(server.name, _stdio_launch(spec, options), options.log, options.records, link)
         client = await _handshake(stack, link.around(transport), mode, options, link)
         return OpenedClient(client=client, exited=transport.exited, pid=transport.pid, link=link)
@@ -249,6 +254,8 @@ def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str
 def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
     base = dict(options.environ) if spec.inherit_env else get_default_environment()
     base.update(spec.env)
+    # Last, so that neither the gateway's own environment (a gateway behind a gateway) nor a config overrides it.
+    base[processes.GROUP_MARKER_ENV] = options.records.token if options.records else processes.gateway_token()
     cwd = spec.cwd
     if cwd is not None and not os.path.isdir(cwd):
         raise FileNotFoundError(2, "working directory (cwd) does not exist", cwd)

@@ -22,7 +22,6 @@ Contract (DESIGN §5):
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import signal
@@ -43,6 +42,7 @@ from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_clien
 from mcp_gateway.downstream.connection import Connection, LinkLost, ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import ProcessRecords
+from mcp_gateway.downstream.processes import signal_group
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
 from mcp_gateway.errors import (
@@ -382,8 +382,7 @@ class Pool:
         """SIGKILL every server process group at once: the user asked twice to stop, so nothing waits any more."""
         for connection in self._open:
             if connection.pid is not None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(connection.pid, signal.SIGKILL)
+                signal_group(connection.pid, signal.SIGKILL)
         if self._records is not None:
             self._records.kill_all()
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import os
 import signal
 import subprocess
 from collections.abc import AsyncGenerator, Mapping, Sequence
@@ -33,7 +32,8 @@ from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
 from mcp_gateway.downstream.link import Link
-from mcp_gateway.downstream.process_records import ProcessRecords, group_alive
+from mcp_gateway.downstream.process_records import ProcessRecords
+from mcp_gateway.downstream.processes import group_alive, signal_group
 from mcp_gateway.downstream.stderr_log import StderrLog
 
 STDIN_EOF_GRACE_SECONDS = 2.0
@@ -210,9 +210,9 @@ class StdioTransport:
         exited_by_itself = await _wait_exit(process, min(STDIN_EOF_GRACE_SECONDS, budget / 2))
         if not exited_by_itself or group_alive(pgid):
             # Also when the leader left on EOF: a grandchild may still hold the group.
-            _signal_group(pgid, signal.SIGTERM)
+            signal_group(pgid, signal.SIGTERM)
             if not await _wait_group_gone(process, pgid, min(SIGTERM_GRACE_SECONDS, budget / 2)):
-                _signal_group(pgid, signal.SIGKILL)
+                signal_group(pgid, signal.SIGKILL)
                 await _wait_group_gone(process, pgid, REAP_WAIT_SECONDS)
         self._log.note(f"stopped pid {pgid} (exit status {process.returncode})")
         if self._records is not None:
@@ -227,11 +227,6 @@ def child_environment(base: Mapping[str, str], overrides: Mapping[str, str]) -> 
     env = dict(base)
     env.update(overrides)
     return env
-
-
-def _signal_group(pgid: int, signum: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signum)
 
 
 # Polling, not events: the kernel offers no event for "this process group is empty", and process.wait()

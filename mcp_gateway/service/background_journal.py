@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from mcp_gateway.background import BackgroundProblem
-from mcp_gateway.downstream.process_records import pid_alive, process_start_time
+from mcp_gateway.downstream import processes
 from mcp_gateway.paths import FILE_MODE
 
 
@@ -35,7 +35,7 @@ class BackgroundJournal:
     def record(self, problem: BackgroundProblem) -> None:
         """Add one of this gateway's problems (blocking file I/O: call it from a worker thread)."""
         entries = self._live_entries()
-        own = entries.setdefault(str(self._owner), {"start": process_start_time(self._owner), "problems": []})
+        own = entries.setdefault(str(self._owner), {"start": processes.start_time(self._owner), "problems": []})
         cast(list[Any], own["problems"]).append(asdict(problem))
         self._write(entries)
 
@@ -83,5 +83,7 @@ class BackgroundJournal:
 
 def _running(pid: int, start: object) -> bool:
     if start is None:
-        return pid_alive(pid)
-    return process_start_time(pid) == start
+        return processes.pid_alive(pid)
+    if type(start) not in (int, float):
+        return False  # not a start time this version writes: the entry of a gateway that is gone
+    return processes.same_start(cast(float, start), processes.start_time(pid))

@@ -341,20 +341,30 @@ class RawGateway:
 
 @asynccontextmanager
 async def raw_gateway(home: Path) -> AsyncGenerator[RawGateway]:
-    """A started and initialized gateway process; SIGKILLed on the way out if it is still running."""
+    """A started and initialized gateway process; stopped on the way out if it is still running.
+
+    Stopped as a client stops it (stdin closed), so that it stops its servers; SIGKILLed only when it does
+    not exit within PROCESS_GONE_SECONDS. A SIGKILLed gateway leaves behind every server that ignores EOF.
+    """
     process = await anyio.open_process(
         gateway_command(home), env=client_environment(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None
     )
+    gateway = RawGateway(process)
     try:
-        gateway = RawGateway(process)
         with anyio.fail_after(SESSION_SECONDS):
             await gateway.initialize()
         yield gateway
     finally:
-        if process.returncode is None:
-            kill_quietly([process.pid])
-        with anyio.CancelScope(shield=True), anyio.move_on_after(PROCESS_GONE_SECONDS):
-            await process.aclose()
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await gateway.close_stdin()
+                with anyio.move_on_after(PROCESS_GONE_SECONDS):
+                    await process.wait()
+            if process.returncode is None:
+                kill_quietly([process.pid])
+            with anyio.move_on_after(PROCESS_GONE_SECONDS):
+                await process.aclose()
 
 
 def started_after(before: Sequence[str], after: Sequence[str]) -> list[str]:

@@ -177,7 +177,13 @@ async def test_an_idle_stubborn_server_and_one_with_a_grandchild_leave_nothing_o
                 learned += groups
                 await wait_for(lambda: all(len(group_members(pgid)) == 2 for pgid in groups), PID_APPEARS_SECONDS)
                 await wait_groups_empty(groups, IDLE_MINUTES * 60 + STUBBORN_STOP_SECONDS)
-                assert await pid_through(gateway, "tree") not in groups, "the gateway serves on, with a new process"
+                learned.append(fresh := await pid_through(gateway, "tree"))
+                assert fresh not in groups, "the gateway serves on, with a new process"
+                await wait_for(lambda: len(group_members(fresh)) == 2, PID_APPEARS_SECONDS)
+            # Stopped, not SIGKILLed: the fresh server's grandchild ignores stdin EOF and would outlive a SIGKILL.
+            await gateway.close_stdin()
+            assert await gateway.wait_exit(PROMPT_EXIT_SECONDS) == 0
+        await wait_groups_empty([fresh])
     finally:
         kill_groups_quietly(learned)
 
