@@ -40,7 +40,9 @@ MAX_FORWARDED_DEPTH = 200
 which gives up at about 255 levels (the request's own envelope takes a few)."""
 MAX_COMPILED = 2048
 VALIDATION_DEADLINE_SECONDS = 1.0
-"""Longest one validation may take; past it the call is sent unchecked."""
+"""Longest one validation may take; past it the call is sent unchecked. A pattern match is timed by `regex` in
+CPU time of the whole process, so validations running at once (or a busy event loop) use it up sooner: a call
+may go out unchecked early, never later than its CPU share allows."""
 VALIDATION_THREADS = 2
 """Validations running at once: a burst of calls must not take every worker thread of the process."""
 TOO_DEEP = "its schema refers to itself without end, or the arguments are nested too deeply to check"
