@@ -23,7 +23,7 @@ defaults would get wrong for a gateway is set here:
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Protocol
@@ -81,6 +81,8 @@ class OpenedClient:
     pid: int | None
     link: Link | None = None
     """None only for in-process servers (tests), which have no wire."""
+    hurry: Callable[[], None] | None = None
+    """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
 
 
 class Connector(Protocol):
@@ -114,7 +116,7 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
         await anyio.to_thread.run_sync(processes.warm_up)
         transport = StdioTransport(server.name, _stdio_launch(spec, options), options.log, options.records, link)
         client = await _handshake(stack, link.around(transport), mode, options, link)
-        return OpenedClient(client=client, exited=transport.exited, pid=transport.pid, link=link)
+        return OpenedClient(client=client, exited=transport.exited, pid=transport.pid, link=link, hurry=transport.hurry)
     watch = HttpStatusWatch()
     cap = BodyCap(server.name)
     http_client = await stack.enter_async_context(

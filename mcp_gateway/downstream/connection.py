@@ -14,6 +14,7 @@ the gateway's errors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -69,13 +70,22 @@ class Connection:
     """A connected client plus the bookkeeping the pool needs to share, reap and retire it."""
 
     def __init__(
-        self, server: str, client: Client, exited: anyio.Event | None, pid: int | None, link: Link | None = None
+        self,
+        server: str,
+        client: Client,
+        exited: anyio.Event | None,
+        pid: int | None,
+        *,
+        link: Link | None = None,
+        hurry: Callable[[], None] | None = None,
     ) -> None:
         self.server = server
         self.pid = pid
         self._client = client
         self._link = link
         """None only for in-process servers, which have no wire: every error is then the server's own."""
+        self.hurry: Callable[[], None] = hurry or (lambda: None)
+        """Shortens the stop of its process when the whole gateway is stopping."""
         self.exited = exited
         self.in_flight = 0
         self.opened_at = anyio.current_time()

@@ -240,6 +240,8 @@ class Pool:
     async def shutdown(self) -> None:
         """Refuse new work and stop every connection in parallel, within one overall deadline."""
         self._closing = True
+        for connection in self._open:
+            connection.hurry()  # its client will not wait long for the gateway: see HURRIED_GRACE_SECONDS
         for slot in self._slots.values():
             if slot.connection is not None:
                 self._retire(slot, slot.connection)
@@ -329,7 +331,9 @@ class Pool:
                         return
                     connect_scope.deadline = math.inf
                     attempt.connecting = None
-                    connection = Connection(name, opened.client, opened.exited, opened.pid, opened.link)
+                    connection = Connection(
+                        name, opened.client, opened.exited, opened.pid, link=opened.link, hurry=opened.hurry
+                    )
                     self._open.add(connection)
                     slot.connection = connection
                     if slot.failures or slot.last_error is not None:

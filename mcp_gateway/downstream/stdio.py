@@ -20,7 +20,7 @@ import codecs
 import contextlib
 import signal
 import subprocess
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from types import TracebackType
@@ -42,6 +42,11 @@ SIGTERM_GRACE_SECONDS = 2.0
 """How long its process group gets after SIGTERM before SIGKILL."""
 REAP_WAIT_SECONDS = 1.0
 """How long to wait for the kernel to report a SIGKILLed group gone."""
+HURRIED_GRACE_SECONDS = 0.75
+"""Each of the two graces when the whole gateway is stopping (`hurry`). Its client waits for it: the SDK's
+client SIGTERMs it 2 s after closing its stdin and SIGKILLs it 2 s later, and a gateway SIGKILLed before it
+has stopped a stubborn server leaves that server running. Both graces, the SIGKILL and the reap then fit
+in about 2.5 s, while a server that exits on EOF, as most do, still closes cleanly within the first."""
 WRITER_FLUSH_SECONDS = 0.5
 MAX_LINE_BYTES = 128 * 1024 * 1024
 """A server that writes more than this without a newline is broken or hostile; its connection is closed."""
@@ -75,6 +80,7 @@ class StdioTransport:
         self._log = log
         self._records = records
         self._link = link
+        self._hurried = False
         self.pid: int | None = None
         self.exited = anyio.Event()
         """Set when the server's stdout ends: it exited or closed the pipe; no response can come any more."""
@@ -200,20 +206,27 @@ class StdioTransport:
         self._log.feed(decoder.decode(b"", final=True))
         self._log.flush()
 
+    def hurry(self) -> None:
+        """The whole gateway is stopping: the graces of this server's stop (begun or to come) become short."""
+        self._hurried = True
+
+    def _grace(self, normal: float) -> Callable[[], float]:
+        budget = self._launch.close_timeout
+        return lambda: HURRIED_GRACE_SECONDS if self._hurried else min(normal, budget / 2)
+
     async def _stop(self, process: anyio.abc.Process) -> None:
         """Close stdin, give the server a moment, then SIGTERM and SIGKILL its whole group, within budget."""
-        budget = self._launch.close_timeout
         pgid = process.pid
         if process.stdin is not None:
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await process.stdin.aclose()
-        exited_by_itself = await _wait_exit(process, min(STDIN_EOF_GRACE_SECONDS, budget / 2))
+        exited_by_itself = await _wait_exit(process, self._grace(STDIN_EOF_GRACE_SECONDS))
         if not exited_by_itself or group_alive(pgid):
             # Also when the leader left on EOF: a grandchild may still hold the group.
             signal_group(pgid, signal.SIGTERM)
-            if not await _wait_group_gone(process, pgid, min(SIGTERM_GRACE_SECONDS, budget / 2)):
+            if not await _wait_group_gone(process, pgid, self._grace(SIGTERM_GRACE_SECONDS)):
                 signal_group(pgid, signal.SIGKILL)
-                await _wait_group_gone(process, pgid, REAP_WAIT_SECONDS)
+                await _wait_group_gone(process, pgid, lambda: REAP_WAIT_SECONDS)
         self._log.note(f"stopped pid {pgid} (exit status {process.returncode})")
         if self._records is not None:
             self._records.remove(pgid)
@@ -223,27 +236,27 @@ class StdioTransport:
                     await stream.aclose()
 
 
-def child_environment(base: Mapping[str, str], overrides: Mapping[str, str]) -> dict[str, str]:
-    env = dict(base)
-    env.update(overrides)
-    return env
-
-
 # Polling, not events: the kernel offers no event for "this process group is empty", and process.wait()
 # on asyncio also waits for pipe EOF, which a grandchild holding the pipe delays.
 
 
-async def _wait_exit(process: anyio.abc.Process, seconds: float) -> bool:
-    with anyio.move_on_after(seconds):
-        while process.returncode is None:  # noqa: ASYNC110
-            await anyio.sleep(_POLL_SECONDS)
-    return process.returncode is not None
+# `grace` is asked again at every poll: a stop under way is hurried when the whole gateway begins to stop.
 
 
-async def _wait_group_gone(process: anyio.abc.Process, pgid: int, seconds: float) -> bool:
-    with anyio.move_on_after(seconds):
-        while group_alive(pgid):
-            _ = process.returncode  # reading it lets the event loop reap a zombie leader
-            await anyio.sleep(_POLL_SECONDS)
-        return True
-    return False
+async def _wait_exit(process: anyio.abc.Process, grace: Callable[[], float]) -> bool:
+    began = anyio.current_time()
+    while process.returncode is None:
+        if anyio.current_time() - began >= grace():
+            return False
+        await anyio.sleep(_POLL_SECONDS)
+    return True
+
+
+async def _wait_group_gone(process: anyio.abc.Process, pgid: int, grace: Callable[[], float]) -> bool:
+    began = anyio.current_time()
+    while group_alive(pgid):
+        if anyio.current_time() - began >= grace():
+            return False
+        _ = process.returncode  # reading it lets the event loop reap a zombie leader
+        await anyio.sleep(_POLL_SECONDS)
+    return True

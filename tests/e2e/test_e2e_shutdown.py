@@ -76,6 +76,26 @@ async def test_the_gateway_and_its_downstream_exit_after_the_sdk_client_disconne
         kill_quietly(learned)
 
 
+async def test_a_session_the_sdk_client_ends_leaves_no_stubborn_server_behind(tmp_path: Path) -> None:
+    # The SDK's client closes the gateway's stdin, SIGTERMs it 2 s later and SIGKILLs it 2 s after that: the
+    # gateway must have stopped a server that ignores EOF and SIGTERM (and its grandchild) by then.
+    pid_file = tmp_path / "grandchild.pid"
+    stubborn = fake_server(stubborn="1", grandchild="1", grandchild_pid_file=str(pid_file))
+    write_workspace(tmp_path, {"stubborn": stubborn, "plain": fake_server()})
+    groups: list[int] = []
+    try:
+        with anyio.fail_after(SESSION_SECONDS):
+            async with gateway_session(tmp_path) as client:
+                for server in ("stubborn", "plain"):
+                    result = await client.call_tool("execute_tool", {"tool": f"{server}.pid", "arguments": {}})
+                    assert result.structured_content is not None, text_of(result)
+                    groups.append(int(result.structured_content["pgid"]))
+                await first_pid(pid_file)
+        assert not any(group_members(pgid) for pgid in groups), "a server outlived the session"
+    finally:
+        kill_groups_quietly(groups)
+
+
 async def test_the_gateway_exits_by_itself_on_stdin_eof_and_stops_the_whole_downstream_tree(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
     write_workspace(tmp_path / "home", {"fake": fake_server(grandchild="1", grandchild_pid_file=str(pid_file))})
