@@ -12,6 +12,7 @@ from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.confidence import Confidence, Evidence, evidence_of, judge
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
@@ -102,15 +103,16 @@ class SearchEngine:
         notes: list[str] = []
         focus: str | None = None
         if server:
+            hint = clip(server, MAX_ECHOED_NAME_CHARS)
             match self.resolve_server(server):
                 case Resolved(server=focus):
                     pass
                 case Ambiguous(candidates=candidates):
                     notes.append(
-                        f"The server hint '{server}' could mean {', '.join(candidates)}; searched all servers instead."
+                        f"The server hint '{hint}' could mean {', '.join(candidates)}; searched all servers instead."
                     )
                 case Unknown():
-                    notes.append(f"No server matches the hint '{server}'; searched all servers instead.")
+                    notes.append(f"No server matches the hint '{hint}'; searched all servers instead.")
         parsed = parse_query(query, self._known, self._vocabulary_list)
         scope = {focus} if focus is not None else None
         ranked = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)

@@ -6,6 +6,7 @@ import pytest
 from search_catalog import SERVERS, add_server, build_engine
 
 from mcp_gateway.search import Resolved, SearchEngine, ServerEntry, ToolEntry
+from mcp_gateway.search.index import FieldPostings
 
 QUERIES = ["create issue", "list pull requests", "delete", "search code", "repository"]
 
@@ -79,3 +80,27 @@ def test_a_removed_server_can_be_added_again() -> None:
     assert engine.search("create note").hits == ()
     engine.replace_server(entry, tools)
     assert [hit.tool for hit in engine.search("create note").hits] == ["create_note"]
+
+
+def test_re_indexing_every_server_scores_every_query_exactly_as_a_fresh_build() -> None:
+    fresh = build_engine()
+    churned = build_engine()
+    for _ in range(3):  # each round gives every server new document ids, far from its old ones
+        for name, (aliases, tools) in SERVERS.items():
+            add_server(churned, name, aliases, tools)
+    queries = [*QUERIES, "send a message to a channel", "read a file", "发送消息"]
+    assert [churned.search(query).hits for query in queries] == [fresh.search(query).hits for query in queries]
+
+
+def test_removing_scattered_documents_from_a_field_keeps_the_others_and_their_counts() -> None:
+    postings = FieldPostings()
+    for doc_id in range(1, 11):
+        postings.add(doc_id, {"file": doc_id, "read": 1} if doc_id % 2 else {"file": doc_id}, 2)
+    postings.remove({2, 3, 7, 10}, {"file", "read"})
+    assert list(postings.entries("file")) == [(1, 1), (4, 4), (5, 5), (6, 6), (8, 8), (9, 9)]
+    assert list(postings.entries("read")) == [(1, 1), (5, 1), (9, 1)]
+    postings.remove({4, 5, 6}, {"file", "read"})
+    assert list(postings.entries("file")) == [(1, 1), (8, 8), (9, 9)]
+    assert list(postings.entries("read")) == [(1, 1), (9, 1)]
+    postings.remove({1, 9}, {"read"})
+    assert "read" not in postings
