@@ -1,5 +1,5 @@
-"""`python -m mcp_gateway` runs the `mcp-gateway` command."""
+"""`python -m mcp_gateway` runs the `mcp-gateway` program."""
 
-from mcp_gateway.cli import run
+from mcp_gateway.program import run
 
 run()

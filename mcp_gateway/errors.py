@@ -4,13 +4,14 @@ Foreign exceptions (the SDK's `MCPError`, `pydantic.ValidationError`, `OSError`,
 translated into these at one boundary in `downstream/`; everything above that boundary sees only
 `GatewayError` subclasses.
 
-    GatewayError
-    ├── ConfigError                  the config file as a whole cannot be used (unreadable, not JSON)
+    GatewayError                     exit code 1 at the command line, unless a class below says otherwise
+    ├── ConfigError                  the config file as a whole cannot be used (unreadable, not JSON); exit 2
     ├── CatalogError                 the tool catalog cannot be read or written at all
     ├── UnusableFileError            a workspace file is a link, a FIFO, a device or too large to read
-    ├── CliError                     a command-line failure; carries its exit code
-    ├── ImportUsageError             an import asked for what cannot be (an unknown client, scope or backup)
-    ├── ImportFailedError            an import could not be done (a backup missing or not restorable)
+    ├── UsageError                   the command line asked for what cannot be (a bad option value); exit 2
+    │   └── ImportUsageError         an import asked for what cannot be (an unknown client, scope or backup)
+    ├── CommandFailedError           a command did what it could and failed (a server that did not list)
+    │   └── ImportFailedError        an import could not be done (a backup missing or not restorable)
     └── ToolCallError                something the model can fix: becomes an `isError` tool result
         ├── UnknownServerError       no server or alias by that name
         ├── UnknownToolError         no tool by that name
@@ -26,19 +27,23 @@ translated into these at one boundary in `downstream/`; everything above that bo
             └── ShuttingDownError    the gateway is stopping and takes no new work
 
 Every `ToolCallError` message is one sentence written for a model: what happened and the next call to
-make. Gateway bugs are not caught here; they surface as JSON-RPC internal errors.
+make. Gateway bugs are not caught here; they surface as JSON-RPC internal errors. Each class carries the exit
+code a command ends with when it stops the command (`exit_code`, as click does), so no raise site passes one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import ClassVar, Literal
 
 Phase = Literal["startup", "list_tools", "tool_call"]
 
 
 class GatewayError(Exception):
     """Root of every error the gateway raises on purpose."""
+
+    exit_code: ClassVar[int] = 1
+    """What `mcp-gateway` exits with when this error ends a command: an operation failed."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -55,6 +60,8 @@ class GatewayError(Exception):
 
 class ConfigError(GatewayError):
     """The config file as a whole is unusable; per-server problems are diagnostics instead."""
+
+    exit_code: ClassVar[int] = 2
 
 
 class CatalogError(GatewayError):
@@ -74,19 +81,21 @@ class UnusableFileError(GatewayError):
         self.tag = tag
 
 
-class CliError(GatewayError):
-    """A command-line failure; `main` prints the message on one line and exits with `exit_code`."""
+class UsageError(GatewayError):
+    """The command line asked for what cannot be: the request must change (`main` prints it on one line)."""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+    exit_code: ClassVar[int] = 2
 
 
-class ImportUsageError(GatewayError):
+class CommandFailedError(GatewayError):
+    """A command did what it could and failed (`main` prints the message on one line)."""
+
+
+class ImportUsageError(UsageError):
     """An import or restore asked for something that does not exist: the request must change, not the files."""
 
 
-class ImportFailedError(GatewayError):
+class ImportFailedError(CommandFailedError):
     """An import or restore could not be done as asked: a file it needs is missing or cannot be written."""
 
 

@@ -1,20 +1,14 @@
-"""The `mcp-gateway` command: serve over stdio by default, plus commands to inspect and manage the gateway.
+"""The `mcp-gateway` command line: commands to inspect and manage the gateway, for a person.
 
 `main(argv)` returns the exit code; every command reads the same workspace (`--home`, else
-`$MCP_GATEWAY_HOME`, else the platform directories). A failure prints one line to stderr and exits
-non-zero: 1 when an operation failed, 2 for a usage or configuration problem.
+`$MCP_GATEWAY_HOME`, else the platform directories). A failure prints one line to stderr and exits with
+the code its error class carries: 1 when an operation failed, 2 for a usage or configuration problem.
+The program a client starts (`mcp_gateway.program`) is this command line with the MCP server as its
+default command.
 """
 
 from __future__ import annotations
 
-import sys
-
 from mcp_gateway.cli.main import main
 
-
-def run() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
-
-
-__all__ = ["main", "run"]
+__all__ = ["main"]

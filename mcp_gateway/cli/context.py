@@ -1,4 +1,4 @@
-"""What every command starts from: the workspace and its loaded config, with diagnostics on stderr.
+"""What every command starts from: the workspace's config, with diagnostics on stderr, and a gateway over it.
 
 Loading also installs the gateway's stderr logging with its `SecretMask`, so that nothing a library logs
 while the command runs (the SDK, httpx) prints a secret of the config.
@@ -14,34 +14,28 @@ from typing import TypeVar
 
 import anyio
 
-from mcp_gateway.config import GatewayConfig, load_config
-from mcp_gateway.errors import CliError, ConfigError
+from mcp_gateway.config import GatewayConfig
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.masking import SecretMask
-from mcp_gateway.paths import Workspace
-from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.gateway import Gateway, load_workspace_config
+from mcp_gateway.service.reports import RefreshReport
 
-CONFIG_ERROR = 2
 _T = TypeVar("_T")
 
 
-def workspace_of(args: argparse.Namespace) -> Workspace:
-    return Workspace.from_environment(args.home)
+def load(args: argparse.Namespace, *, quiet: bool = False) -> GatewayConfig:
+    """The workspace's config; diagnostics go to stderr, one line each.
 
-
-def load(args: argparse.Namespace, *, quiet: bool = False) -> tuple[Workspace, GatewayConfig]:
-    """The workspace and its config; diagnostics go to stderr, one line each."""
-    workspace = workspace_of(args)
-    try:
-        config = load_config(workspace.config_path)
-    except ConfigError as error:
-        raise CliError(error.message, CONFIG_ERROR) from error
+    Raises:
+        ConfigError: the file as a whole cannot be used (exit code 2).
+    """
+    config = load_workspace_config(args.home)
     secrets = secret_mask(config)
     log_to_stderr(secrets)
     if not quiet:
         for diagnostic in config.diagnostics:
             print(secrets.mask(f"mcp-gateway: {diagnostic.severity}: {diagnostic}"), file=sys.stderr)
-    return workspace, config
+    return config
 
 
 def secret_mask(config: GatewayConfig) -> SecretMask:
@@ -50,16 +44,13 @@ def secret_mask(config: GatewayConfig) -> SecretMask:
 
 
 def with_gateway(
-    args: argparse.Namespace,
-    work: Callable[[Gateway], Awaitable[_T]],
-    *,
-    loaded: tuple[Workspace, GatewayConfig] | None = None,
+    args: argparse.Namespace, work: Callable[[Gateway], Awaitable[_T]], *, config: GatewayConfig | None = None
 ) -> _T:
     """Run `work` against a gateway over this workspace (started servers are stopped before returning)."""
-    workspace, config = loaded if loaded is not None else load(args)
+    loaded = config if config is not None else load(args)
 
     async def main() -> _T:
-        async with Gateway(workspace, config) as gateway:
+        async with Gateway.for_home(args.home, loaded) as gateway:
             return await work(gateway)
 
     return anyio.run(main)
@@ -67,13 +58,29 @@ def with_gateway(
 
 async def load_missing(gateway: Gateway, *, quiet: bool = False) -> None:
     """Fetch the tools of servers with no valid cache entry, so a one-shot command sees every tool."""
-    due = gateway.catalog.needs_refresh()
-    if not due:
-        return
     if not quiet:
+        print_loading(gateway)
+    report = await gateway.load_missing()
+    if report is not None and not quiet:
+        for outcome in report.failed:
+            print(f"mcp-gateway: {outcome.server}: {outcome.failure}", file=sys.stderr)
+
+
+def print_loading(gateway: Gateway) -> None:
+    due = gateway.servers_to_load()
+    if due:
         print(f"mcp-gateway: loading the tools of {', '.join(due)} …", file=sys.stderr)
-    await gateway.refresh_servers(due)
-    for name in due:
-        failure = gateway.catalog.failure(name)
-        if failure and not quiet:
-            print(f"mcp-gateway: {name}: {failure}", file=sys.stderr)
+
+
+def print_refreshed(report: RefreshReport) -> int:
+    """One line per server listed; how many failed (or could not be saved)."""
+    failed = len(report.failed)
+    if report.cache_notice is not None:  # listed, but not saved for the next start
+        failed += 1
+        print(f"mcp-gateway: {report.cache_notice}", file=sys.stderr)
+    for outcome in report.outcomes:
+        if outcome.failure is not None:
+            print(f"{outcome.server}: failed: {outcome.failure}")
+        else:
+            print(f"{outcome.server}: {outcome.tool_count} tools")
+    return failed

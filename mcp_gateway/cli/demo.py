@@ -22,13 +22,14 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult, ImageContent, TextContent
 
-from mcp_gateway.downstream.process_records import running_servers
-from mcp_gateway.paths import FILE_MODE
+from mcp_gateway.service.status import running_servers
 from mcp_gateway.tokens import compact_json, token_counter
 
 LOADING_POLL_SECONDS = 0.2
 LOADING_WAIT_SECONDS = 60.0
 WIDTH = 100
+PRIVATE = 0o600
+"""A config file can name secrets: only its owner reads it."""
 DEMO_SERVERS = {
     "notes": ("mcp_gateway.demo.notes_server", ["memo", "笔记"]),
     "toolbox": ("mcp_gateway.demo.toolbox_server", ["utilities", "工具"]),
@@ -60,7 +61,7 @@ def _write_config(workspace: Path) -> None:
     }
     config = workspace / "config.json"
     config.write_text(json.dumps({"version": 1, "mcpServers": servers}, indent=2, ensure_ascii=False))
-    config.chmod(FILE_MODE)
+    config.chmod(PRIVATE)
 
 
 async def _drive(workspace: Path) -> None:
@@ -162,8 +163,7 @@ def _token_summary(gateway_tools: str, direct_tools: str) -> None:
 
 
 def _running(workspace: Path) -> str:
-    running = running_servers(workspace / "run")
-    return ", ".join(sorted(running)) or "none"
+    return ", ".join(running_servers(workspace)) or "none"
 
 
 def _step(request: str, outcome: str) -> None:

@@ -14,9 +14,8 @@ from dataclasses import asdict
 from typing import Any
 
 from mcp_gateway.cli.context import load, secret_mask, with_gateway
-from mcp_gateway.errors import CliError, ToolCallError
-from mcp_gateway.server.app import initial_context
-from mcp_gateway.service.doctor import DoctorReport, ServerCheck, Stage, examine
+from mcp_gateway.errors import CommandFailedError, ToolCallError
+from mcp_gateway.service.doctor import DoctorReport, ServerCheck, Stage
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.tokens import TokenCounter, token_counter
 
@@ -25,7 +24,7 @@ INDENT = "    "
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    workspace, config = load(args, quiet=args.json)
+    config = load(args, quiet=args.json)
     counter = token_counter()
     progress = _Progress()
 
@@ -33,12 +32,12 @@ def run_doctor(args: argparse.Namespace) -> int:
         try:
             names = [gateway.resolve_server(name) for name in args.servers] or None
         except ToolCallError as error:
-            raise CliError(error.message, SOME_FAILED) from error
+            raise CommandFailedError(error.message) from error
         chosen = names if names is not None else list(config.servers)
         progress.total = sum(1 for name in chosen if not config.servers[name].spec.disabled)
-        return await examine(gateway, counter, initial_context(config), servers=names, on_progress=progress.show)
+        return await gateway.doctor(counter, servers=names, on_progress=progress.show)
 
-    report = with_gateway(args, work, loaded=(workspace, config))
+    report = with_gateway(args, work, config=config)
     if args.json:
         print(json.dumps(_as_json(report, counter), indent=2))
     else:

@@ -19,8 +19,7 @@ from pathlib import Path
 
 import anyio
 
-from mcp_gateway.cli.context import workspace_of
-from mcp_gateway.errors import CliError, ConfigError, ImportFailedError, ImportUsageError
+from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
 from mcp_gateway.importers import Where
 from mcp_gateway.importers.sign_in import Probe, http_status
 from mcp_gateway.service.importing import (
@@ -37,7 +36,6 @@ from mcp_gateway.service.importing import (
 )
 
 FAILED = 1
-USAGE = 2
 INDENT = "  "
 
 
@@ -48,15 +46,13 @@ def run_import(args: argparse.Namespace, *, probe: Probe = http_status, clock: C
         environ=dict(os.environ),
         platform=sys.platform,
     )
-    service = ImportService(where=where, workspace=workspace_of(args), probe=probe, clock=clock)
+    service = ImportService.for_home(args.home, where=where, probe=probe, clock=clock)
     try:
         if args.restore is not None:
             return _restore(args, service)
         return _import(args, service)
-    except ImportUsageError as error:
-        raise CliError(error.message, USAGE) from error
-    except (ImportFailedError, ConfigError) as error:
-        raise CliError(error.message, FAILED) from error
+    except ConfigError as error:  # the gateway's own config cannot be read: the import failed (exit 1)
+        raise ImportFailedError(error.message) from error
 
 
 def _import(args: argparse.Namespace, service: ImportService) -> int:
@@ -115,7 +111,7 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
 def _detected_client(args: argparse.Namespace, service: ImportService) -> str:
     """The one client with servers, after listing what was found; several or none must be chosen from."""
     if args.source:
-        raise CliError("--from needs --client to say which client's format the file is in", USAGE)
+        raise ImportUsageError("--from needs --client to say which client's format the file is in")
     detection = anyio.run(service.detect)
     print("Detected client configs:")
     for detected in detection.found:
@@ -129,9 +125,9 @@ def _detected_client(args: argparse.Namespace, service: ImportService) -> str:
         print(f"Importing from {detection.chosen.title}.\n")
         return detection.chosen.name
     if not detection.with_servers:
-        raise CliError("found no client config with servers to import; name one with --client NAME", FAILED)
+        raise ImportFailedError("found no client config with servers to import; name one with --client NAME")
     names = ", ".join(d.client.name for d in detection.with_servers)
-    raise CliError(f"several clients have servers ({names}); choose one with --client NAME", USAGE)
+    raise ImportUsageError(f"several clients have servers ({names}); choose one with --client NAME")
 
 
 def _show_progress(event: AskingForSignIns) -> None:
@@ -197,7 +193,7 @@ def _show_client_write(report: ImportReport) -> None:
 def _fail_on_write_failure(report: ImportReport) -> None:
     """Everything written before the failure has been shown; the failure ends the command."""
     if report.write_failure is not None:
-        raise CliError(report.write_failure, FAILED)
+        raise ImportFailedError(report.write_failure)
 
 
 def _restore(args: argparse.Namespace, service: ImportService) -> int:
@@ -210,11 +206,11 @@ def _restore(args: argparse.Namespace, service: ImportService) -> int:
     result = anyio.run(service.restore, request)
     if isinstance(result, BackupChoice):
         if not result.files:
-            raise CliError("found no backups to restore (they are made by import --write-client-config)", FAILED)
+            raise ImportFailedError("found no backups to restore (they are made by import --write-client-config)")
         print("Backups exist for several files:")
         for file in result.files:
             print(f"  {file.path}: newest {file.newest} ({file.count} in all)")
-        raise CliError("choose one: mcp-gateway import --restore BACKUP (or narrow it with --client)", USAGE)
+        raise ImportUsageError("choose one: mcp-gateway import --restore BACKUP (or narrow it with --client)")
     print(f"Restored {result.original} from {result.backup} (byte for byte).")
     if result.kept_current:
         print(f"The version it replaced is kept as {result.kept_current}.")

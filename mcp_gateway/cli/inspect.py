@@ -14,16 +14,15 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar, cast
 
 from mcp_gateway.cli.context import load_missing, with_gateway
-from mcp_gateway.errors import CliError, InvalidArgumentsError, ToolCallError
+from mcp_gateway.errors import CommandFailedError, InvalidArgumentsError, ToolCallError, UsageError
 from mcp_gateway.json_object import JsonObject
-from mcp_gateway.server import format as fmt
+from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.tokens import compact_json
 
 _T = TypeVar("_T")
 
 TOOL_FAILED = 1
-USAGE = 2
 DESCRIPTION_WIDTH = 100
 
 
@@ -31,15 +30,14 @@ def run_search(args: argparse.Namespace) -> int:
     async def work(gateway: Gateway) -> int:
         await load_missing(gateway, quiet=args.json)
         report = await gateway.search(args.query, server=args.server, limit=args.limit)
-        payload = fmt.search_payload(report, no_servers_hint=_no_servers(gateway))
         if args.json:
-            print(compact_json(payload))
+            print(compact_json(views.search_payload(report)))
             return 0
-        for position, entry in enumerate(cast(list[dict[str, Any]], payload["results"]), start=1):
-            print(f"{position:>2}. {entry['tool']}  [{entry['confidence']}]")
-            print(f"    {fmt.shorten(entry['description'], DESCRIPTION_WIDTH)}")
-            print(f"    why: {entry['why']}")
-        for note in cast(list[str], payload.get("notes", [])):
+        for position, hit in enumerate(report.hits, start=1):
+            print(f"{position:>2}. {hit.tool.qualified}  [{hit.confidence}]")
+            print(f"    {views.shorten(hit.tool.description, DESCRIPTION_WIDTH)}")
+            print(f"    why: {'; '.join(hit.reasons) or 'weak partial match'}")
+        for note in views.search_notes(report):
             print(f"note: {note}")
         return 0
 
@@ -50,11 +48,11 @@ def run_list(args: argparse.Namespace) -> int:
     async def work(gateway: Gateway) -> int:
         page = await _tool_call(gateway.list_tools(args.server))
         if args.json:
-            print(compact_json(fmt.list_payload(page)))
+            print(compact_json(views.list_payload(page)))
             return 0
         print(f"{page.server}: {page.total} tools")
         for tool in page.tools:
-            print(f"  {tool.name:<32} {fmt.shorten(tool.description, DESCRIPTION_WIDTH - 34)}")
+            print(f"  {tool.name:<32} {views.shorten(tool.description, DESCRIPTION_WIDTH - 34)}")
         return 0
 
     return with_gateway(args, work)
@@ -62,8 +60,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_describe(args: argparse.Namespace) -> int:
     async def work(gateway: Gateway) -> int:
-        resolved = await _tool_call(gateway.describe(args.tool, server=args.server))
-        print(json.dumps(fmt.describe_payload(resolved), indent=2, ensure_ascii=False))
+        tool = await _tool_call(gateway.describe(args.tool, server=args.server))
+        print(json.dumps(views.describe_payload(tool), indent=2, ensure_ascii=False))
         return 0
 
     return with_gateway(args, work)
@@ -73,19 +71,18 @@ def run_call(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.args)
     except ValueError as error:
-        raise CliError(f"--args is not valid JSON ({error}); pass an object like '{{\"a\": 2}}'", USAGE) from error
+        raise UsageError(f"--args is not valid JSON ({error}); pass an object like '{{\"a\": 2}}'") from error
     if not isinstance(arguments, dict):
-        raise CliError("--args must be a JSON object, like '{\"a\": 2}'", USAGE)
+        raise UsageError("--args must be a JSON object, like '{\"a\": 2}'")
 
     async def work(gateway: Gateway) -> int:
         try:
             result = await gateway.execute(args.tool, cast(JsonObject, arguments), server=args.server)
         except InvalidArgumentsError as error:
-            resolved = await gateway.describe(args.tool, server=args.server)
-            print(fmt.error_result(error, resolved.tool).content[0].model_dump()["text"], file=sys.stderr)
+            print(views.error_text(error, await gateway.describe(args.tool, server=args.server)), file=sys.stderr)
             return TOOL_FAILED
         except ToolCallError as error:
-            raise CliError(error.message, TOOL_FAILED) from error
+            raise CommandFailedError(error.message) from error
         if args.json:
             print(compact_json(result))
         else:
@@ -120,10 +117,4 @@ async def _tool_call(pending: Awaitable[_T]) -> _T:
     try:
         return await pending
     except ToolCallError as error:
-        raise CliError(error.message, TOOL_FAILED) from error
-
-
-def _no_servers(gateway: Gateway) -> str | None:
-    if gateway.config.servers:
-        return None
-    return f"No servers are configured yet; add them under 'mcpServers' in {gateway.config.path}."
+        raise CommandFailedError(error.message) from error

@@ -7,7 +7,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from mcp_gateway import __version__
-from mcp_gateway.errors import CliError, GatewayError
+from mcp_gateway.cli.serve import Serve, run_serve
+from mcp_gateway.errors import GatewayError
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -84,11 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _dispatch(args: argparse.Namespace) -> int:
-    from mcp_gateway.cli import inspect, manage, serve
+def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
+    from mcp_gateway.cli import inspect, manage
 
     handlers: dict[str, Command] = {
-        "serve": serve.run_serve,
+        "serve": lambda parsed: run_serve(parsed, serve),
         "search": inspect.run_search,
         "list": inspect.run_list,
         "describe": inspect.run_describe,
@@ -112,15 +113,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     return handlers[args.command or "serve"](args)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> int:
+    """Run one command; its exit code. `serve` is the MCP server, for the `serve` command (and no command)."""
     args = build_parser().parse_args(argv)
     try:
-        return _dispatch(args)
-    except CliError as error:
-        print(f"mcp-gateway: {error.message}", file=sys.stderr)
-        return error.exit_code
+        return _dispatch(args, serve)
     except GatewayError as error:
         print(f"mcp-gateway: {error.message}", file=sys.stderr)
-        return 1
+        return error.exit_code
     except KeyboardInterrupt:
         return 130

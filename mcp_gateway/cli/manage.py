@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from dataclasses import asdict
 from typing import Any
 
-from mcp_gateway.cli.context import load, secret_mask, with_gateway, workspace_of
-from mcp_gateway.downstream.error_journal import ErrorJournal
-from mcp_gateway.downstream.process_records import running_servers
-from mcp_gateway.errors import CliError, ToolCallError
-from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.cli.context import load, print_refreshed, with_gateway
+from mcp_gateway.errors import CommandFailedError, ToolCallError
+from mcp_gateway.service.gateway import Gateway, config_path
+from mcp_gateway.service.reports import ServerState, StatusReport
 
 REFRESH_FAILED = 1
 CONFIG_INVALID = 1
@@ -34,103 +32,87 @@ def run_refresh(args: argparse.Namespace) -> int:
         try:
             names = [gateway.resolve_server(args.server)] if args.server else None
         except ToolCallError as error:
-            raise CliError(error.message, REFRESH_FAILED) from error
-        await gateway.refresh_servers(names)
-        failed = 0
-        if gateway.catalog.notice is not None:  # listed, but not saved for the next start
-            failed += 1
-            print(f"mcp-gateway: {gateway.catalog.notice}", file=sys.stderr)
-        for report in await gateway.status():
-            if names is not None and report.name not in names:
-                continue
-            if report.failure:
-                failed += 1
-                print(f"{report.name}: failed: {report.failure}")
-            elif report.state != "disabled":
-                print(f"{report.name}: {report.tool_count} tools")
-        return REFRESH_FAILED if failed else 0
+            raise CommandFailedError(error.message) from error
+        return print_refreshed(await gateway.refresh(names))
 
-    return with_gateway(args, work)
+    return REFRESH_FAILED if with_gateway(args, work) else 0
 
 
 def run_status(args: argparse.Namespace) -> int:
-    workspace, config = load(args, quiet=args.json)
-    secrets = secret_mask(config)
-    running = running_servers(workspace.process_records_dir)
-    errors = ErrorJournal(workspace.errors_path, secrets.mask).read()
-    rejected = {name: secrets.mask(reason) for name, reason in config.rejected.items()}
+    config = load(args, quiet=args.json)
 
-    notes: dict[str, Any] = {}
+    async def work(gateway: Gateway) -> StatusReport:
+        return await gateway.status()
 
-    async def work(gateway: Gateway) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        rows: list[dict[str, Any]] = []
-        for report in await gateway.status():
-            error = errors.get(report.name)
-            rows.append(
-                {
-                    "server": report.name,
-                    "transport": report.transport,
-                    "lifecycle": report.lifecycle,
-                    "cache": report.state,
-                    "tools": report.tool_count,
-                    "fetchedAt": report.fetched_at,
-                    "protocol": report.protocol_version,
-                    "running": [{"gatewayPid": g, "pid": p} for g, p in running.get(report.name, [])],
-                    "lastError": asdict(error) if error else None,
-                    "skippedTools": list(report.skipped),
-                }
-            )
-        problems = [
-            {"gatewayPid": found.gateway_pid, **asdict(found.problem), "error": secrets.mask(found.problem.error)}
-            for found in await gateway.background_problems()
-        ]
-        notes["workspaceProblems"] = list(gateway.workspace_problems)
-        notes["cacheNotice"] = gateway.catalog.notice
-        return rows, problems
-
-    rows, problems = with_gateway(args, work, loaded=(workspace, config))
+    report = with_gateway(args, work, config=config)
     if args.json:
-        document = {
-            "config": str(config.path),
-            "servers": rows,
-            "rejected": rejected,
-            "backgroundProblems": problems,
-            **notes,
-        }
-        print(json.dumps(document, indent=2))
-        return 0
-    print(f"config: {config.path}")
-    for problem in notes["workspaceProblems"]:
-        print(f"workspace problem: {problem}")
-    if notes["cacheNotice"]:
-        print(f"cache: {notes['cacheNotice']}")
-    if not rows and not rejected:
-        print("no servers configured (add them under 'mcpServers', or run `mcp-gateway import --client NAME`)")
-    for row in rows:
-        running_text = ", ".join(f"pid {r['pid']}" for r in row["running"]) or "not running"
-        age = f", fetched {_ago(row['fetchedAt'])}" if row["fetchedAt"] else ""
-        print(f"{row['server']}: {row['cache']}, {row['tools']} tools{age}; {running_text} ({row['lifecycle']})")
-        if row["skippedTools"]:
-            skipped = row["skippedTools"]
-            print(f"    left out of its tool list as unusable: {'; '.join(skipped)}")
-        if row["lastError"]:
-            error = row["lastError"]
-            retry = "a retry may help" if error["retryable"] else "a retry will not help"
-            print(f"    last error ({error['phase']}, {_ago(error['at'])}; {retry}): {error['message']}")
-    for name, reason in rejected.items():
-        print(f"{name}: invalid config entry: {reason}")
-    if problems:
-        print("background problems (the gateway served on; details in its log):")
-    for problem in problems:
-        print(f"    gateway pid {problem['gatewayPid']}, {_ago(problem['at'])}: {problem['task']}: {problem['error']}")
+        print(json.dumps(status_json(report), indent=2))
+    else:
+        print("\n".join(status_lines(report)))
     return 0
+
+
+def status_json(report: StatusReport) -> dict[str, Any]:
+    return {
+        "config": str(report.config_path),
+        "servers": [_server_json(server) for server in report.servers],
+        "rejected": dict(report.rejected),
+        "backgroundProblems": [
+            {"gatewayPid": failure.gateway_pid, "task": failure.task, "error": failure.error, "at": failure.at}
+            for failure in report.background_failures
+        ],
+        "workspaceProblems": list(report.workspace_problems),
+        "cacheNotice": report.cache_notice,
+    }
+
+
+def _server_json(server: ServerState) -> dict[str, Any]:
+    return {
+        "server": server.name,
+        "transport": server.transport,
+        "lifecycle": server.lifecycle,
+        "cache": server.cache,
+        "tools": server.tool_count,
+        "fetchedAt": server.fetched_at,
+        "protocol": server.protocol_version,
+        "running": [{"gatewayPid": running.gateway_pid, "pid": running.pid} for running in server.running],
+        "lastError": asdict(server.last_error) if server.last_error else None,
+        "skippedTools": list(server.skipped_tools),
+    }
+
+
+def status_lines(report: StatusReport) -> list[str]:
+    lines = [f"config: {report.config_path}"]
+    lines += [f"workspace problem: {problem}" for problem in report.workspace_problems]
+    if report.cache_notice:
+        lines.append(f"cache: {report.cache_notice}")
+    if not report.servers and not report.rejected:
+        lines.append("no servers configured (add them under 'mcpServers', or run `mcp-gateway import --client NAME`)")
+    for server in report.servers:
+        running = ", ".join(f"pid {process.pid}" for process in server.running) or "not running"
+        age = f", fetched {_ago(server.fetched_at)}" if server.fetched_at else ""
+        lines.append(f"{server.name}: {server.cache}, {server.tool_count} tools{age}; {running} ({server.lifecycle})")
+        if server.skipped_tools:
+            lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
+        if server.last_error is not None:
+            error = server.last_error
+            retry = "a retry may help" if error.retryable else "a retry will not help"
+            lines.append(f"    last error ({error.phase}, {_ago(error.at)}; {retry}): {error.message}")
+    lines += [f"{name}: invalid config entry: {reason}" for name, reason in report.rejected.items()]
+    if report.background_failures:
+        lines.append("background problems (the gateway served on; details in its log):")
+    lines += [
+        f"    gateway pid {failure.gateway_pid}, {_ago(failure.at)}: {failure.task}: {failure.error}"
+        for failure in report.background_failures
+    ]
+    return lines
 
 
 def run_config(args: argparse.Namespace) -> int:
     if args.config_command == "path":
-        print(workspace_of(args).config_path)
+        print(config_path(args.home))
         return 0
-    _, config = load(args)
+    config = load(args)
     enabled = sum(1 for server in config.servers.values() if not server.spec.disabled)
     counts = f"{enabled} enabled servers, {len(config.rejected)} invalid, {len(config.diagnostics)} diagnostics"
     print(f"{config.path}: {counts}")

@@ -12,25 +12,33 @@ import contextlib
 import functools
 import os
 import sys
-from typing import NoReturn
+from collections.abc import Awaitable, Callable
+from typing import NoReturn, Protocol
 
 import anyio
 
 from mcp_gateway.cli.context import load, secret_mask
+from mcp_gateway.config import GatewayConfig
+from mcp_gateway.errors import UsageError
 from mcp_gateway.gateway_log import log_to_file
-from mcp_gateway.masking import SecretMask
-from mcp_gateway.paths import Workspace, directory_problem
-
-GATEWAY_LOG = "gateway.log"
+from mcp_gateway.service.gateway import gateway_log_path
 
 
-def run_serve(args: argparse.Namespace) -> int:
-    workspace, config = load(args)
-    _configure_logging(workspace, secret_mask(config), debug=config.settings.debug)
+class Serve(Protocol):
+    """Serves MCP over stdio until the client leaves; returns the exit status (the MCP server, injected by
+    `mcp_gateway.program`: the command line and the server never import each other)."""
 
-    from mcp_gateway.server.app import run_until_stopped
+    def __call__(self, home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> Awaitable[int]: ...
 
-    status = anyio.run(functools.partial(run_until_stopped, leave=leave_now), workspace, config)
+
+def run_serve(args: argparse.Namespace, serve: Serve | None) -> int:
+    if serve is None:
+        raise UsageError("this entry point does not serve; run the `mcp-gateway` program to serve over stdio")
+    config = load(args)
+    if config.settings.debug and (log_path := gateway_log_path(args.home)) is not None:
+        # Warnings go to stderr already (`load`); `debug` adds everything to gateway.log, masked and private.
+        log_to_file(log_path, secret_mask(config))
+    status = anyio.run(functools.partial(serve, leave=leave_now), args.home, config)
     leave_now(status)
 
 
@@ -48,12 +56,3 @@ def leave_now(status: int) -> NoReturn:
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
     os._exit(status)
-
-
-def _configure_logging(workspace: Workspace, secrets: SecretMask, *, debug: bool) -> None:
-    """Warnings go to stderr already (`load`); with `debug`, everything to logs/gateway.log too, masked and private.
-
-    A `logs` that cannot be a directory is said once by the gateway, which serves without the file.
-    """
-    if debug and directory_problem(workspace.logs_dir, allow_link=False) is None:
-        log_to_file(workspace.logs_dir / GATEWAY_LOG, secrets)

@@ -19,39 +19,14 @@ from mcp.server.lowlevel.server import Server
 
 from mcp_gateway import __version__
 from mcp_gateway.config import GatewayConfig
-from mcp_gateway.paths import Workspace
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.server.stopping import Stopper
-from mcp_gateway.server.tools import meta_tools
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.tokens import compact_json
+from mcp_gateway.service.surface import instructions
 
 SERVER_NAME = "mcp-gateway"
-MAX_SERVERS_NAMED = 24
-"""Past this many, the instructions name the first ones and count the rest (they cost tokens every session)."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-def instructions(config: GatewayConfig) -> str:
-    enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
-    if not enabled:
-        servers = "no MCP servers yet (search_tools explains how to add them)"
-    else:
-        named = ", ".join(enabled[:MAX_SERVERS_NAMED])
-        more = f" and {len(enabled) - MAX_SERVERS_NAMED} more" if len(enabled) > MAX_SERVERS_NAMED else ""
-        servers = f"{len(enabled)} MCP servers ({named}{more})"
-    return (
-        f"This gateway gives access to the tools of {servers}. Find a tool with search_tools (describe the task "
-        "in plain words), then run it with execute_tool using its qualified name server.tool and arguments that "
-        "match its input schema. list_tools browses one server; describe_tool shows a tool's full definition."
-    )
-
-
-def initial_context(config: GatewayConfig) -> str:
-    """What a client puts before the model for the gateway before any call: its tool list and instructions."""
-    tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in meta_tools()]
-    return compact_json(tools) + instructions(config)
 
 
 def build_server(gateway: Gateway) -> Server[object]:
@@ -77,7 +52,7 @@ async def serve(gateway: Gateway) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def run_until_stopped(workspace: Workspace, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
+async def run_until_stopped(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
     """The whole life of a serving gateway, with stop signals handled from start to the last child stopped.
 
     Returns the exit status once the orderly shutdown is over; `leave(status)` ends the process instead
@@ -88,8 +63,8 @@ async def run_until_stopped(workspace: Workspace, config: GatewayConfig, leave: 
         async with anyio.create_task_group() as watchers:
             watchers.start_soon(stopper.watch, signals)
             watchers.start_soon(stopper.enforce_bound)
-            async with Gateway(workspace, config, load_in_background=True) as gateway:
-                stopper.kill_everything = gateway.pool.kill_everything
+            async with Gateway.for_home(home, config, load_in_background=True) as gateway:
+                stopper.kill_everything = gateway.stop_now
                 with anyio.CancelScope() as serving:
                     stopper.serve_in(serving)
                     await serve(gateway)

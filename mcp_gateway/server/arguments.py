@@ -13,6 +13,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
+from mcp_gateway.service.surface import LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE
 
 _Args = TypeVar("_Args", bound="_MetaArguments")
 
@@ -25,11 +26,6 @@ class SearchArguments(_MetaArguments):
     query: str = Field(min_length=1)
     server: str | None = None
     limit: int | None = Field(default=None, ge=1, le=MAX_TOOL_SEARCH_LIMIT)
-
-
-LIST_PAGE_SIZE = 100
-"""Tools per `list_tools` page when the model names no limit (a server may have thousands)."""
-MAX_LIST_PAGE_SIZE = 500
 
 
 class ListArguments(_MetaArguments):

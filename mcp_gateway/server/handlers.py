@@ -16,8 +16,8 @@ import mcp_types as types
 from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
-from mcp_gateway.server import format as fmt
 from mcp_gateway.server.arguments import (
     DescribeArguments,
     ExecuteArguments,
@@ -25,8 +25,18 @@ from mcp_gateway.server.arguments import (
     SearchArguments,
     parse_arguments,
 )
-from mcp_gateway.server.tools import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, META_TOOL_NAMES, SEARCH_TOOLS, meta_tools
+from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.reports import ToolDefinition
+from mcp_gateway.service.surface import (
+    DESCRIBE_TOOL,
+    EXECUTE_TOOL,
+    LIST_TOOLS,
+    META_TOOL_NAMES,
+    SEARCH_TOOLS,
+    meta_tools,
+)
+from mcp_gateway.tokens import compact_json
 
 INPUT_REQUIRED = "input_required"
 COMPLETE = "complete"
@@ -56,44 +66,45 @@ class MetaToolHandlers:
             if name == EXECUTE_TOOL:
                 return await self._execute(ctx, raw)
         except ToolCallError as error:
-            return fmt.error_result(error)
+            return error_result(error)
         except Exception as exc:
             # A gateway bug: still a JSON-RPC error (as the SDK would make it), but with its text masked, and
             # logged here since the SDK logs only the exceptions it turns into errors itself.
             logger.exception("%s failed", name)
-            message = self._gateway.secrets.mask(f"{type(exc).__name__}: {exc}")
+            message = self._gateway.mask(f"{type(exc).__name__}: {exc}")
             raise MCPError(code=types.INTERNAL_ERROR, message=message) from exc
-        return fmt.text_result(
-            f"'{name}' is not a gateway tool. The gateway's tools are {', '.join(META_TOOL_NAMES)}; "
-            f"to run a downstream tool call execute_tool with tool='{name}'.",
+        quoted = clip(name, MAX_ECHOED_NAME_CHARS)
+        return text_result(
+            f"'{quoted}' is not a gateway tool. The gateway's tools are {', '.join(META_TOOL_NAMES)}; "
+            f"to run a downstream tool call execute_tool with tool='{quoted}'.",
             is_error=True,
         )
 
     async def _search(self, raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(SearchArguments, SEARCH_TOOLS, raw)
         if isinstance(args, str):
-            return fmt.text_result(args, is_error=True)
+            return text_result(args, is_error=True)
         report = await self._gateway.search(args.query, server=args.server, limit=args.limit)
-        return fmt.text_result(fmt.search_payload(report, no_servers_hint=self._no_servers_hint()))
+        return text_result(views.search_payload(report))
 
     async def _list(self, raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(ListArguments, LIST_TOOLS, raw)
         if isinstance(args, str):
-            return fmt.text_result(args, is_error=True)
+            return text_result(args, is_error=True)
         page = await self._gateway.list_tools(args.server, limit=args.limit, offset=args.offset)
-        return fmt.text_result(fmt.list_payload(page))
+        return text_result(views.list_payload(page))
 
     async def _describe(self, raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(DescribeArguments, DESCRIBE_TOOL, raw)
         if isinstance(args, str):
-            return fmt.text_result(args, is_error=True)
-        resolved = await self._gateway.describe(args.tool, server=args.server)
-        return fmt.text_result(fmt.describe_payload(resolved))
+            return text_result(args, is_error=True)
+        tool = await self._gateway.describe(args.tool, server=args.server)
+        return text_result(views.describe_payload(tool))
 
     async def _execute(self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(ExecuteArguments, EXECUTE_TOOL, raw)
         if isinstance(args, str):
-            return fmt.text_result(args, is_error=True)
+            return text_result(args, is_error=True)
 
         async def forward_progress(progress: float, total: float | None, message: str | None) -> None:
             await ctx.session.report_progress(progress, total, message)
@@ -103,12 +114,12 @@ class MetaToolHandlers:
                 args.tool, args.arguments, server=args.server, on_progress=forward_progress
             )
         except InvalidArgumentsError as error:
-            resolved = await self._gateway.describe(args.tool, server=args.server)
-            return fmt.error_result(error, resolved.tool)
+            return error_result(error, await self._gateway.describe(args.tool, server=args.server))
         result_type = result.get("resultType")
         if result_type == INPUT_REQUIRED:
-            return fmt.text_result(
-                f"'{args.tool}' asked for interactive input, which the gateway cannot relay yet; "
+            asked = clip(args.tool, MAX_ECHOED_NAME_CHARS)
+            return text_result(
+                f"'{asked}' asked for interactive input, which the gateway cannot relay yet; "
                 "call it with every needed value in its arguments.",
                 is_error=True,
             )
@@ -118,11 +129,12 @@ class MetaToolHandlers:
             return {**result, "resultType": COMPLETE}
         return result
 
-    def _no_servers_hint(self) -> str | None:
-        if self._gateway.config.servers:
-            return None
-        path = self._gateway.config.path
-        return (
-            f"No MCP servers are configured. Add them under 'mcpServers' in {path}, or import the ones your "
-            "AI client already has with `mcp-gateway import --client NAME`, then restart the gateway."
-        )
+
+def text_result(payload: Any, *, is_error: bool = False) -> types.CallToolResult:
+    """One text item: a sentence, or a report's JSON (compact, as `service/views.py` shapes it)."""
+    text = payload if isinstance(payload, str) else compact_json(payload)
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
+
+
+def error_result(error: ToolCallError, tool: ToolDefinition | None = None) -> types.CallToolResult:
+    return text_result(views.error_text(error, tool), is_error=True)

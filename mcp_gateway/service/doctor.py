@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -20,9 +20,9 @@ from typing import Literal
 import anyio
 
 from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
+from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import StdioServer
 from mcp_gateway.errors import DownstreamError
-from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.tokens import TokenCounter, compact_json
 
 MAX_QUALIFIED_NAME = 64
@@ -76,8 +76,19 @@ class DoctorReport:
     summary: Summary | None = None
 
 
+@dataclass(frozen=True)
+class Examination:
+    """What `examine` needs from the gateway, given explicitly."""
+
+    config: GatewayConfig
+    refresh: Callable[[str], Awaitable[ServerCatalog]]
+    """Start a server (if need be), list its tools now and store them in the catalog."""
+    stderr_log: Callable[[str], Path]
+    mask: Callable[[str], str]
+
+
 async def examine(
-    gateway: Gateway,
+    gateway: Examination,
     counter: TokenCounter,
     gateway_context: str,
     *,
@@ -117,13 +128,13 @@ async def examine(
     return DoctorReport(ordered, summary)
 
 
-async def _check_server(gateway: Gateway, name: str, counter: TokenCounter) -> ServerCheck:
+async def _check_server(gateway: Examination, name: str, counter: TokenCounter) -> ServerCheck:
     base = _describe(gateway, name, disabled=False)
     started = time.perf_counter()
     try:
-        entry = await gateway.catalog.refresh(name, gateway.list_downstream)
+        entry = await gateway.refresh(name)
     except DownstreamError as error:
-        problem = Problem(error.phase, gateway.secrets.mask(error.message), error.retryable)
+        problem = Problem(error.phase, gateway.mask(error.message), error.retryable)
         return replace(base, seconds=time.perf_counter() - started, problem=problem)
     return replace(
         base,
@@ -136,9 +147,9 @@ async def _check_server(gateway: Gateway, name: str, counter: TokenCounter) -> S
     )
 
 
-def _describe(gateway: Gateway, name: str, *, disabled: bool) -> ServerCheck:
+def _describe(gateway: Examination, name: str, *, disabled: bool) -> ServerCheck:
     spec = gateway.config.servers[name].spec
-    log = gateway.workspace.stderr_log_path(name) if isinstance(spec, StdioServer) else None
+    log = gateway.stderr_log(name) if isinstance(spec, StdioServer) else None
     return ServerCheck(name=name, transport=spec.type, lifecycle=spec.lifecycle, disabled=disabled, stderr_log=log)
 
 

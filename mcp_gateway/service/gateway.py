@@ -1,104 +1,65 @@
-"""The gateway's application layer: search, list, describe, execute, refresh and status.
+"""The gateway's application API: the one door through which the MCP server and the command line reach it.
 
-The four meta-tools (`server/`) and the command line (`cli/`) both call this, so a search in the terminal
-is the search the model gets. It owns the lifetime of the catalog, the pool and the background refresh:
+Search, list, describe, execute, refresh, status and doctor, each returning a typed report
+(`service/reports.py`), so a search in the terminal is the search the model gets. The catalog, the pool and
+the workspace are private to it: the MCP server only serialises its reports for a model and the command line
+only renders them for a person. It owns the lifetime of the catalog, the pool and the background work:
 entering it reads cache.json and reaps what a killed predecessor left behind, and starts nothing else;
 `start_background()` begins the startup metadata check once the caller is ready to answer its client.
-Nothing it runs in the background can end it: a failure there is logged and reported by
-`background_problems()` (see `mcp_gateway.background`), and the gateway serves on.
+Nothing it runs in the background can end it: a failure there is logged and reported by `status()`
+(see `mcp_gateway.background`), and the gateway serves on.
 
-`secrets` is the one `SecretMask` of this gateway (built from the config and environment), shared by the pool
-(errors, errors.json, stderr logs) and used here on whatever else carries a server's words to the model or a
-terminal: failures in `status` and search notes, and the text of tool results that are errors.
+Its one `SecretMask` (built from the config and environment) is shared by the pool (errors, errors.json,
+stderr logs) and used here on whatever else carries a server's words to a model or a terminal.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
-from typing import cast
 
 import anyio
 import anyio.to_thread
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
 from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.records import JsonObject, Listing, ServerCatalog, ToolRecord
+from mcp_gateway.catalog.records import Listing, ServerCatalog
 from mcp_gateway.catalog.store import CacheStore
-from mcp_gateway.config import GatewayConfig
+from mcp_gateway.config import GatewayConfig, load_config
 from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
-from mcp_gateway.downstream.pool import Pool, ServerStatus
+from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
-from mcp_gateway.errors import (
-    CatalogError,
-    DownstreamError,
-    InvalidArgumentsError,
-    ToolCallError,
-    UnknownToolError,
-)
+from mcp_gateway.errors import CatalogError, DownstreamError, InvalidArgumentsError
+from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
-from mcp_gateway.search import SearchEngine, SearchHit
+from mcp_gateway.search import SearchEngine
 from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
 from mcp_gateway.service.directory import CatalogDirectory
-from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
+from mcp_gateway.service.doctor import DoctorReport, Examination, ProgressFn, examine
+from mcp_gateway.service.reports import (
+    RefreshOutcome,
+    RefreshReport,
+    SearchHit,
+    SearchReport,
+    StatusReport,
+    ToolDefinition,
+    ToolPage,
+)
+from mcp_gateway.service.resolving import ToolResolver
+from mcp_gateway.service.results import mask_error_texts
+from mcp_gateway.service.status import status_report
+from mcp_gateway.service.surface import initial_context, no_servers_hint
+from mcp_gateway.tokens import TokenCounter
 
 logger = logging.getLogger(__name__)
-
-LOADING_WAIT_SECONDS = 15.0
-"""How long a call for a tool nobody has listed yet waits for servers still loading."""
-
-logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Found:
-    hit: SearchHit
-    tool: ToolRecord
-
-
-@dataclass(frozen=True)
-class SearchReport:
-    query: str
-    found: tuple[Found, ...]
-    notes: tuple[str, ...]
-    focused_server: str | None
-    loading: tuple[str, ...]
-    failed: Mapping[str, str] = field(default_factory=dict[str, str])
-    unlisted: tuple[str, ...] = ()
-    """Enabled servers with no cached tools that nobody has asked to load (startupMetadataCheck off)."""
-
-
-@dataclass(frozen=True)
-class ToolPage:
-    server: str
-    tools: tuple[ToolRecord, ...]
-    total: int
-    offset: int
-    instructions: str | None
-
-
-@dataclass(frozen=True)
-class ServerReport:
-    name: str
-    transport: str
-    lifecycle: str
-    state: str
-    tool_count: int
-    fetched_at: float | None
-    protocol_version: str | None
-    runtime: ServerStatus
-    failure: str | None
-    skipped: tuple[str, ...] = ()
-    """Entries of the server's last listing that were left out as unusable, and why."""
 
 
 class Gateway:
@@ -117,48 +78,70 @@ class Gateway:
         indexing thousands of cached tools takes about a second, and `initialize` and `tools/list` need none
         of them.
         """
-        self.workspace = workspace
-        self.config = config
+        self._workspace = workspace
+        self._config = config
         self._environ = dict(os.environ if environ is None else environ)
-        self.secrets = SecretMask.for_servers(config.servers.values(), self._environ)
-        self.catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
-        self._directory = CatalogDirectory(self.catalog)
+        self._secrets = SecretMask.for_servers(config.servers.values(), self._environ)
+        self._catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
         self._records = ProcessRecords(workspace.process_records_dir)
         self._journal = BackgroundJournal(workspace.background_problems_path)
-        self._problems = BackgroundProblems(persist=self._journal.record, mask=self.secrets.mask)
+        self._problems = BackgroundProblems(persist=self._journal.record, mask=self._secrets.mask)
         self._arguments = ArgumentChecker()
-        self.pool = Pool(
+        self._pool = Pool(
             config.servers,
             config.settings,
             workspace,
             environ=self._environ,
-            protocol_memory=self.catalog,
+            protocol_memory=self._catalog,
             records=self._records,
             connector=connector,
             problems=self._problems,
-            secrets=self.secrets,
+            secrets=self._secrets,
         )
-        self._stack = AsyncExitStack()
+        self._resolver = ToolResolver(config, self._catalog, CatalogDirectory(self._catalog), self._ensure_listed)
+        self._stack: AsyncExitStack | None = None
         self._tg: BackgroundTasks | None = None
         self._load_in_background = load_in_background
         self._catalog_loaded = anyio.Event()
-        self.workspace_problems: tuple[str, ...] = ()
-        """What does not work in this workspace (a `logs` that is a file, …), one sentence each."""
+        self._workspace_problems: tuple[str, ...] = ()
+
+    @classmethod
+    def for_home(
+        cls,
+        home: str | os.PathLike[str] | None,
+        config: GatewayConfig | None = None,
+        *,
+        load_in_background: bool = False,
+    ) -> Gateway:
+        """A gateway over the workspace at `home` (else `$MCP_GATEWAY_HOME`, else the platform directories)."""
+        workspace = Workspace.from_environment(home)
+        loaded = config if config is not None else load_config(workspace.config_path)
+        return cls(workspace, loaded, load_in_background=load_in_background)
+
+    @property
+    def config(self) -> GatewayConfig:
+        return self._config
+
+    def mask(self, text: str) -> str:
+        """`text` with every secret this gateway knows of replaced (for text about to leave the gateway)."""
+        return self._secrets.mask(text)
+
+    # Lifetime: entered once, like the SDK's `Client`.
 
     async def __aenter__(self) -> Gateway:
-        self.workspace_problems = await anyio.to_thread.run_sync(self.workspace.ensure)
-        for problem in self.workspace_problems:
+        if self._stack is not None:
+            raise RuntimeError("a Gateway is entered once; make a new one to start again")
+        self._workspace_problems = tuple(await anyio.to_thread.run_sync(self._workspace.ensure))
+        for problem in self._workspace_problems:
             logger.warning("%s", problem)
-        await anyio.to_thread.run_sync(reap_stale_groups, self.workspace.process_records_dir)
+        await anyio.to_thread.run_sync(reap_stale_groups, self._workspace.process_records_dir)
         if not self._load_in_background:
             await self._load_catalog()
-        await self._stack.__aenter__()
-        try:
-            await self._stack.enter_async_context(self.pool)
-            self._tg = await self._stack.enter_async_context(background_tasks(self._problems))
-        except BaseException:
-            await self._stack.aclose()
-            raise
+        async with AsyncExitStack() as stack:
+            stack.callback(self._records.close)
+            await stack.enter_async_context(self._pool)
+            self._tg = await stack.enter_async_context(background_tasks(self._problems))
+            self._stack = stack.pop_all()
         if self._load_in_background:
             self._tg.start_soon(self._load_catalog, name="reading the cached tool lists")
         return self
@@ -168,42 +151,17 @@ class Gateway:
     ) -> bool | None:
         if self._tg is not None:
             self._tg.cancel()
-        try:
-            return await self._stack.__aexit__(exc_type, exc, tb)
-        finally:
-            self._records.close()
+        assert self._stack is not None
+        return await self._stack.__aexit__(exc_type, exc, tb)
 
     def start_background(self) -> None:
         """Once the catalog is loaded: refresh invalid entries (bounded parallelism) and start `eager` servers."""
         assert self._tg is not None
         self._tg.start_soon(self._start_background, name="the startup work")
 
-    async def _start_background(self) -> None:
-        await self._catalog_loaded.wait()
-        assert self._tg is not None
-        # Each its own guarded task, so one failing does not keep the others from running.
-        self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
-        self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
-        if self.config.settings.startup_metadata_check:
-            due = self.catalog.needs_refresh()
-            if due:
-                self._tg.start_soon(self.refresh_servers, due, name="the startup refresh of the tool lists")
-
-    async def _warm_up_validation(self) -> None:
-        # Abandoned when the gateway stops: the import it runs is finite, and an exit must not wait for it.
-        await anyio.to_thread.run_sync(prepare_validation, abandon_on_cancel=True)
-
-    async def _start_eager_servers(self) -> None:
-        self.pool.start_eager_servers()  # after the load: the pool recalls each server's protocol from it
-
-    async def _load_catalog(self) -> None:
-        try:
-            await self.catalog.load()
-        except CatalogError as error:
-            # Going on without the cache: each server is listed when it is first needed (`status` says why).
-            print(f"mcp-gateway: {error.message}; going on without the cached tool lists", file=sys.stderr)
-        finally:
-            self._catalog_loaded.set()
+    def stop_now(self) -> None:
+        """SIGKILL every downstream process group at once: a stop that cannot wait any more."""
+        self._pool.kill_everything()
 
     async def loaded(self) -> None:
         """Return once cache.json has been read and indexed."""
@@ -213,54 +171,60 @@ class Gateway:
 
     async def search(self, query: str, *, server: str | None = None, limit: int | None = None) -> SearchReport:
         await self.loaded()
-        await self.catalog.sync_from_disk()
+        await self._catalog.sync_from_disk()
         notes: list[str] = []
         if server:
-            named = self._configured_name(server)  # read as list_tools reads it, so the server it means gets listed
-            if named is not None and self.catalog.entry(named) is None:
+            named = self._resolver.configured_name(server)  # read as list_tools reads it, so it gets listed
+            if named is not None and self._catalog.entry(named) is None:
                 try:
-                    await self.ensure_listed(named)
+                    await self._ensure_listed(named)
                 except DownstreamError as error:
-                    notes.append(self.secrets.mask(error.message))
-        result = await self.catalog.search(query, server=server, limit=limit or self.config.settings.tool_search_limit)
-        found = tuple(
-            Found(hit, tool) for hit in result.hits if (tool := self.catalog.find(hit.server, hit.tool)) is not None
+                    notes.append(self.mask(error.message))
+        found = await self._catalog.search(query, server=server, limit=limit or self._config.settings.tool_search_limit)
+        hits = tuple(
+            SearchHit(ToolDefinition(hit.server, tool), hit.confidence, tuple(hit.reasons))
+            for hit in found.hits
+            if (tool := self._catalog.find(hit.server, hit.tool)) is not None
         )
-        enabled = [name for name, spec in self.config.servers.items() if not spec.spec.disabled]
+        enabled = [name for name, spec in self._config.servers.items() if not spec.spec.disabled]
         failed = {
-            name: self.secrets.mask(message)
+            name: self.mask(message)
             for name in enabled
-            if (message := self.catalog.failure(name)) and self.catalog.entry(name) is None
+            if (message := self._catalog.failure(name)) and self._catalog.entry(name) is None
         }
         unlisted = tuple(
             name
             for name in enabled
-            if self.catalog.state(name) == "missing" and not self.config.settings.startup_metadata_check
+            if self._catalog.state(name) == "missing" and not self._config.settings.startup_metadata_check
         )
         return SearchReport(
             query=query,
-            found=found,
-            notes=(*notes, *result.notes),
-            focused_server=result.focused_server,
-            loading=tuple(self.catalog.loading()),
+            hits=hits,
+            notes=(*notes, *found.notes),
+            focused_server=found.focused_server,
+            loading=tuple(self._catalog.loading()),
             failed=failed,
             unlisted=unlisted,
+            no_servers_hint=no_servers_hint(self._config),
         )
 
     def resolve_server(self, server: str) -> str:
-        """The configured server a name or alias means; `UnknownServerError` when none."""
-        return resolve_server_name(self._directory, server)
+        """The configured server a name or alias means; `UnknownServerError` (or ambiguous) when none."""
+        return self._resolver.server(server)
 
     async def list_tools(self, server: str, *, limit: int | None = None, offset: int = 0) -> ToolPage:
+        """A page of one server's tools (all of them without `limit`), listing the server first if need be."""
         await self.loaded()
-        name = resolve_server_name(self._directory, server)
-        entry = await self.ensure_listed(name)
-        tools = self.catalog.tools(name)
+        name = self._resolver.server(server)
+        entry = await self._ensure_listed(name)
+        tools = self._catalog.tools(name)
         end = len(tools) if limit is None else offset + limit
-        return ToolPage(name, tuple(tools[offset:end]), len(tools), offset, entry.instructions)
+        page = tuple(ToolDefinition(name, tool) for tool in tools[offset:end])
+        return ToolPage(name, page, len(tools), offset, entry.instructions)
 
-    async def describe(self, tool: str, *, server: str | None = None) -> ResolvedTool:
-        return await self._resolve(tool, server)
+    async def describe(self, tool: str, *, server: str | None = None) -> ToolDefinition:
+        resolved = await self._resolver.tool(tool, server)
+        return ToolDefinition(resolved.server, resolved.tool)
 
     async def execute(
         self,
@@ -275,7 +239,7 @@ class Gateway:
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
-        resolved = await self._resolve(tool, server)
+        resolved = await self._resolver.tool(tool, server)
         check = await self._arguments.check(resolved.tool.input_schema_json, arguments)
         if check.refused is not None:
             raise InvalidArgumentsError(
@@ -300,112 +264,142 @@ class Gateway:
             )
         annotations = resolved.tool.annotations or {}
         retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
-        result = await self.pool.call_tool(
+        result = await self._pool.call_tool(
             resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=retry_safe
         )
         if result.get("isError") is True:
             # An error is the server's words about what went wrong, which may quote its own credential; a
             # successful result is data the model asked for and passes through untouched.
-            return await anyio.to_thread.run_sync(mask_error_texts, result, self.secrets)
+            return await anyio.to_thread.run_sync(mask_error_texts, result, self._secrets)
         return result
 
-    async def refresh_servers(self, servers: list[str] | None = None) -> None:
+    async def refresh(self, servers: Sequence[str] | None = None) -> RefreshReport:
+        """List `servers` (default: every enabled one) now, a few at a time, and store what they list."""
         await self.loaded()
-        names = servers if servers is not None else [n for n, s in self.config.servers.items() if not s.spec.disabled]
-        await self.catalog.refresh_many(
-            names, self.list_downstream, concurrency=self.config.settings.refresh_concurrency
+        names = list(servers) if servers is not None else self._enabled()
+        await self._catalog.refresh_many(
+            names, self._list_downstream, concurrency=self._config.settings.refresh_concurrency
+        )
+        outcomes = tuple(
+            RefreshOutcome(name, None, self.mask(failure))
+            if (failure := self._catalog.failure(name)) is not None
+            else RefreshOutcome(name, len(self._catalog.tools(name)), None)
+            for name in names
+        )
+        return RefreshReport(outcomes, self._catalog.notice)
+
+    def servers_to_load(self) -> list[str]:
+        """Enabled servers whose cached tools are missing, stale, failed or due a refresh at start."""
+        return self._catalog.needs_refresh()
+
+    async def load_missing(self) -> RefreshReport | None:
+        """List the servers with no valid cached tools (a one-shot command sees every tool); None if none."""
+        await self.loaded()
+        due = self._catalog.needs_refresh()
+        return await self.refresh(due) if due else None
+
+    async def status(self) -> StatusReport:
+        await self.loaded()
+        await self._catalog.sync_from_disk()
+        return await status_report(
+            self._config,
+            self._catalog,
+            self._workspace,
+            self._secrets,
+            connected=lambda name: self._pool.status(name).running,
+            background=await self.background_failures(),
+            workspace_problems=self._workspace_problems,
         )
 
-    async def ensure_listed(self, server: str) -> ServerCatalog:
+    async def doctor(
+        self, counter: TokenCounter, *, servers: Sequence[str] | None = None, on_progress: ProgressFn | None = None
+    ) -> DoctorReport:
+        """Start and list each server (default: all), and judge what it costs and what is wrong with it."""
+        await self.loaded()
+        examination = Examination(
+            config=self._config,
+            refresh=lambda name: self._catalog.refresh(name, self._list_downstream),
+            stderr_log=self._workspace.stderr_log_path,
+            mask=self.mask,
+        )
+        context = initial_context(self._config)
+        return await examine(examination, counter, context, servers=servers, on_progress=on_progress)
+
+    # Inside.
+
+    async def _start_background(self) -> None:
+        await self._catalog_loaded.wait()
+        assert self._tg is not None
+        # Each its own guarded task, so one failing does not keep the others from running.
+        self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
+        self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
+        if self._config.settings.startup_metadata_check:
+            due = self._catalog.needs_refresh()
+            if due:
+                self._tg.start_soon(self.refresh, due, name="the startup refresh of the tool lists")
+
+    async def _warm_up_validation(self) -> None:
+        # Abandoned when the gateway stops: the import it runs is finite, and an exit must not wait for it.
+        await anyio.to_thread.run_sync(prepare_validation, abandon_on_cancel=True)
+
+    async def _start_eager_servers(self) -> None:
+        self._pool.start_eager_servers()  # after the load: the pool recalls each server's protocol from it
+
+    async def _load_catalog(self) -> None:
+        try:
+            await self._catalog.load()
+        except CatalogError as error:
+            # Going on without the cache: each server is listed when it is first needed (`status` says why).
+            logger.warning("%s; going on without the cached tool lists", error.message)
+        finally:
+            self._catalog_loaded.set()
+
+    async def _ensure_listed(self, server: str) -> ServerCatalog:
         """The server's catalog entry, fetching it now when there is none (on-demand loading)."""
         await self.loaded()
-        entry = self.catalog.entry(server)
+        entry = self._catalog.entry(server)
         if entry is not None:
             return entry
-        return await self.catalog.refresh(server, self.list_downstream)
+        return await self._catalog.refresh(server, self._list_downstream)
 
-    async def status(self) -> list[ServerReport]:
-        await self.loaded()
-        await self.catalog.sync_from_disk()
-        reports: list[ServerReport] = []
-        for name, server in self.config.servers.items():
-            entry = self.catalog.entry(name)
-            reports.append(
-                ServerReport(
-                    name=name,
-                    transport=server.spec.type,
-                    lifecycle=server.spec.lifecycle,
-                    state=self.catalog.state(name),
-                    tool_count=len(self.catalog.tools(name)),
-                    fetched_at=entry.fetched_at if entry is not None else None,
-                    protocol_version=self.catalog.recall(name),
-                    runtime=self.pool.status(name),
-                    failure=self._failure(name),
-                    skipped=entry.skipped if entry is not None else (),
-                )
-            )
-        return reports
+    async def _list_downstream(self, server: str) -> Listing:
+        """Ask the server itself for its tools now (starting it if need be); the catalog is not touched."""
+        return await self._pool.list_tools(server)
 
-    async def background_problems(self) -> list[GatewayProblem]:
+    async def background_failures(self) -> list[GatewayProblem]:
         """What failed in the background of this gateway and of the others running on this workspace."""
         own = [GatewayProblem(os.getpid(), problem) for problem in self._problems]
         recorded = await anyio.to_thread.run_sync(self._journal.read)
         others = [found for found in recorded if found.gateway_pid != os.getpid()]
         return sorted(own + others, key=lambda found: found.problem.at)
 
-    async def list_downstream(self, server: str) -> Listing:
-        """Ask the server itself for its tools now (starting it if need be); the catalog is not touched."""
-        return await self.pool.list_tools(server)
+    def _enabled(self) -> list[str]:
+        return [name for name, server in self._config.servers.items() if not server.spec.disabled]
 
-    # Helpers.
 
-    def _failure(self, server: str) -> str | None:
-        failure = self.catalog.failure(server)
-        return self.secrets.mask(failure) if failure is not None else None
+def config_path(home: str | os.PathLike[str] | None) -> Path:
+    """Where the config file of the workspace at `home` is (see `Gateway.for_home`)."""
+    return Workspace.from_environment(home).config_path
 
-    async def _resolve(self, tool: str, server: str | None) -> ResolvedTool:
-        await self.loaded()
-        await self.catalog.sync_from_disk()
-        named = self._named_server(tool, server)
-        if named is not None and self.catalog.entry(named) is None and not self.config.servers[named].spec.disabled:
-            await self.ensure_listed(named)
-        try:
-            return resolve_tool(self._directory, tool, server)
-        except UnknownToolError:
-            if not self.catalog.loading():
-                raise
-        with anyio.move_on_after(LOADING_WAIT_SECONDS):
-            while self.catalog.loading():
-                await self.catalog.wait_loaded()
-        return resolve_tool(self._directory, tool, server)
 
-    def _named_server(self, tool: str, server: str | None) -> str | None:
-        """The configured server a call names explicitly or by prefix, if any."""
-        if server:
-            return self._configured_name(server)
-        for name in sorted(self.config.servers, key=len, reverse=True):
-            if tool.startswith(name + "."):
-                return name
+def load_workspace_config(home: str | os.PathLike[str] | None) -> GatewayConfig:
+    """The config of the workspace at `home`, created from the template when missing.
+
+    Raises:
+        ConfigError: the file as a whole cannot be used.
+    """
+    return load_config(config_path(home))
+
+
+def gateway_log_path(home: str | os.PathLike[str] | None) -> Path | None:
+    """Where a serving gateway's own log goes with `debug` on; None when the workspace's `logs` is unusable."""
+    from mcp_gateway.paths import directory_problem
+
+    workspace = Workspace.from_environment(home)
+    workspace.ensure()  # the problems it meets are said by the gateway once it starts
+    if directory_problem(workspace.logs_dir, allow_link=False) is not None:
         return None
-
-    def _configured_name(self, server: str) -> str | None:
-        try:
-            return resolve_server_name(self._directory, server)
-        except ToolCallError:
-            return None
+    return workspace.logs_dir / GATEWAY_LOG
 
 
-def mask_error_texts(result: JsonObject, secrets: SecretMask) -> JsonObject:
-    """A copy of a `CallToolResult` whose text content items are masked; everything else is kept as sent."""
-    content = result.get("content")
-    if not isinstance(content, list):
-        return result
-    return {**result, "content": [_masked_item(item, secrets) for item in cast(list[object], content)]}
-
-
-def _masked_item(item: object, secrets: SecretMask) -> object:
-    if not isinstance(item, dict):
-        return item
-    fields = cast(JsonObject, item)
-    text = fields.get("text")
-    return {**fields, "text": secrets.mask(text)} if isinstance(text, str) else fields
+GATEWAY_LOG = "gateway.log"

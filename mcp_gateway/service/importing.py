@@ -237,6 +237,13 @@ class BackupChoice:
 class ImportService:
     """See the module docstring."""
 
+    @classmethod
+    def for_home(
+        cls, home: str | os.PathLike[str] | None, *, where: Where, probe: Probe, clock: Clock
+    ) -> ImportService:
+        """The service importing into the workspace at `home` (else `$MCP_GATEWAY_HOME`, else the platform's)."""
+        return cls(where=where, workspace=Workspace.from_environment(home), probe=probe, clock=clock)
+
     def __init__(self, *, where: Where, workspace: Workspace, probe: Probe, clock: Clock) -> None:
         self._where = where
         self._workspace = workspace

@@ -35,7 +35,7 @@ def workspace_for(home: Path, *downstreams: FakeDownstream, settings: dict[str, 
 async def problems_of(gateway: Gateway) -> list[GatewayProblem]:
     """The gateway's background problems once there are any (the guard records them asynchronously)."""
     while True:
-        found = await gateway.background_problems()
+        found = await gateway.background_failures()
         if found:
             return found
         await anyio.sleep(POLL_SECONDS)

@@ -150,7 +150,7 @@ async def test_a_serving_gateway_answers_before_its_cache_is_read_and_searches_w
     downstream = FakeDownstream()
     workspace = workspace_for(tmp_path, downstream)
     async with Gateway(workspace, load(workspace), connector=InProcessConnector(downstream)) as first:
-        await first.refresh_servers()  # writes cache.json
+        await first.refresh()  # writes cache.json
     release = threading.Event()
     original = Catalog.load_now
 

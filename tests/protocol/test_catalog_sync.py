@@ -124,7 +124,7 @@ async def test_concurrent_requests_after_another_process_wrote_share_one_read_of
 
             async def search() -> None:
                 report = await gateway.search("word0x0y1", limit=1)
-                found.append([f"{f.hit.server}.{f.hit.tool}" for f in report.found])
+                found.append([hit.tool.qualified for hit in report.hits])
 
             async with anyio.create_task_group() as searches:
                 for _ in range(5):

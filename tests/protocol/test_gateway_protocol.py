@@ -40,7 +40,7 @@ async def gateway_client(
     workspace = write_workspace(home, {d.name: {"command": "in-process"} for d in downstreams}, settings)
     async with Gateway(workspace, load(workspace), connector=InProcessConnector(*downstreams)) as gateway:
         if refresh:
-            await gateway.refresh_servers()
+            await gateway.refresh()
         async with Client(build_server(gateway), mode=mode, cache=None) as client:
             yield client
 

@@ -48,17 +48,22 @@ async def test_a_timed_out_call_on_a_modern_connection_that_no_longer_lists_tool
     workspace = write_workspace(tmp_path, {"fake": {"command": "in-process"}}, {"requestTimeoutMs": 200})
     connector = InProcessConnector(downstream, mode="2026-07-28")
     async with Gateway(workspace, load(workspace), connector=connector) as gateway:
-        await gateway.refresh_servers()
+        await gateway.refresh()
         downstream.list_gate = anyio.Event()  # from now on the server never finishes a listing: wedged
         with pytest.raises(Exception, match=r"did not answer within 0\.2s"):
             await gateway.execute("fake.slow", {})
         with anyio.fail_after(SETTLE_SECONDS):
             await probed.wait()
-        assert not gateway.pool.status("fake").running
+        assert not await connected(gateway, "fake")
         downstream.list_gate.set()
         result = await gateway.execute("fake.echo", {"message": "fresh"})
     assert result["content"] == [{"type": "text", "text": "fresh"}]
     assert downstream.connections == 2
+
+
+async def connected(gateway: Gateway, server: str) -> bool:
+    (state,) = [state for state in (await gateway.status()).servers if state.name == server]
+    return state.connected
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
@@ -68,12 +73,12 @@ async def test_a_timed_out_call_on_a_connection_that_still_answers_keeps_it(
     downstream = FakeDownstream()
     workspace = write_workspace(tmp_path, {"fake": {"command": "in-process"}}, {"requestTimeoutMs": 200})
     async with Gateway(workspace, load(workspace), connector=InProcessConnector(downstream, mode=mode)) as gateway:
-        await gateway.refresh_servers()
+        await gateway.refresh()
         with pytest.raises(Exception, match=r"did not answer within 0\.2s"):
             await gateway.execute("fake.slow", {})
         with anyio.fail_after(SETTLE_SECONDS):
             await probed.wait()
-        assert gateway.pool.status("fake").running
+        assert await connected(gateway, "fake")
         result = await gateway.execute("fake.echo", {"message": "same"})
     assert result["content"] == [{"type": "text", "text": "same"}]
     assert downstream.connections == 1

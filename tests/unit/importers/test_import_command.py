@@ -17,7 +17,7 @@ from importer_testing import OFFLINE, STAMP, Answers, InstallSample, fixed_clock
 from mcp_gateway.cli import main
 from mcp_gateway.cli.importing import run_import
 from mcp_gateway.cli.main import build_parser
-from mcp_gateway.errors import CliError
+from mcp_gateway.errors import GatewayError
 
 CLIENT_VARIABLES = (
     "MCP_GATEWAY_HOME",
@@ -52,11 +52,11 @@ class User:
         return set(json.loads((self.gateway / "config.json").read_text())["mcpServers"])
 
     def run(self, *args: str) -> tuple[int, str, str]:
-        """The import command with this user's probe and the fixed clock; a `CliError` is shown as `main` does."""
+        """The import command with this user's probe and the fixed clock; an error is shown as `main` does."""
         parsed = build_parser().parse_args(["--home", str(self.gateway), "import", *args])
         try:
             code = run_import(parsed, probe=self.probe, clock=fixed_clock)
-        except CliError as error:
+        except GatewayError as error:
             print(f"mcp-gateway: {error.message}", file=sys.stderr)
             code = error.exit_code
         captured = self.capsys.readouterr()

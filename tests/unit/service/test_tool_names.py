@@ -271,7 +271,7 @@ async def test_search_list_describe_and_execute_read_a_server_name_as_the_same_s
             described = await gateway.describe("echo", server=name)
             result = await gateway.execute("echo", {"message": "hi"}, server=name)
     assert report.focused_server == "github"
-    assert {found.hit.server for found in report.found} == {"github"}
+    assert {hit.tool.server for hit in report.hits} == {"github"}
     assert page.server == "github"
     assert described.qualified == "github.echo"
     assert result["content"] == [{"type": "text", "text": "hi"}]
@@ -283,7 +283,7 @@ async def test_search_list_describe_and_execute_all_refuse_a_name_near_two_serve
     prod, test = FakeDownstream("postgres-prod"), FakeDownstream("postgres-test")
     with anyio.fail_after(WAIT_SECONDS):
         async with gateway_over(tmp_path, prod, test) as gateway:
-            await gateway.refresh_servers()
+            await gateway.refresh()
             report = await gateway.search("echo a message", server="postgres")
             refusals: list[AmbiguousToolError] = []
             operations: list[Callable[[], Awaitable[object]]] = [
@@ -308,7 +308,7 @@ async def test_search_list_describe_and_execute_all_call_an_unknown_name_unknown
     github = FakeDownstream("github")
     with anyio.fail_after(WAIT_SECONDS):
         async with gateway_over(tmp_path, github) as gateway:
-            await gateway.refresh_servers()
+            await gateway.refresh()
             report = await gateway.search("echo a message", server="glthb")
             messages: list[str] = []
             operations: list[Callable[[], Awaitable[object]]] = [

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcp_gateway.server.schema_cut import cut_schema, without_boilerplate
+from mcp_gateway.service.schema_cut import cut_schema, without_boilerplate
 from mcp_gateway.tokens import compact_json
 
 

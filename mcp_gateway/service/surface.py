@@ -1,9 +1,11 @@
-"""The four meta-tools, exactly as the client sees them in `tools/list`.
+"""What the gateway offers a model: its four meta-tools, exactly as a client sees them in `tools/list`, the
+instructions it gives at the handshake, and the hint for a gateway with no server configured.
 
-The list is fixed: clients ignore `tools/list_changed`, and a list that never changes keeps the client's
-prompt cache warm. Every tool carries `_meta["anthropic/alwaysLoad"]` so clients that defer tool
-definitions still load these. Descriptions are short English written for a model; the whole list must
-stay within a few hundred tokens (measured in tests and `benchmarks/tokens.py`).
+The MCP server serves these; the command line counts what they cost (`doctor`). The list is fixed: clients
+ignore `tools/list_changed`, and a list that never changes keeps the client's prompt cache warm. Every tool
+carries `_meta["anthropic/alwaysLoad"]` so clients that defer tool definitions still load these.
+Descriptions are short English written for a model; the whole list must stay within a few hundred tokens
+(measured in tests and `benchmarks/tokens.py`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,15 @@ from typing import Any
 
 import mcp_types as types
 
+from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
-from mcp_gateway.server.arguments import MAX_LIST_PAGE_SIZE
+from mcp_gateway.tokens import compact_json
+
+LIST_PAGE_SIZE = 100
+"""Tools per `list_tools` page when the model names no limit (a server may have thousands)."""
+MAX_LIST_PAGE_SIZE = 500
+MAX_SERVERS_NAMED = 24
+"""Past this many, the instructions name the first ones and count the rest (they cost tokens every session)."""
 
 SEARCH_TOOLS = "search_tools"
 LIST_TOOLS = "list_tools"
@@ -97,3 +106,34 @@ _DEFINITIONS: list[dict[str, Any]] = [
 
 def meta_tools() -> list[types.Tool]:
     return [types.Tool.model_validate({**definition, "_meta": _ALWAYS_LOAD}) for definition in _DEFINITIONS]
+
+
+def instructions(config: GatewayConfig) -> str:
+    enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
+    if not enabled:
+        servers = "no MCP servers yet (search_tools explains how to add them)"
+    else:
+        named = ", ".join(enabled[:MAX_SERVERS_NAMED])
+        more = f" and {len(enabled) - MAX_SERVERS_NAMED} more" if len(enabled) > MAX_SERVERS_NAMED else ""
+        servers = f"{len(enabled)} MCP servers ({named}{more})"
+    return (
+        f"This gateway gives access to the tools of {servers}. Find a tool with search_tools (describe the task "
+        "in plain words), then run it with execute_tool using its qualified name server.tool and arguments that "
+        "match its input schema. list_tools browses one server; describe_tool shows a tool's full definition."
+    )
+
+
+def initial_context(config: GatewayConfig) -> str:
+    """What a client puts before the model for the gateway before any call: its tool list and instructions."""
+    tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in meta_tools()]
+    return compact_json(tools) + instructions(config)
+
+
+def no_servers_hint(config: GatewayConfig) -> str | None:
+    """What to do when no server is configured at all (None when some are)."""
+    if config.servers:
+        return None
+    return (
+        f"No MCP servers are configured. Add them under 'mcpServers' in {config.path}, or import the ones your "
+        "AI client already has with `mcp-gateway import --client NAME`; a running gateway sees them once restarted."
+    )

@@ -7,7 +7,7 @@ import json
 import mcp_types as types
 import tiktoken
 
-from mcp_gateway.server.tools import META_TOOL_NAMES, meta_tools
+from mcp_gateway.service.surface import META_TOOL_NAMES, meta_tools
 
 MAX_LIST_TOKENS = 600
 MAX_NAME_CHARS = 64

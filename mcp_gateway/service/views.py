@@ -1,6 +1,7 @@
-"""What the model reads back from the three read-only meta-tools, and from any error.
+"""The JSON shapes of the gateway's reports: what a model reads back from the three read-only meta-tools (the
+MCP server sends these as one text item) and what `--json` prints at the command line, the same to the byte.
 
-Results are one text item holding compact JSON: the model parses it reliably and nothing is repeated.
+Compact JSON: the model parses it reliably and nothing is repeated.
 Search hits carry what the model needs to call the tool right away (qualified name, description,
 input schema), and a confidence with the reasons behind it. Sizes are budgeted so a search at the
 default limit stays around a thousand tokens: the best hits get more room than the tail, and anything
@@ -11,13 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import mcp_types as types
-
-from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
-from mcp_gateway.server.schema_cut import cut_schema, without_boilerplate
-from mcp_gateway.service.gateway import SearchReport, ToolPage
-from mcp_gateway.service.names import ResolvedTool
+from mcp_gateway.service.reports import SearchReport, ToolDefinition, ToolPage
+from mcp_gateway.service.schema_cut import cut_schema, without_boilerplate
 from mcp_gateway.tokens import compact_json
 
 LEADING_HITS = 3
@@ -31,31 +28,26 @@ DESCRIBE_SCHEMA_CHARS = 60_000
 ERROR_SCHEMA_CHARS = 2000
 
 
-def text_result(payload: Any, *, is_error: bool = False) -> types.CallToolResult:
-    text = payload if isinstance(payload, str) else compact_json(payload)
-    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
-
-
-def error_result(error: ToolCallError, tool: ToolRecord | None = None) -> types.CallToolResult:
+def error_text(error: ToolCallError, tool: ToolDefinition | None = None) -> str:
     """One actionable sentence; for bad arguments, the schema they must match as well."""
     text = error.message
     if isinstance(error, InvalidArgumentsError) and tool is not None:
         schema, cut = cut_schema(tool.input_schema, ERROR_SCHEMA_CHARS)
         text += f"\nInput schema{' (shortened)' if cut else ''}: {compact_json(schema)}"
-    return text_result(text, is_error=True)
+    return text
 
 
-def search_payload(report: SearchReport, *, no_servers_hint: str | None) -> dict[str, Any]:
+def search_payload(report: SearchReport) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
-    for position, found in enumerate(report.found):
+    for position, hit in enumerate(report.hits):
         leading = position < LEADING_HITS
-        tool = found.tool
+        tool = hit.tool
         budget = LEADING_SCHEMA_CHARS if leading else TAIL_SCHEMA_CHARS
         schema, cut = cut_schema(without_boilerplate(tool.input_schema), budget)
         entry: dict[str, Any] = {
-            "tool": f"{found.hit.server}.{tool.name}",
-            "confidence": found.hit.confidence,
-            "why": "; ".join(found.hit.reasons) or "weak partial match",
+            "tool": tool.qualified,
+            "confidence": hit.confidence,
+            "why": "; ".join(hit.reasons) or "weak partial match",
             "description": shorten(tool.description, LEADING_DESCRIPTION_CHARS if leading else TAIL_DESCRIPTION_CHARS),
             "inputSchema": schema,
         }
@@ -63,12 +55,20 @@ def search_payload(report: SearchReport, *, no_servers_hint: str | None) -> dict
             entry["schemaShortened"] = True
         results.append(entry)
     payload: dict[str, Any] = {"results": results}
+    notes = search_notes(report, schemas_shortened=any(entry.get("schemaShortened") for entry in results))
+    if notes:
+        payload["notes"] = notes
+    return payload
+
+
+def search_notes(report: SearchReport, *, schemas_shortened: bool = False) -> list[str]:
+    """What a search says besides its hits: weak matches, servers still loading or failing, no servers at all."""
     notes = list(report.notes)
-    if results and results[0]["confidence"] == "low":
+    if report.hits and report.hits[0].confidence == "low":
         notes.append(
             "Matches are weak: check a candidate with describe_tool, browse a server with list_tools, or rephrase."
         )
-    if any(entry.get("schemaShortened") for entry in results):
+    if schemas_shortened:
         notes.append("Some schemas are shortened; describe_tool shows them whole.")
     if report.loading:
         notes.append(f"Still loading the tools of: {', '.join(report.loading)}; search again shortly to include them.")
@@ -77,11 +77,9 @@ def search_payload(report: SearchReport, *, no_servers_hint: str | None) -> dict
     if report.unlisted:
         names = ", ".join(report.unlisted)
         notes.append(f"Not loaded yet (startupMetadataCheck is off): {names}; pass server=<name> to load one.")
-    if no_servers_hint:
-        notes.append(no_servers_hint)
-    if notes:
-        payload["notes"] = notes
-    return payload
+    if report.no_servers_hint:
+        notes.append(report.no_servers_hint)
+    return notes
 
 
 def list_payload(page: ToolPage) -> dict[str, Any]:
@@ -89,18 +87,17 @@ def list_payload(page: ToolPage) -> dict[str, Any]:
         {"name": tool.name, "description": shorten(tool.description, LIST_DESCRIPTION_CHARS)} for tool in page.tools
     ]
     payload: dict[str, Any] = {"server": page.server, "total": page.total, "offset": page.offset, "tools": tools}
-    following = page.offset + len(tools)
-    if following < page.total:
-        payload["nextOffset"] = following
+    if page.next_offset is not None:
+        payload["nextOffset"] = page.next_offset
     if page.instructions and page.offset == 0:
         payload["serverInstructions"] = shorten(page.instructions, TAIL_SCHEMA_CHARS * 2)
     return payload
 
 
-def describe_payload(resolved: ResolvedTool) -> dict[str, Any]:
-    wire = resolved.tool.to_wire()
-    schema, cut = cut_schema(resolved.tool.input_schema, DESCRIBE_SCHEMA_CHARS)
-    payload: dict[str, Any] = {"tool": resolved.qualified, "server": resolved.server}
+def describe_payload(tool: ToolDefinition) -> dict[str, Any]:
+    wire = tool.to_wire()
+    schema, cut = cut_schema(wire["inputSchema"], DESCRIBE_SCHEMA_CHARS)
+    payload: dict[str, Any] = {"tool": tool.qualified, "server": tool.server}
     payload.update({key: value for key, value in wire.items() if key != "name"})
     payload["inputSchema"] = schema
     if cut:

@@ -1,27 +1,22 @@
-"""What the model reads back: search, list and describe payloads, and error results."""
+"""What the model reads back (and `--json` prints): search, list and describe payloads, and error texts."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-import mcp_types as types
-
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import InvalidArgumentsError, UnknownToolError
-from mcp_gateway.search import SearchHit
 from mcp_gateway.search.confidence import Confidence
-from mcp_gateway.server.format import (
+from mcp_gateway.service.reports import SearchHit, SearchReport, ToolDefinition, ToolPage
+from mcp_gateway.service.views import (
     LIST_DESCRIPTION_CHARS,
     describe_payload,
-    error_result,
+    error_text,
     list_payload,
     search_payload,
     shorten,
-    text_result,
 )
-from mcp_gateway.service.gateway import Found, SearchReport, ToolPage
-from mcp_gateway.service.names import ResolvedTool
 
 READ_FILE = ToolRecord(
     name="read_file",
@@ -31,29 +26,21 @@ READ_FILE = ToolRecord(
 WEAK_ADVICE = "Matches are weak: check a candidate with describe_tool, browse a server with list_tools, or rephrase."
 
 
-def found(server: str, tool: ToolRecord, confidence: Confidence, reasons: tuple[str, ...] = ()) -> Found:
-    return Found(SearchHit(server, tool.name, 1.0, confidence, reasons), tool)
+def found(server: str, tool: ToolRecord, confidence: Confidence, reasons: tuple[str, ...] = ()) -> SearchHit:
+    return SearchHit(ToolDefinition(server, tool), confidence, reasons)
 
 
-def report(*hits: Found, **fields: Any) -> SearchReport:
-    base: dict[str, Any] = {"query": "q", "found": hits, "notes": (), "focused_server": None, "loading": ()}
+def report(*hits: SearchHit, **fields: Any) -> SearchReport:
+    base: dict[str, Any] = {"query": "q", "hits": hits, "notes": (), "focused_server": None, "loading": ()}
     base.update(fields)
     return SearchReport(**base)
-
-
-def only_text(result: types.CallToolResult) -> str:
-    (item,) = result.content
-    assert isinstance(item, types.TextContent)
-    return item.text
 
 
 # ---- search ----
 
 
 def test_a_search_hit_carries_qualified_name_confidence_why_description_and_schema() -> None:
-    payload = search_payload(
-        report(found("filesystem", READ_FILE, "high", ("name: read, file",))), no_servers_hint=None
-    )
+    payload = search_payload(report(found("filesystem", READ_FILE, "high", ("name: read, file",))))
     assert payload == {
         "results": [
             {
@@ -70,33 +57,29 @@ def test_a_search_hit_carries_qualified_name_confidence_why_description_and_sche
 def test_several_reasons_are_joined_and_a_hit_without_reasons_says_so() -> None:
     payload = search_payload(
         report(found("fs", READ_FILE, "high", ("name: file", "synonym read: cat")), found("fs2", READ_FILE, "low")),
-        no_servers_hint=None,
     )
     assert [entry["why"] for entry in payload["results"]] == ["name: file; synonym read: cat", "weak partial match"]
 
 
 def test_a_low_confidence_top_hit_adds_the_describe_and_list_advice() -> None:
-    payload = search_payload(report(found("fs", READ_FILE, "low")), no_servers_hint=None)
+    payload = search_payload(report(found("fs", READ_FILE, "low")))
     assert payload["notes"] == [WEAK_ADVICE]
 
 
 def test_a_confident_top_hit_adds_no_advice() -> None:
     for confidence in ("high", "medium"):
-        payload = search_payload(
-            report(found("fs", READ_FILE, confidence), found("x", READ_FILE, "low")), no_servers_hint=None
-        )
+        payload = search_payload(report(found("fs", READ_FILE, confidence), found("x", READ_FILE, "low")))
         assert "notes" not in payload
 
 
 def test_engine_notes_come_first_in_the_payload_notes() -> None:
-    payload = search_payload(report(found("fs", READ_FILE, "low"), notes=("hint note",)), no_servers_hint=None)
+    payload = search_payload(report(found("fs", READ_FILE, "low"), notes=("hint note",)))
     assert payload["notes"] == ["hint note", WEAK_ADVICE]
 
 
 def test_loading_failed_and_unlisted_servers_are_each_noted() -> None:
     payload = search_payload(
         report(loading=("github", "slack"), failed={"jira": "it timed out"}, unlisted=("notes",)),
-        no_servers_hint=None,
     )
     notes = payload["notes"]
     assert payload["results"] == []
@@ -106,7 +89,7 @@ def test_loading_failed_and_unlisted_servers_are_each_noted() -> None:
 
 
 def test_the_no_servers_hint_is_passed_through_as_a_note() -> None:
-    payload = search_payload(report(), no_servers_hint="No MCP servers are configured.")
+    payload = search_payload(report(no_servers_hint="No MCP servers are configured."))
     assert payload["notes"] == ["No MCP servers are configured."]
 
 
@@ -118,7 +101,7 @@ def test_a_huge_schema_in_a_search_hit_is_cut_and_flagged() -> None:
             "properties": {f"p{i}": {"type": "string", "description": "x" * 80} for i in range(40)},
         },
     )
-    payload = search_payload(report(found("s", huge, "high")), no_servers_hint=None)
+    payload = search_payload(report(found("s", huge, "high")))
     (entry,) = payload["results"]
     assert entry["schemaShortened"] is True
     assert set(entry["inputSchema"]["properties"]) == {f"p{i}" for i in range(40)}
@@ -127,7 +110,7 @@ def test_a_huge_schema_in_a_search_hit_is_cut_and_flagged() -> None:
 
 def test_a_long_description_in_a_search_hit_is_shortened_at_a_word_boundary() -> None:
     wordy = ToolRecord(name="wordy", description="word " * 400)
-    (entry,) = search_payload(report(found("s", wordy, "high")), no_servers_hint=None)["results"]
+    (entry,) = search_payload(report(found("s", wordy, "high")))["results"]
     assert entry["description"].endswith("word …")
     assert len(entry["description"]) <= 402
 
@@ -136,7 +119,10 @@ def test_a_long_description_in_a_search_hit_is_shortened_at_a_word_boundary() ->
 
 
 def page(tools: int, *, offset: int, total: int, instructions: str | None = None) -> ToolPage:
-    records = tuple(ToolRecord(name=f"t{offset + i}", description=f"Tool {offset + i}.") for i in range(tools))
+    records = tuple(
+        ToolDefinition("srv", ToolRecord(name=f"t{offset + i}", description=f"Tool {offset + i}."))
+        for i in range(tools)
+    )
     return ToolPage(server="srv", tools=records, total=total, offset=offset, instructions=instructions)
 
 
@@ -155,7 +141,7 @@ def test_the_last_list_page_has_no_next_offset() -> None:
 
 
 def test_list_descriptions_are_short() -> None:
-    long = ToolPage("srv", (ToolRecord(name="t", description="x " * 500),), 1, 0, None)
+    long = ToolPage("srv", (ToolDefinition("srv", ToolRecord(name="t", description="x " * 500)),), 1, 0, None)
     assert len(list_payload(long)["tools"][0]["description"]) <= LIST_DESCRIPTION_CHARS + 2
 
 
@@ -179,7 +165,7 @@ def test_describe_keeps_every_field_of_the_tool() -> None:
         "icons": [{"src": "https://example.com/icon.png"}],
         "execution": {"taskSupport": "optional"},
     }
-    payload = describe_payload(ResolvedTool("github", ToolRecord.from_wire(wire)))
+    payload = describe_payload(ToolDefinition("github", ToolRecord.from_wire(wire)))
     assert payload["tool"] == "github.create_issue"
     assert payload["server"] == "github"
     assert "schemaShortened" not in payload
@@ -191,23 +177,14 @@ def test_describe_keeps_every_field_of_the_tool() -> None:
 # ---- errors and text ----
 
 
-def test_a_text_result_holds_compact_json() -> None:
-    result = text_result({"a": [1, 2]})
-    assert only_text(result) == '{"a":[1,2]}'
-    assert not result.is_error
+def test_an_error_text_is_the_message() -> None:
+    text = error_text(UnknownToolError("No tool named 'x'; call search_tools to find the right tool."))
+    assert text == "No tool named 'x'; call search_tools to find the right tool."
 
 
-def test_an_error_result_is_one_error_text_item_with_the_message() -> None:
-    result = error_result(UnknownToolError("No tool named 'x'; call search_tools to find the right tool."))
-    assert result.is_error
-    assert only_text(result) == "No tool named 'x'; call search_tools to find the right tool."
-
-
-def test_an_invalid_arguments_error_result_includes_the_tool_schema() -> None:
+def test_an_invalid_arguments_error_text_includes_the_tool_schema() -> None:
     error = InvalidArgumentsError("Arguments for 'fs.read_file' do not match its schema: 'path' is required.", ["x"])
-    result = error_result(error, READ_FILE)
-    text = only_text(result)
-    assert result.is_error
+    text = error_text(error, ToolDefinition("fs", READ_FILE))
     first, second = text.split("\n")
     assert first == error.message
     assert second.startswith("Input schema: ")
@@ -222,7 +199,7 @@ def test_an_invalid_arguments_error_with_a_huge_schema_says_the_schema_is_shorte
             "properties": {f"p{i}": {"type": "string", "description": "y" * 100} for i in range(40)},
         },
     )
-    text = only_text(error_result(InvalidArgumentsError("Bad.", []), huge))
+    text = error_text(InvalidArgumentsError("Bad.", []), ToolDefinition("s", huge))
     schema_line = text.split("\n")[1]
     assert schema_line.startswith("Input schema (shortened): ")
     json.loads(schema_line.removeprefix("Input schema (shortened): "))

@@ -1,0 +1,101 @@
+"""`status`: what a workspace knows and what runs in it, gathered without starting anything.
+
+Cache state and tool counts come from cache.json (as this gateway has read it), which gateway runs each server
+from the process records every gateway keeps in `run/`, the last error of each from errors.json (written by
+whichever gateway saw it), what failed in the background of the running gateways from their journal, and what
+keeps the workspace itself from working fully. Every text in it passes through the gateway's `SecretMask`: a
+file may have been written by a gateway that did not mask.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import anyio.to_thread
+
+from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.config import GatewayConfig
+from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
+from mcp_gateway.downstream.process_records import running_servers as running_servers_of
+from mcp_gateway.masking import SecretMask
+from mcp_gateway.paths import Workspace
+from mcp_gateway.service.background_journal import GatewayProblem
+from mcp_gateway.service.reports import (
+    BackgroundFailure,
+    LastError,
+    RunningProcess,
+    ServerState,
+    StatusReport,
+)
+from mcp_gateway.service.surface import no_servers_hint
+
+
+@dataclass(frozen=True)
+class _OnDisk:
+    running: dict[str, list[tuple[int, int]]]
+    errors: dict[str, ErrorRecord]
+
+
+async def status_report(
+    config: GatewayConfig,
+    catalog: Catalog,
+    workspace: Workspace,
+    secrets: SecretMask,
+    *,
+    connected: Callable[[str], bool],
+    background: list[GatewayProblem],
+    workspace_problems: tuple[str, ...],
+) -> StatusReport:
+    """The workspace's state; the files of other gateways are read in a worker thread."""
+    on_disk = await anyio.to_thread.run_sync(_read_records, workspace, secrets)
+    servers = tuple(
+        _server_state(config, catalog, name, on_disk, secrets, connected=connected(name)) for name in config.servers
+    )
+    failures = tuple(
+        BackgroundFailure(found.gateway_pid, found.problem.task, secrets.mask(found.problem.error), found.problem.at)
+        for found in background
+    )
+    return StatusReport(
+        config_path=config.path,
+        servers=servers,
+        rejected={name: secrets.mask(reason) for name, reason in config.rejected.items()},
+        background_failures=failures,
+        workspace_problems=workspace_problems,
+        cache_notice=catalog.notice,
+        no_servers_hint=no_servers_hint(config),
+    )
+
+
+def running_servers(home: str | os.PathLike[str] | None) -> list[str]:
+    """The servers that running gateways of the workspace at `home` have started (from their records)."""
+    return sorted(running_servers_of(Workspace.from_environment(home).process_records_dir))
+
+
+def _read_records(workspace: Workspace, secrets: SecretMask) -> _OnDisk:
+    return _OnDisk(
+        running=running_servers_of(workspace.process_records_dir),
+        errors=ErrorJournal(workspace.errors_path, secrets.mask).read(),
+    )
+
+
+def _server_state(
+    config: GatewayConfig, catalog: Catalog, name: str, on_disk: _OnDisk, secrets: SecretMask, *, connected: bool
+) -> ServerState:
+    spec = config.servers[name].spec
+    entry = catalog.entry(name)
+    error = on_disk.errors.get(name)
+    return ServerState(
+        name=name,
+        transport=spec.type,
+        lifecycle=spec.lifecycle,
+        cache=catalog.state(name),
+        tool_count=len(catalog.tools(name)),
+        fetched_at=entry.fetched_at if entry is not None else None,
+        protocol_version=catalog.recall(name),
+        running=tuple(RunningProcess(gateway, pid) for gateway, pid in on_disk.running.get(name, [])),
+        connected=connected,
+        last_error=LastError(error.phase, secrets.mask(error.message), error.retryable, error.at) if error else None,
+        skipped_tools=entry.skipped if entry is not None else (),
+    )
