@@ -126,7 +126,7 @@ class ImportRuns:
 def measure_imports(demo_home: Path) -> ImportReport:
     runs = ImportRuns()
     for _ in range(IMPORT_RUNS):
-        runs.add_cli_and_sdk(importtime(["-c", "import mcp_gateway.cli"]), importtime(["-c", "import mcp"]))
+        runs.add_cli_and_sdk(importtime(["-c", "import mcp_gateway.program"]), importtime(["-c", "import mcp"]))
         runs.add_serve_path(trace_serve_path(demo_home))
     own, inclusive = median_of(runs.own), median_of(runs.inclusive)
     own.pop(INTERPRETER, None)  # reported among the causes, not a package anyone could defer

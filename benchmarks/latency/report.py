@@ -180,7 +180,7 @@ def print_imports(report: Report) -> None:
     if i is None:
         return
     print(f"5. Start-up imports (python -X importtime, median of {IMPORT_RUNS} runs; importtime adds its own overhead)")
-    print(f"  import mcp_gateway.cli (the console script's entry)   {ms(i.cli_entry_ms):>10}")
+    print(f"  import mcp_gateway.program (the console script's entry){ms(i.cli_entry_ms):>10}")
     print(f"  import mcp (the SDK alone)                            {ms(i.sdk_alone_ms):>10}")
     print("  serving the demo workspace (python -m mcp_gateway), imports per phase:")
     for name, value in i.phases_ms.items():
