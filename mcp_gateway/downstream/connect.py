@@ -46,6 +46,7 @@ from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.connection import ErrorReply, LinkLost
 from mcp_gateway.downstream.link import Link
+from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
@@ -71,6 +72,9 @@ class ConnectOptions:
     remembered_protocol: str | None
     records: ProcessRecords | None
     log: StderrLog
+    """Where the server's own stderr goes."""
+    notes: ServerNotes
+    """What the gateway says about the server."""
 
 
 @dataclass
@@ -114,7 +118,8 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     if isinstance(spec, StdioServer):
         # Recording the child reads its start time with psutil: import it off the event loop, once.
         await anyio.to_thread.run_sync(processes.warm_up)
-        transport = StdioTransport(server.name, _stdio_launch(spec, options), options.log, options.records, link)
+        launch = _stdio_launch(spec, options)
+        transport = StdioTransport(server.name, launch, options.log, options.notes, records=options.records, link=link)
         client = await _handshake(stack, link.around(transport), mode, options, link)
         return OpenedClient(client=client, exited=transport.exited, pid=transport.pid, link=link, hurry=transport.hurry)
     watch = HttpStatusWatch()
@@ -265,11 +270,11 @@ def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
 
 
 def _client(transport: Transport, mode: str, options: ConnectOptions) -> Client:
-    return Client(transport, mode=mode, cache=None, client_info=CLIENT_INFO, logging_callback=_log_to(options.log))
+    return Client(transport, mode=mode, cache=None, client_info=CLIENT_INFO, logging_callback=_log_to(options.notes))
 
 
-def _log_to(log: StderrLog) -> LoggingFnT:
+def _log_to(notes: ServerNotes) -> LoggingFnT:
     async def record(params: LoggingMessageNotificationParams) -> None:
-        log.note(f"log {params.level}: {params.data}")
+        notes.info(f"log {params.level}: {params.data}")
 
     return record

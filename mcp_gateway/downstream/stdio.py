@@ -9,7 +9,7 @@ hence this module:
 - its stop sequence stops the leader but leaves the group alive when the leader exits on EOF while a
   grandchild it spawned does not; here the whole group is always gone before the transport returns;
 - its grace periods are fixed; here they are cut to the server's `closeTimeoutMs`.
-A line on stdout that is not JSON-RPC (banners, debug prints) is noted in the log and skipped, instead of
+A line on stdout that is not JSON-RPC (banners, debug prints) is noted (`notes.py`) and skipped, instead of
 being surfaced to the session; a line that carries a request id but is not a valid response fails that
 request at once (through the connection's `Link`) rather than leaving it to its timeout.
 """
@@ -32,6 +32,7 @@ from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
 from mcp_gateway.downstream.link import Link
+from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.processes import group_alive, signal_group
 from mcp_gateway.downstream.stderr_log import StderrLog
@@ -72,12 +73,15 @@ class StdioTransport:
         server: str,
         launch: StdioLaunch,
         log: StderrLog,
+        notes: ServerNotes,
+        *,
         records: ProcessRecords | None = None,
         link: Link | None = None,
     ) -> None:
         self._server = server
         self._launch = launch
         self._log = log
+        self._notes = notes
         self._records = records
         self._link = link
         self._hurried = False
@@ -116,7 +120,7 @@ class StdioTransport:
         self.pid = process.pid
         if self._records is not None:
             self._records.add(process.pid, self._server)
-        self._log.note(f"started pid {process.pid}: {launch.command} ({len(launch.args)} args)")
+        self._notes.info(f"started pid {process.pid}: {launch.command} ({len(launch.args)} args)")
         read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         writer_done = anyio.Event()
@@ -139,7 +143,7 @@ class StdioTransport:
                         except wire.UnencodableError as exc:
                             # Unreachable for what the gateway relays: its client side refuses anything
                             # deeper than `wire.MAX_DEPTH`, which `encode` always manages.
-                            self._log.note(f"could not send a message to the server: {exc}")
+                            self._notes.info(f"could not send a message to the server: {exc}")
                             continue
                         await process.stdin.send(line)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -182,7 +186,7 @@ class StdioTransport:
                     pieces.append(rest)
                     pending += len(rest)
                     if pending > MAX_LINE_BYTES:
-                        self._log.note(f"stdout line over {MAX_LINE_BYTES} bytes without a newline; closing")
+                        self._notes.info(f"stdout line over {MAX_LINE_BYTES} bytes without a newline; closing")
                         return
 
     def _parse(self, line: bytes) -> SessionMessage | None:
@@ -192,9 +196,9 @@ class StdioTransport:
         if not isinstance(message, wire.Unreadable):
             return SessionMessage(message)
         if message.kind != "request" and message.request_id is not None and self._link is not None:
-            self._log.note(f"a reply for request {message.request_id!r} is not valid JSON-RPC: {message.reason}")
+            self._notes.info(f"a reply for request {message.request_id!r} is not valid JSON-RPC: {message.reason}")
             return self._link.malformed_reply(message)
-        self._log.note(f"ignored a stdout line that is not JSON-RPC ({message.reason}): {message.preview!r}")
+        self._notes.info(f"ignored a stdout line that is not JSON-RPC ({message.reason}): {message.preview!r}")
         return None
 
     async def _pump_stderr(self, process: anyio.abc.Process) -> None:
@@ -227,7 +231,7 @@ class StdioTransport:
             if not await _wait_group_gone(process, pgid, self._grace(SIGTERM_GRACE_SECONDS)):
                 signal_group(pgid, signal.SIGKILL)
                 await _wait_group_gone(process, pgid, lambda: REAP_WAIT_SECONDS)
-        self._log.note(f"stopped pid {pgid} (exit status {process.returncode})")
+        self._notes.info(f"stopped pid {pgid} (exit status {process.returncode})")
         if self._records is not None:
             self._records.remove(pgid)
         for stream in (process.stdout, process.stderr):

@@ -15,6 +15,7 @@ import pytest
 from mcp_gateway.config.models import StdioServer
 from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.connect import ConnectOptions, _stdio_launch  # pyright: ignore[reportPrivateUsage]
+from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.stderr_log import StderrLog
 
@@ -92,7 +93,12 @@ def test_the_gateway_token_is_random_per_process_and_stable_within_it() -> None:
 
 def options(records: ProcessRecords | None, environ: dict[str, str], log: Path) -> ConnectOptions:
     return ConnectOptions(
-        close_timeout=1.0, environ=environ, remembered_protocol=None, records=records, log=StderrLog(log)
+        close_timeout=1.0,
+        environ=environ,
+        remembered_protocol=None,
+        records=records,
+        log=StderrLog(log),
+        notes=ServerNotes("fake", object()),
     )
 
 

@@ -1,0 +1,394 @@
+"""One downstream server's life in the pool: its connection, its start, its idle timer, its probe, its backoff.
+
+Its states and the changes between them are drawn in `server_state.py`; every change goes through `_enter`,
+which refuses one `TRANSITIONS` does not allow and notes each in the server's log. Every connection, retired
+ones still closing included, is owned by one task of this supervisor's task group (`_own`), which enters and
+exits the SDK client in that one task (the SDK requires it); the group ends when the pool stops, each task
+within the server's close budget.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from collections.abc import AsyncGenerator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.abc
+
+from mcp_gateway.background import BackgroundTasks
+from mcp_gateway.config import ServerConfig
+from mcp_gateway.downstream.backoff import Backoff
+from mcp_gateway.downstream.connect import OpenedClient
+from mcp_gateway.downstream.connection import Connection, LinkLost
+from mcp_gateway.downstream.error_journal import ErrorRecord
+from mcp_gateway.downstream.processes import signal_group
+from mcp_gateway.downstream.server_context import ServerContext
+from mcp_gateway.downstream.server_state import TRANSITIONS, ServerStatus, State
+from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
+from mcp_gateway.errors import (
+    BackoffError,
+    CallTimeoutError,
+    DownstreamError,
+    ServerStartError,
+    ShuttingDownError,
+)
+
+WEDGE_PROBE_SECONDS = 5.0
+"""How long a connection whose call timed out gets to answer a trivial request before it is retired."""
+EARLY_EXIT_SECONDS = 10.0
+"""A server that exits this soon after its handshake, before answering any tool call, failed to start."""
+SHUTDOWN_MARGIN_SECONDS = 1.0
+"""Added to the server's close budget for its whole stop at shutdown."""
+LIST_OPERATION = "tools/list"
+
+
+@dataclass
+class _Start:
+    """One start attempt: what its waiters learn when it ends."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    connection: Connection | None = None
+    error: DownstreamError | None = None
+    connecting: anyio.CancelScope | None = None
+    """Cancelled when the pool stops: a server still starting must not hold the gateway's exit up."""
+
+
+class Supervisor:
+    def __init__(self, server: ServerConfig, context: ServerContext) -> None:
+        self.server = server
+        self._context = context
+        self._name = server.name
+        self._notes = context.notes
+        self.state = State.IDLE
+        self._current: Connection | None = None
+        self._start: _Start | None = None
+        self._open: set[Connection] = set()
+        """Every connection not yet closed: the current one and retired ones still finishing or stopping."""
+        self._backoff = Backoff(context.failure_backoff_seconds)
+        self._last_error: ErrorRecord | None = None
+        self._tasks: BackgroundTasks | None = None
+        self._stopped = anyio.Event()
+        self._probes: set[anyio.CancelScope] = set()
+        self._activity = anyio.Event()
+        """Set when a call ends or the connection changes: the idle timer looks again."""
+
+    # Lifetime: the pool runs `run` in its task group for as long as it lives.
+
+    async def run(self, tasks: BackgroundTasks, group: anyio.abc.TaskGroup) -> None:
+        """Own this server's tasks (in `group`) until `stop`, then give them the close budget to finish: the
+        group's exit waits for them until its deadline, then cancels what is left."""
+        self._tasks = tasks
+        tasks.start_soon(self._stop_idle_connections, name=f"the idle timer of '{self._name}'")
+        await self._stopped.wait()
+        group.cancel_scope.deadline = anyio.current_time() + self._context.close_seconds + SHUTDOWN_MARGIN_SECONDS
+
+    def stop(self) -> None:
+        """Take no new call, cut a start short, and close every connection (their graces hurried)."""
+        self._enter(State.STOPPED, "the gateway is stopping")
+        for connection in self._open:
+            connection.hurry()  # its client will not wait long for the gateway: see HURRIED_GRACE_SECONDS
+            self._retire(connection, None)
+        if self._start is not None and self._start.connecting is not None:
+            self._start.connecting.cancel()
+        for probe in self._probes:
+            probe.cancel()
+        self._activity.set()
+        self._stopped.set()
+
+    def kill(self) -> None:
+        """SIGKILL the process group of every connection at once: a stop that cannot wait any more."""
+        for connection in self._open:
+            if connection.pid is not None:
+                signal_group(connection.pid, signal.SIGKILL)
+
+    def status(self) -> ServerStatus:
+        connection = self._current
+        return ServerStatus(
+            state=self.state,
+            running=connection is not None and connection.usable,
+            pid=connection.pid if connection is not None else None,
+            in_flight=connection.in_flight if connection is not None else 0,
+            protocol_version=connection.protocol_version if connection is not None else None,
+            last_error=self._last_error,
+            backoff_seconds_left=self._backoff.seconds_left(anyio.current_time()),
+        )
+
+    # Calls.
+
+    @asynccontextmanager
+    async def borrowed(self, operation: str, *, retry_safe: bool) -> AsyncGenerator[tuple[Connection, float]]:
+        """The connection for one request and its timeout, counted in and out (the idle timer waits for it);
+        a failure leaves as a `DownstreamError`, and a timeout has the connection probed."""
+        timeout = self._context.request_seconds
+        connection = await self._acquire()
+        connection.begin_call()
+        try:
+            yield connection, timeout
+            if operation != LIST_OPERATION:
+                connection.answered = True
+        except Exception as exc:
+            error = call_failure(
+                self._name, operation, exc, timeout_seconds=timeout, retry_safe=retry_safe, mask=self._context.mask
+            )
+            self._note_error(error)
+            if isinstance(innermost(exc), LinkLost) and (connection.usable or connection.crashed):
+                # Judged now, not only when the exit is seen: the caller's next call may come first.
+                self._exited_early(connection)
+            if isinstance(error, CallTimeoutError):
+                self._probe(connection)
+            raise error from exc
+        finally:
+            connection.end_call()
+            self._activity.set()
+
+    def start_eagerly(self) -> None:
+        if self.state in (State.IDLE, State.DRAINING):
+            self._begin_start()
+
+    async def _acquire(self) -> Connection:
+        while True:
+            if self.state is State.STOPPED:
+                raise ShuttingDownError(
+                    "The gateway is shutting down and takes no new calls.",
+                    server=self._name,
+                    phase="tool_call",
+                    retryable=True,
+                )
+            if self.state is State.READY and self._current is not None:
+                return self._current
+            start = self._start
+            if start is None:
+                self._refuse_inside_backoff()
+                start = self._begin_start()
+            await start.done.wait()
+            if start.error is not None:
+                raise start.error
+            # A connection just started can be retired before this waiter resumes: look again.
+
+    def _refuse_inside_backoff(self) -> None:
+        left = self._backoff.seconds_left(anyio.current_time())
+        if self.state is State.BACKING_OFF and left > 0:
+            last = self._last_error.message if self._last_error else "it failed to start"
+            raise BackoffError(
+                f"Server '{self._name}' failed recently and will not be retried for {math.ceil(left)}s "
+                f"(last error: {last}); fix it, or call again after that.",
+                server=self._name,
+                seconds_left=left,
+            )
+
+    # Starting, serving, closing: one task per connection.
+
+    def _begin_start(self) -> _Start:
+        assert self._tasks is not None
+        self._enter(State.STARTING, "a call needs it" if self.server.spec.lifecycle != "eager" else "it is eager")
+        start = self._start = _Start()
+        self._tasks.start_soon(self._own, start, name=f"the connection to '{self._name}'")
+        return start
+
+    async def _own(self, start: _Start) -> None:
+        """Connect (within `connectTimeoutMs`), serve until retired, close: all in this one task."""
+        connection: Connection | None = None
+        timeout = self._context.connect_seconds
+        try:
+            # The deadline covers the connect only and is lifted once the handshake is done (the client's task
+            # groups, entered inside it, must not outlive an inner cancel scope).
+            with anyio.CancelScope(deadline=anyio.current_time() + timeout) as connecting:
+                start.connecting = connecting
+                if self.state is State.STOPPED:
+                    connecting.cancel()
+                async with AsyncExitStack() as stack:
+                    try:
+                        opened = await self._context.connect(stack)
+                    except Exception as exc:
+                        self._start_failed(start, exc)
+                        return
+                    connecting.deadline = math.inf
+                    start.connecting = None
+                    connection = self._ready(start, opened)
+                    await self._serve(connection)
+            if connecting.cancelled_caught and connection is None and self.state is not State.STOPPED:
+                self._start_failed(start, TimeoutError())
+        finally:
+            self._closed(start, connection)
+
+    def _ready(self, start: _Start, opened: OpenedClient) -> Connection:
+        connection = Connection(
+            self._name, opened.client, opened.exited, opened.pid, link=opened.link, hurry=opened.hurry
+        )
+        self._open.add(connection)
+        if self.state is State.STOPPED:  # connected just as the pool stopped: close it at once
+            connection.hurry()
+            self._retire(connection, None)
+            start.done.set()
+            return connection
+        self._current = start.connection = connection
+        self._start = None
+        if self._backoff.failures or self._last_error is not None:
+            self._context.journal.clear(self._name)
+        self._backoff.cleared()
+        self._last_error = None
+        self._context.remember_protocol(connection.protocol_version)
+        self._enter(State.READY, f"connected (protocol {connection.protocol_version})")
+        start.done.set()
+        return connection
+
+    async def _serve(self, connection: Connection) -> None:
+        """Until the connection is retired (or its process exits); then until its last call has ended."""
+        async with anyio.create_task_group() as watch:
+
+            async def retire_when_exited() -> None:
+                assert connection.exited is not None
+                await connection.exited.wait()
+                connection.crashed = not connection.stop.is_set()
+                self._retire(connection, "its process exited" if connection.crashed else None)
+
+            if connection.exited is not None:
+                watch.start_soon(retire_when_exited)
+            await connection.stop.wait()
+            watch.cancel_scope.cancel()
+        if self.state is not State.STOPPED and not connection.crashed:
+            await connection.idle.wait()  # a retired connection closes when its last call ends
+
+    def _start_failed(self, start: _Start, exc: BaseException) -> None:
+        error = start_failure(
+            self._name,
+            exc,
+            timeout_seconds=self._context.connect_seconds,
+            stderr_log=self._context.stderr_log_path,
+            mask=self._context.mask,
+        )
+        self._notes.warning(f"start failed: {error.message}")
+        self._backoff.failed(anyio.current_time())
+        self._note_error(error)
+        start.error = error
+        self._start = None
+        if self.state is State.STARTING:
+            self._enter(State.BACKING_OFF, "its start failed")
+
+    def _closed(self, start: _Start, connection: Connection | None) -> None:
+        if connection is not None:
+            self._open.discard(connection)
+            if connection.crashed and not self._exited_early(connection) and not connection.failed_start:
+                self._note_error(self._crash_error())
+            if self._current is connection:
+                self._current = None
+        if self._start is start:
+            self._start = None
+            if self.state is State.STARTING:
+                self._enter(State.IDLE, "its start was cut short")
+        start.done.set()
+        if self.state is State.DRAINING and not self._open:
+            self._enter(State.IDLE, "its last connection closed")
+        self._activity.set()
+
+    def _retire(self, connection: Connection, why: str | None) -> None:
+        """Take no new call on `connection` and let it close after its last one; the next call starts afresh.
+
+        It stops being current at once, not when its process has finally stopped (a stubborn one takes seconds):
+        a call arriving meanwhile must start a new process, not wait for the old one to die.
+        """
+        connection.usable = False
+        connection.stop.set()
+        if self._current is connection:
+            self._current = None
+            if self.state is State.READY:
+                self._enter(State.DRAINING, why or "retired")
+        self._activity.set()
+
+    # Deaths soon after the handshake count as failed starts.
+
+    def _exited_early(self, connection: Connection) -> bool:
+        """Count a connection that ended soon after its handshake, before answering a tool call, as a failed
+        start (once), and retire it. Whether it counted."""
+        lived = anyio.current_time() - connection.opened_at
+        if connection.failed_start or connection.answered or lived > EARLY_EXIT_SECONDS:
+            return False
+        connection.failed_start = True
+        self._retire(connection, "it exited soon after it started")
+        logs = f" Its stderr is in {self._context.stderr_log_path}." if self._context.stderr_log_path else ""
+        error = ServerStartError(
+            f"Server '{self._name}' exited {lived:.1f}s after it started, before answering a tool call, so "
+            f"it counts as a failed start.{logs} Fix the server or its entry in config.json, then call again.",
+            server=self._name,
+            phase="startup",
+            retryable=True,
+        )
+        self._notes.warning(f"start failed: {error.message}")
+        self._backoff.failed(anyio.current_time())
+        self._note_error(error)
+        if self.state in (State.READY, State.DRAINING):
+            self._enter(State.BACKING_OFF, "it exited soon after it started")
+        return True
+
+    def _crash_error(self) -> DownstreamError:
+        logs = f"; its stderr is in {self._context.stderr_log_path}" if self._context.stderr_log_path else ""
+        return DownstreamError(
+            f"Server '{self._name}' exited unexpectedly{logs}.", server=self._name, phase="tool_call", retryable=True
+        )
+
+    # Wedged connections.
+
+    def _probe(self, connection: Connection) -> None:
+        if connection.probing or not connection.usable or self.state is State.STOPPED:
+            return
+        assert self._tasks is not None
+        connection.probing = True
+        self._tasks.start_soon(self._retire_if_wedged, connection, name=f"the liveness probe of '{self._name}'")
+
+    async def _retire_if_wedged(self, connection: Connection) -> None:
+        """A slow tool is not a dead server: retire the connection only if a trivial request goes unanswered too."""
+        responds = True
+        with anyio.CancelScope() as scope:  # cut short by `stop`: a stopping gateway waits for no probe
+            self._probes.add(scope)
+            try:
+                responds = await connection.responds(timeout_seconds=WEDGE_PROBE_SECONDS)
+            except Exception:  # any failure of the probe itself means the connection is unusable
+                responds = False
+            finally:
+                connection.probing = False
+                self._probes.discard(scope)
+        if not responds and connection.usable:
+            self._notes.info(
+                f"retiring the connection: it did not answer a liveness probe within {WEDGE_PROBE_SECONDS:g}s "
+                "after a call timed out; the next call starts a fresh process"
+            )
+            self._retire(connection, "it stopped answering")
+
+    # The idle timer.
+
+    async def _stop_idle_connections(self) -> None:
+        """Stop a lazy server `idleTimeout` after its last call ended, never while one runs."""
+        idle_seconds = self._context.idle_seconds
+        while self.state is not State.STOPPED:
+            connection = self._current
+            deadline = math.inf
+            if idle_seconds is not None and connection is not None and connection.usable and not connection.in_flight:
+                deadline = connection.last_used + idle_seconds
+                if deadline <= anyio.current_time():
+                    self._notes.info(f"stopping after {idle_seconds:g}s idle")
+                    self._retire(connection, f"idle for {idle_seconds:g}s")
+                    continue
+            self._activity = anyio.Event()
+            with anyio.move_on_after(deadline - anyio.current_time()):
+                await self._activity.wait()
+
+    # State and errors.
+
+    def _enter(self, state: State, why: str) -> None:
+        if state is self.state:
+            return
+        if state not in TRANSITIONS[self.state]:
+            raise RuntimeError(f"server '{self._name}': no transition from {self.state.value} to {state.value}")
+        self._notes.info(f"{self.state.value} → {state.value}: {why}")
+        self.state = state
+
+    def _note_error(self, error: DownstreamError) -> None:
+        """Every error the supervisor raises passes here first: its message is masked in place (the same error
+        is raised to the caller and to every waiter of a shared start), then kept as the server's last error."""
+        error.redact(self._context.mask)
+        self._last_error = ErrorRecord(error.phase, error.message, error.retryable, time.time())
+        self._context.journal.record(self._name, self._last_error)
