@@ -51,12 +51,11 @@ from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
-from mcp_gateway.downstream.translate import innermost
+from mcp_gateway.downstream.translate import innermost, remote_start_failure
 from mcp_gateway.errors import ServerStartError
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
 HTTP_ERROR_STATUS = 400
-HTTP_SERVER_ERROR_STATUS = 500
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """One JSON-RPC message from a remote server (an SSE event, or a JSON response body): a large tool result
 (images, files as base64) must fit, while the gateway's memory stays bounded (a message costs about three
@@ -138,7 +137,7 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     try:
         client = await _handshake(stack, link.around(remote), mode, options, link)
     except Exception as exc:
-        raise _remote_failure(server.name, spec.url, watch, exc) from exc
+        raise remote_start_failure(server.name, spec.url, watch.last_error, exc) from exc
     return OpenedClient(client=client, exited=None, pid=None, link=link)
 
 
@@ -211,35 +210,6 @@ class HttpStatusWatch:
     async def record(self, response: httpx2.Response) -> None:
         if response.status_code >= HTTP_ERROR_STATUS:
             self.last_error = response
-
-
-def display_url(url: httpx2.URL | str) -> str:
-    """A URL fit for an error message: without userinfo, query or fragment, which may carry credentials."""
-    return str(httpx2.URL(url).copy_with(userinfo=b"", query=None, fragment=None))
-
-
-def _remote_failure(name: str, url: str, watch: HttpStatusWatch, exc: Exception) -> Exception:
-    """A clearer error than the transport's when the server answered an HTTP error or was not there."""
-    cause = innermost(exc)
-    if watch.last_error is not None:
-        response = watch.last_error
-        return ServerStartError(
-            f"Server '{name}' answered HTTP {response.status_code} {response.reason_phrase} at "
-            f"{display_url(response.request.url)}; "
-            "check that the server works and that its url in config.json is right, then call again.",
-            server=name,
-            phase="startup",
-            retryable=response.status_code >= HTTP_SERVER_ERROR_STATUS,
-        )
-    if isinstance(cause, httpx2.ConnectError):
-        return ServerStartError(
-            f"Server '{name}' could not be reached at {display_url(url)}: nothing accepted the connection ({cause}); "
-            "check that it is running and that its url in config.json is right, then call again.",
-            server=name,
-            phase="startup",
-            retryable=True,
-        )
-    return exc
 
 
 def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str, str]) -> dict[str, str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import cast
 
+import httpx2
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
@@ -154,3 +155,36 @@ def _describe(exc: BaseException) -> str:
 def _quoted(text: str, mask: Mask) -> str:
     """A server's own words as an error quotes them: masked first, then cut to the bound."""
     return clip(mask(text), MAX_DOWNSTREAM_MESSAGE_CHARS)
+
+
+HTTP_SERVER_ERROR_STATUS = 500
+
+
+def display_url(url: httpx2.URL | str) -> str:
+    """A URL fit for an error message: without userinfo, query or fragment, which may carry credentials."""
+    return str(httpx2.URL(url).copy_with(userinfo=b"", query=None, fragment=None))
+
+
+def remote_start_failure(name: str, url: str, last_error: httpx2.Response | None, exc: Exception) -> Exception:
+    """A clearer error than the transport's when a remote server answered an HTTP error (`last_error`, the last
+    error status it answered while connecting) or was not there; else `exc` itself, for `start_failure`."""
+    cause = innermost(exc)
+    if last_error is not None:
+        response = last_error
+        return ServerStartError(
+            f"Server '{name}' answered HTTP {response.status_code} {response.reason_phrase} at "
+            f"{display_url(response.request.url)}; "
+            "check that the server works and that its url in config.json is right, then call again.",
+            server=name,
+            phase="startup",
+            retryable=response.status_code >= HTTP_SERVER_ERROR_STATUS,
+        )
+    if isinstance(cause, httpx2.ConnectError):
+        return ServerStartError(
+            f"Server '{name}' could not be reached at {display_url(url)}: nothing accepted the connection ({cause}); "
+            "check that it is running and that its url in config.json is right, then call again.",
+            server=name,
+            phase="startup",
+            retryable=True,
+        )
+    return exc

@@ -70,10 +70,6 @@ def find_client(name: str) -> ClientFormat | None:
     return next((client for client in CLIENTS if client.name == wanted), None)
 
 
-def client_names() -> list[str]:
-    return [client.name for client in CLIENTS]
-
-
 def read_client(client: ClientFormat, where: Where, scope: Scope, source: Path | None = None) -> ClientReading:
     """The client's file for `scope` (or `source`), read.
 
