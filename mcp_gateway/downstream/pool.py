@@ -36,7 +36,7 @@ from mcp_gateway.downstream.error_journal import ErrorJournal
 from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
 from mcp_gateway.downstream.notes import logger as notes_logger
 from mcp_gateway.downstream.process_records import ProcessRecords
-from mcp_gateway.downstream.server_context import ServerContext, close_seconds, context_for
+from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
@@ -69,9 +69,12 @@ class Pool:
         connector: Connector = open_client,
         problems: BackgroundProblems | None = None,
         secrets: SecretMask | None = None,
+        probe_seconds: float = PROBE_SECONDS,
     ) -> None:
         """`problems`: where the pool's background tasks (connections, idle timers, probes) report failures.
-        `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`."""
+        `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`.
+        `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe."""
+        self._probe_seconds = probe_seconds
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -109,8 +112,9 @@ class Pool:
     ) -> bool | None:
         self.shutdown()
         assert self._stack is not None
-        with anyio.CancelScope(shield=True):  # stopping the servers must not be cut short by a cancelled caller
-            await self._stack.aclose()
+        # The task group's exit waits for every supervisor's tasks: each within its close budget (a cancelled
+        # caller cancels them, and each transport's own stop is shielded and bounded).
+        await self._stack.aclose()
         return None
 
     async def _run(self, supervisor: Supervisor) -> None:
@@ -206,6 +210,7 @@ class Pool:
             connect=connect,
             remember_protocol=remember,
             stderr_log_path=str(self._workspace.stderr_log_path(name)),
+            probe_seconds=self._probe_seconds,
         )
 
     def _log_for(self, server: str) -> StderrLog:

@@ -17,6 +17,8 @@ from mcp_gateway.downstream.error_journal import ErrorJournal
 from mcp_gateway.downstream.notes import ServerNotes
 
 MILLISECONDS = 1000.0
+PROBE_SECONDS = 5.0
+"""How long a connection whose call timed out gets to answer a trivial request before it is retired."""
 SECONDS_PER_MINUTE = 60.0
 
 
@@ -36,6 +38,7 @@ class ServerContext:
     failure_backoff_seconds: float
     stderr_log_path: str | None
     """Where a stdio server's own stderr is kept; None for a remote server, which has none."""
+    probe_seconds: float = PROBE_SECONDS
 
 
 def context_for(
@@ -48,6 +51,7 @@ def context_for(
     connect: Callable[[AsyncExitStack], Awaitable[OpenedClient]],
     remember_protocol: Callable[[str], None],
     stderr_log_path: str,
+    probe_seconds: float = PROBE_SECONDS,
 ) -> ServerContext:
     """The server's context, each timeout its own setting first, else the gateway's."""
     spec = server.spec
@@ -64,6 +68,7 @@ def context_for(
         idle_seconds=minutes * SECONDS_PER_MINUTE if spec.lifecycle == "lazy" and minutes > 0 else None,
         failure_backoff_seconds=settings.failure_backoff_ms / MILLISECONDS,
         stderr_log_path=stderr_log_path if isinstance(spec, StdioServer) else None,
+        probe_seconds=probe_seconds,
     )
 
 

@@ -37,8 +37,6 @@ from mcp_gateway.errors import (
     ShuttingDownError,
 )
 
-WEDGE_PROBE_SECONDS = 5.0
-"""How long a connection whose call timed out gets to answer a trivial request before it is retired."""
 EARLY_EXIT_SECONDS = 10.0
 """A server that exits this soon after its handshake, before answering any tool call, failed to start."""
 SHUTDOWN_MARGIN_SECONDS = 1.0
@@ -345,18 +343,20 @@ class Supervisor:
         with anyio.CancelScope() as scope:  # cut short by `stop`: a stopping gateway waits for no probe
             self._probes.add(scope)
             try:
-                responds = await connection.responds(timeout_seconds=WEDGE_PROBE_SECONDS)
+                responds = await connection.responds(timeout_seconds=self._context.probe_seconds)
             except Exception:  # any failure of the probe itself means the connection is unusable
                 responds = False
             finally:
                 connection.probing = False
                 self._probes.discard(scope)
-        if not responds and connection.usable:
-            self._notes.info(
-                f"retiring the connection: it did not answer a liveness probe within {WEDGE_PROBE_SECONDS:g}s "
-                "after a call timed out; the next call starts a fresh process"
-            )
-            self._retire(connection, "it stopped answering")
+        if responds or not connection.usable:
+            self._notes.info("kept the connection: it answered a liveness probe after a call timed out")
+            return
+        self._notes.info(
+            f"retiring the connection: it did not answer a liveness probe within {self._context.probe_seconds:g}s "
+            "after a call timed out; the next call starts a fresh process"
+        )
+        self._retire(connection, "it stopped answering")
 
     # The idle timer.
 

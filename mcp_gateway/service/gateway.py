@@ -34,6 +34,7 @@ from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
+from mcp_gateway.downstream.server_context import PROBE_SECONDS
 from mcp_gateway.errors import CatalogError, DownstreamError, InvalidArgumentsError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
@@ -71,8 +72,11 @@ class Gateway:
         environ: Mapping[str, str] | None = None,
         connector: Connector = open_client,
         load_in_background: bool = False,
+        probe_seconds: float = PROBE_SECONDS,
     ) -> None:
         """`load_in_background`: read cache.json after entering, not before; every operation waits for it.
+        `connector` and `probe_seconds` (how long a connection whose call timed out gets to answer a liveness
+        probe) are seams for tests, which reach servers in-process and cannot wait seconds.
 
         A serving gateway does this so that its client's `initialize` is answered at once: reading and
         indexing thousands of cached tools takes about a second, and `initialize` and `tools/list` need none
@@ -97,6 +101,7 @@ class Gateway:
             connector=connector,
             problems=self._problems,
             secrets=self._secrets,
+            probe_seconds=probe_seconds,
         )
         self._resolver = ToolResolver(config, self._catalog, CatalogDirectory(self._catalog), self._ensure_listed)
         self._stack: AsyncExitStack | None = None
