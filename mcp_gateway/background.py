@@ -98,10 +98,13 @@ class BackgroundTasks:
 
 @asynccontextmanager
 async def background_tasks(problems: BackgroundProblems | None = None) -> AsyncGenerator[BackgroundTasks]:
-    group = anyio.create_task_group()
-    await group.__aenter__()
-    try:
-        yield BackgroundTasks(group, problems if problems is not None else BackgroundProblems())
-    finally:
-        group.cancel_scope.cancel()
-        await group.__aexit__(None, None, None)
+    owners: BaseException | None = None
+    async with anyio.create_task_group() as group:
+        try:
+            yield BackgroundTasks(group, problems if problems is not None else BackgroundProblems())
+        except BaseException as exc:  # the owner's own; kept out of the group's exit, which would wrap it
+            owners = exc
+        finally:
+            group.cancel_scope.cancel()
+    if owners is not None:
+        raise owners

@@ -17,7 +17,8 @@ import anyio
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.masking import SecretMask
-from mcp_gateway.service.gateway import Gateway, load_workspace_config
+from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.home import load_workspace_config
 from mcp_gateway.service.reports import RefreshReport
 
 _T = TypeVar("_T")

@@ -20,7 +20,8 @@ from typing import Any
 
 from mcp_gateway.cli.context import load, print_refreshed, with_gateway
 from mcp_gateway.errors import CommandFailedError, ToolCallError
-from mcp_gateway.service.gateway import Gateway, config_path
+from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.home import config_path
 from mcp_gateway.service.reports import ServerState, StatusReport
 
 REFRESH_FAILED = 1
@@ -86,8 +87,8 @@ def status_lines(report: StatusReport) -> list[str]:
     lines += [f"workspace problem: {problem}" for problem in report.workspace_problems]
     if report.cache_notice:
         lines.append(f"cache: {report.cache_notice}")
-    if not report.servers and not report.rejected:
-        lines.append("no servers configured (add them under 'mcpServers', or run `mcp-gateway import --client NAME`)")
+    if report.no_servers_hint is not None and not report.rejected:
+        lines.append(report.no_servers_hint)
     for server in report.servers:
         running = ", ".join(f"pid {process.pid}" for process in server.running) or "not running"
         age = f", fetched {_ago(server.fetched_at)}" if server.fetched_at else ""

@@ -21,7 +21,7 @@ from mcp_gateway.cli.context import load, secret_mask
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import UsageError
 from mcp_gateway.gateway_log import log_to_file
-from mcp_gateway.service.gateway import gateway_log_path
+from mcp_gateway.service.home import gateway_log_path
 
 
 class Serve(Protocol):

@@ -19,7 +19,6 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
-from pathlib import Path
 from types import TracebackType
 
 import anyio
@@ -380,31 +379,3 @@ class Gateway:
 
     def _enabled(self) -> list[str]:
         return [name for name, server in self._config.servers.items() if not server.spec.disabled]
-
-
-def config_path(home: str | os.PathLike[str] | None) -> Path:
-    """Where the config file of the workspace at `home` is (see `Gateway.for_home`)."""
-    return Workspace.from_environment(home).config_path
-
-
-def load_workspace_config(home: str | os.PathLike[str] | None) -> GatewayConfig:
-    """The config of the workspace at `home`, created from the template when missing.
-
-    Raises:
-        ConfigError: the file as a whole cannot be used.
-    """
-    return load_config(config_path(home))
-
-
-def gateway_log_path(home: str | os.PathLike[str] | None) -> Path | None:
-    """Where a serving gateway's own log goes with `debug` on; None when the workspace's `logs` is unusable."""
-    from mcp_gateway.paths import directory_problem
-
-    workspace = Workspace.from_environment(home)
-    workspace.ensure()  # the problems it meets are said by the gateway once it starts
-    if directory_problem(workspace.logs_dir, allow_link=False) is not None:
-        return None
-    return workspace.logs_dir / GATEWAY_LOG
-
-
-GATEWAY_LOG = "gateway.log"

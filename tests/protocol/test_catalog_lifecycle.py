@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import mcp_types as types
 import pytest
 from gateway_testing import load, write_workspace
@@ -24,6 +25,8 @@ from mcp_gateway.service.gateway import Gateway
 pytestmark = pytest.mark.anyio
 
 WAIT_SECONDS = 5.0
+ROUND_TRIPS = 5
+"""Requests the gateway answers while a search waits: a search that did not wait would have answered first."""
 # The loops below poll what a client can observe (search notes, listings made) under `fail_after`; the
 # gateway offers no event for "the background refresh finished", and a test must not add one to it.
 
@@ -151,10 +154,11 @@ async def test_a_serving_gateway_answers_before_its_cache_is_read_and_searches_w
     workspace = workspace_for(tmp_path, downstream)
     async with Gateway(workspace, load(workspace), connector=InProcessConnector(downstream)) as first:
         await first.refresh()  # writes cache.json
-    release = threading.Event()
+    reading, release = threading.Event(), threading.Event()
     original = Catalog.load_now
 
     def slow_load(self: Catalog) -> None:
+        reading.set()
         release.wait(WAIT_SECONDS)
         original(self)
 
@@ -173,8 +177,11 @@ async def test_a_serving_gateway_answers_before_its_cache_is_read_and_searches_w
                     found.append(await search(client, "echo a message"))
 
                 calls.start_soon(search_now)
-                await anyio.sleep(0.2)  # the search is waiting for the cache; it must not answer from nothing
-                assert not found
+                with anyio.fail_after(WAIT_SECONDS):
+                    await anyio.to_thread.run_sync(reading.wait)
+                for _ in range(ROUND_TRIPS):  # each answered at once, while the search waits for the cache
+                    await client.list_tools()
+                assert not found, "the search answered before the cache was read"
                 release.set()
     [payload] = found
     assert "fake.echo" in [hit["tool"] for hit in payload["results"]]
