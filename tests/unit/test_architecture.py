@@ -1,0 +1,102 @@
+"""The layering, computed from the code: the doors import only the service, modules stay small, and every
+third-party module the package imports is a declared dependency (and none is a private module of the SDK)."""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "mcp_gateway"
+PYPROJECT = PACKAGE.parent / "pyproject.toml"
+MAX_MODULE_LINES = 410
+"""The house rule is "under ~400 lines"."""
+BEHIND_THE_SERVICE = ("mcp_gateway.downstream", "mcp_gateway.catalog")
+
+
+def modules() -> list[Path]:
+    return sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def imported_names(path: Path) -> set[str]:
+    """Every module `path` imports, at any depth of its code (lazy imports inside functions included)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def imports_of(package: str) -> dict[str, set[str]]:
+    return {str(path.relative_to(PACKAGE.parent)): imported_names(path) for path in (PACKAGE / package).rglob("*.py")}
+
+
+@pytest.mark.parametrize(("door", "other"), [("cli", "mcp_gateway.server"), ("server", "mcp_gateway.cli")])
+def test_a_door_imports_neither_what_stands_behind_the_service_nor_the_other_door(door: str, other: str) -> None:
+    forbidden = (*BEHIND_THE_SERVICE, other)
+    crossing = {
+        module: sorted(name for name in names if name.startswith(forbidden))
+        for module, names in imports_of(door).items()
+    }
+    assert {module: names for module, names in crossing.items() if names} == {}
+
+
+def test_no_module_of_the_package_is_much_over_400_lines() -> None:
+    long = {
+        str(path.relative_to(PACKAGE.parent)): n
+        for path in modules()
+        if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
+
+
+def declared_distributions() -> set[str]:
+    """The runtime dependencies and the optional extras a user may install (not the test tools)."""
+    project = tomllib.loads(PYPROJECT.read_text())["project"]
+    extras = [
+        requirement
+        for name, group in project["optional-dependencies"].items()
+        if name != "test"
+        for requirement in group
+    ]
+    return {
+        _canonical(re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0])
+        for requirement in [*project["dependencies"], *extras]
+    }
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_every_third_party_module_the_package_imports_is_a_declared_dependency() -> None:
+    providers = importlib.metadata.packages_distributions()
+    roots = {name.split(".")[0] for path in modules() for name in imported_names(path)}
+    third_party = {root for root in roots if root != "mcp_gateway" and root not in sys.stdlib_module_names}
+    undeclared = {
+        root: providers.get(root, ["?"])
+        for root in third_party
+        if not {_canonical(distribution) for distribution in providers.get(root, [])} & declared_distributions()
+    }
+    assert undeclared == {}
+
+
+def test_no_private_module_of_the_sdk_is_imported() -> None:
+    private = {
+        str(path.relative_to(PACKAGE.parent)): sorted(
+            name
+            for name in imported_names(path)
+            if name.split(".")[0] in ("mcp", "mcp_types")
+            and any(part.startswith("_") for part in name.split(".")[1:-1])
+        )
+        for path in modules()
+    }
+    assert {module: names for module, names in private.items() if names} == {}
