@@ -191,11 +191,27 @@ class _LinkedTransport:
             self._link.closed.set()
 
 
-class _WatchedReceive:
+class _Watched:
+    """A stream of a linked transport; closing it closes the stream it wraps."""
+
     def __init__(self, link: Link, inner: Any) -> None:
         self._link = link
         self._inner = inner
 
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _WatchedReceive(_Watched):
     @property
     def last_context(self) -> Any:
         return getattr(self._inner, "last_context", None)
@@ -221,33 +237,8 @@ class _WatchedReceive:
         self._link.closed.set()
         await self._inner.aclose()
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class _WatchedSend:
-    def __init__(self, link: Link, inner: Any) -> None:
-        self._link = link
-        self._inner = inner
-
+class _WatchedSend(_Watched):
     async def send(self, item: SessionMessage, /) -> None:
         self._link.outgoing(item)
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None

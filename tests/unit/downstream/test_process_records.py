@@ -104,18 +104,6 @@ def dead_pid() -> int:
     return process.pid
 
 
-@pytest.fixture
-def signals_sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """Every os.killpg call, recorded instead of made: these tests name groups nobody may signal."""
-    calls: list[tuple[int, int]] = []
-
-    def record(pgid: int, signum: int) -> None:
-        calls.append((pgid, int(signum)))
-
-    monkeypatch.setattr(os, "killpg", record)
-    return calls
-
-
 def plant(
     directory: Path,
     gateway_pid: int,

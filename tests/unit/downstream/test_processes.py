@@ -22,18 +22,6 @@ from mcp_gateway.downstream.stderr_log import StderrLog
 WAIT_SECONDS = 10.0
 
 
-@pytest.fixture
-def signals_sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """Every os.killpg call, recorded instead of made: these tests name groups nobody may signal."""
-    calls: list[tuple[int, int]] = []
-
-    def record(pgid: int, signum: int) -> None:
-        calls.append((pgid, int(signum)))
-
-    monkeypatch.setattr(os, "killpg", record)
-    return calls
-
-
 @pytest.mark.parametrize("pgid", [0, 1, -1, -4242])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
 def test_group_0_1_and_negative_ids_are_never_signalled(
