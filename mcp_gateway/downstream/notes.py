@@ -3,8 +3,9 @@
 Every diagnostic of the gateway goes through `logging`, and handlers decide where it lands. A note about a
 server is a record of the `mcp_gateway.servers` logger carrying the server's name and its pool: the pool's
 `ServerLogHandler` writes it into that server's own log (`logs/<server>.stderr.log`, next to what the server
-itself printed), and like any record it also reaches the gateway's log with `debug` on. Notes are INFO (a
-failed start is a WARNING), below what the terminal shows, so a client's MCP log is not filled with them.
+itself printed), and like any record it also reaches the gateway's log with `debug` on. Notes are INFO, below what
+the terminal shows, so a client's MCP log is not filled with them: a failed start already reaches the caller
+as the call's error and `status` as the server's last error.
 """
 
 from __future__ import annotations
@@ -29,9 +30,6 @@ class ServerNotes:
 
     def info(self, text: str) -> None:
         logger.info("%s", text, extra=self._extra)
-
-    def warning(self, text: str) -> None:
-        logger.warning("%s", text, extra=self._extra)
 
 
 class ServerLogHandler(logging.Handler):

@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Protocol
 
 import anyio
+import anyio.abc
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
 from mcp_gateway.catalog.records import Listing
@@ -46,6 +47,9 @@ from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 
 __all__ = ["Pool", "ProtocolMemory", "ServerStatus", "State"]
+
+SHUTDOWN_MARGIN_SECONDS = 1.0
+"""Added to the longest close budget for the whole parallel shutdown."""
 
 
 class ProtocolMemory(Protocol):
@@ -92,6 +96,7 @@ class Pool:
         }
         self._handler = ServerLogHandler(self, self._log_for)
         self._stack: AsyncExitStack | None = None
+        self._group: anyio.abc.TaskGroup | None = None
 
     # Lifetime: entered once; exiting stops every server, each within its close budget.
 
@@ -101,9 +106,10 @@ class Pool:
         async with AsyncExitStack() as stack:
             notes_logger.addHandler(self._handler)
             stack.callback(notes_logger.removeHandler, self._handler)
-            group = await stack.enter_async_context(anyio.create_task_group())
+            self._group = await stack.enter_async_context(anyio.create_task_group())
+            tasks = BackgroundTasks(self._group, self._problems)
             for supervisor in self._supervisors.values():
-                group.start_soon(self._run, supervisor)
+                supervisor.attach(tasks)
             self._stack = stack.pop_all()
         return self
 
@@ -112,14 +118,16 @@ class Pool:
     ) -> bool | None:
         self.shutdown()
         assert self._stack is not None
-        # The task group's exit waits for every supervisor's tasks: each within its close budget (a cancelled
-        # caller cancels them, and each transport's own stop is shielded and bounded).
+        assert self._group is not None
+        # The group's exit waits for every server's tasks until the longest close budget has passed, then
+        # cancels what is left (each transport's own stop is shielded and bounded).
+        self._group.cancel_scope.deadline = anyio.current_time() + self._shutdown_seconds()
         await self._stack.aclose()
         return None
 
-    async def _run(self, supervisor: Supervisor) -> None:
-        async with anyio.create_task_group() as group:
-            await supervisor.run(BackgroundTasks(group, self._problems), group)
+    def _shutdown_seconds(self) -> float:
+        budgets = [close_seconds(supervisor.server, self._settings) for supervisor in self._supervisors.values()]
+        return max(budgets, default=0.0) + SHUTDOWN_MARGIN_SECONDS
 
     def shutdown(self) -> None:
         """Refuse new work and begin stopping every connection (the pool's exit waits for them)."""

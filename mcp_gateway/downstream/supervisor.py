@@ -2,9 +2,9 @@
 
 Its states and the changes between them are drawn in `server_state.py`; every change goes through `_enter`,
 which refuses one `TRANSITIONS` does not allow and notes each in the server's log. Every connection, retired
-ones still closing included, is owned by one task of this supervisor's task group (`_own`), which enters and
-exits the SDK client in that one task (the SDK requires it); the group ends when the pool stops, each task
-within the server's close budget.
+ones still closing included, is owned by one task (`_own`), which enters and exits the SDK client in that one
+task (the SDK requires it); that task, the connection's idle timer and its liveness probes run in the pool's
+task group, and a server that does not run costs no task at all.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
 import anyio
-import anyio.abc
 
 from mcp_gateway.background import BackgroundTasks
 from mcp_gateway.config import ServerConfig
@@ -39,8 +38,6 @@ from mcp_gateway.errors import (
 
 EARLY_EXIT_SECONDS = 10.0
 """A server that exits this soon after its handshake, before answering any tool call, failed to start."""
-SHUTDOWN_MARGIN_SECONDS = 1.0
-"""Added to the server's close budget for its whole stop at shutdown."""
 LIST_OPERATION = "tools/list"
 
 
@@ -69,20 +66,15 @@ class Supervisor:
         self._backoff = Backoff(context.failure_backoff_seconds)
         self._last_error: ErrorRecord | None = None
         self._tasks: BackgroundTasks | None = None
-        self._stopped = anyio.Event()
         self._probes: set[anyio.CancelScope] = set()
-        self._activity = anyio.Event()
-        """Set when a call ends or the connection changes: the idle timer looks again."""
+        self._idle_waits: set[anyio.Event] = set()
+        """One per idle timer waiting; all are set when a call ends or the connection changes."""
 
-    # Lifetime: the pool runs `run` in its task group for as long as it lives.
+    # Lifetime: its tasks run in the pool's task group, whose exit waits for them within the close budget.
 
-    async def run(self, tasks: BackgroundTasks, group: anyio.abc.TaskGroup) -> None:
-        """Own this server's tasks (in `group`) until `stop`, then give them the close budget to finish: the
-        group's exit waits for them until its deadline, then cancels what is left."""
+    def attach(self, tasks: BackgroundTasks) -> None:
+        """Where this server's tasks run (a connection's owner, its idle timer, a probe): the pool's group."""
         self._tasks = tasks
-        tasks.start_soon(self._stop_idle_connections, name=f"the idle timer of '{self._name}'")
-        await self._stopped.wait()
-        group.cancel_scope.deadline = anyio.current_time() + self._context.close_seconds + SHUTDOWN_MARGIN_SECONDS
 
     def stop(self) -> None:
         """Take no new call, cut a start short, and close every connection (their graces hurried)."""
@@ -94,8 +86,7 @@ class Supervisor:
             self._start.connecting.cancel()
         for probe in self._probes:
             probe.cancel()
-        self._activity.set()
-        self._stopped.set()
+        self._wake_idle_timers()
 
     def kill(self) -> None:
         """SIGKILL the process group of every connection at once: a stop that cannot wait any more."""
@@ -141,7 +132,7 @@ class Supervisor:
             raise error from exc
         finally:
             connection.end_call()
-            self._activity.set()
+            self._wake_idle_timers()
 
     def start_eagerly(self) -> None:
         if self.state in (State.IDLE, State.DRAINING):
@@ -232,6 +223,11 @@ class Supervisor:
         self._context.remember_protocol(connection.protocol_version)
         self._enter(State.READY, f"connected (protocol {connection.protocol_version})")
         start.done.set()
+        if self._context.idle_seconds is not None:
+            assert self._tasks is not None
+            self._tasks.start_soon(
+                self._stop_when_idle, connection, self._context.idle_seconds, name=f"the idle timer of '{self._name}'"
+            )
         return connection
 
     async def _serve(self, connection: Connection) -> None:
@@ -259,7 +255,7 @@ class Supervisor:
             stderr_log=self._context.stderr_log_path,
             mask=self._context.mask,
         )
-        self._notes.warning(f"start failed: {error.message}")
+        self._notes.info(f"start failed: {error.message}")
         self._backoff.failed(anyio.current_time())
         self._note_error(error)
         start.error = error
@@ -281,7 +277,7 @@ class Supervisor:
         start.done.set()
         if self.state is State.DRAINING and not self._open:
             self._enter(State.IDLE, "its last connection closed")
-        self._activity.set()
+        self._wake_idle_timers()
 
     def _retire(self, connection: Connection, why: str | None) -> None:
         """Take no new call on `connection` and let it close after its last one; the next call starts afresh.
@@ -295,7 +291,7 @@ class Supervisor:
             self._current = None
             if self.state is State.READY:
                 self._enter(State.DRAINING, why or "retired")
-        self._activity.set()
+        self._wake_idle_timers()
 
     # Deaths soon after the handshake count as failed starts.
 
@@ -315,7 +311,7 @@ class Supervisor:
             phase="startup",
             retryable=True,
         )
-        self._notes.warning(f"start failed: {error.message}")
+        self._notes.info(f"start failed: {error.message}")
         self._backoff.failed(anyio.current_time())
         self._note_error(error)
         if self.state in (State.READY, State.DRAINING):
@@ -360,21 +356,26 @@ class Supervisor:
 
     # The idle timer.
 
-    async def _stop_idle_connections(self) -> None:
-        """Stop a lazy server `idleTimeout` after its last call ended, never while one runs."""
-        idle_seconds = self._context.idle_seconds
-        while self.state is not State.STOPPED:
-            connection = self._current
-            deadline = math.inf
-            if idle_seconds is not None and connection is not None and connection.usable and not connection.in_flight:
-                deadline = connection.last_used + idle_seconds
-                if deadline <= anyio.current_time():
-                    self._notes.info(f"stopping after {idle_seconds:g}s idle")
-                    self._retire(connection, f"idle for {idle_seconds:g}s")
-                    continue
-            self._activity = anyio.Event()
-            with anyio.move_on_after(deadline - anyio.current_time()):
-                await self._activity.wait()
+    async def _stop_when_idle(self, connection: Connection, idle_seconds: float) -> None:
+        """Retire `connection` `idle_seconds` after its last call ended, never while one runs; runs while it is
+        the current connection (a server that is not running costs no task)."""
+        while connection is self._current and connection.usable and self.state is not State.STOPPED:
+            deadline = math.inf if connection.in_flight else connection.last_used + idle_seconds
+            if deadline <= anyio.current_time():
+                self._notes.info(f"stopping after {idle_seconds:g}s idle")
+                self._retire(connection, f"idle for {idle_seconds:g}s")
+                return
+            wake = anyio.Event()
+            self._idle_waits.add(wake)
+            try:
+                with anyio.move_on_after(deadline - anyio.current_time()):
+                    await wake.wait()
+            finally:
+                self._idle_waits.discard(wake)
+
+    def _wake_idle_timers(self) -> None:
+        for wake in self._idle_waits:
+            wake.set()
 
     # State and errors.
 

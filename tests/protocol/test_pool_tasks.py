@@ -1,0 +1,94 @@
+"""What the pool's tasks cost: nothing for a server that is not running, and an idle timer per connection.
+
+A user with hundreds of configured servers runs a handful: the idle gateway must not hold a task (and its
+stack and cancel scopes) per configured server. In-process, so the tasks can be counted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import anyio.lowlevel
+import pytest
+from gateway_testing import load, write_workspace
+from inprocess_fakes import FakeDownstream, InProcessConnector
+
+from mcp_gateway.service.gateway import Gateway
+
+pytestmark = pytest.mark.anyio
+
+MANY_SERVERS = 200
+IDLE_MINUTES = 0.01
+SETTLE_SECONDS = 10.0
+
+
+async def tasks_of_a_gateway_with(tmp_path: Path, servers: int) -> int:
+    """How many tasks run inside an idle gateway configured with `servers` servers, none of them started."""
+    workspace = write_workspace(
+        tmp_path / str(servers), {f"s{index}": {"command": "never-run"} for index in range(servers)}
+    )
+    outside = len(anyio.get_running_tasks())
+    async with Gateway(workspace, load(workspace), connector=InProcessConnector()):
+        await anyio.lowlevel.checkpoint()
+        return len(anyio.get_running_tasks()) - outside
+
+
+async def test_servers_that_are_not_running_cost_the_idle_gateway_no_task(tmp_path: Path) -> None:
+    with_one = await tasks_of_a_gateway_with(tmp_path, 1)
+    with_many = await tasks_of_a_gateway_with(tmp_path, MANY_SERVERS)
+    assert with_many == with_one
+
+
+class IdleStops(logging.Handler):
+    """Counts the pool's notes that a connection was stopped for being idle."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.count = 0
+        self.changed = anyio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("stopping after"):
+            self.count += 1
+            self.changed.set()
+
+    async def wait_for(self, count: int) -> None:
+        with anyio.fail_after(SETTLE_SECONDS):
+            while self.count < count:
+                self.changed = anyio.Event()
+                await self.changed.wait()
+
+
+@pytest.fixture
+def idle_stops() -> Iterator[IdleStops]:
+    handler = IdleStops()
+    notes = logging.getLogger("mcp_gateway.servers")
+    notes.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        notes.removeHandler(handler)
+
+
+async def connected(gateway: Gateway, server: str) -> bool:
+    (state,) = [state for state in (await gateway.status()).servers if state.name == server]
+    return state.connected
+
+
+async def test_each_new_connection_gets_its_own_idle_timer(tmp_path: Path, idle_stops: IdleStops) -> None:
+    downstream = FakeDownstream()
+    workspace = write_workspace(tmp_path, {"fake": {"command": "in-process"}}, {"idleTimeout": IDLE_MINUTES})
+    async with Gateway(workspace, load(workspace), connector=InProcessConnector(downstream)) as gateway:
+        for round_trip in range(3):
+            result = await gateway.execute("fake.echo", {"message": f"round {round_trip}"})
+            assert result["content"] == [{"type": "text", "text": f"round {round_trip}"}]
+            assert await connected(gateway, "fake")
+            await idle_stops.wait_for(round_trip + 1)
+            assert not await connected(gateway, "fake")
+        idle = len(anyio.get_running_tasks())
+        await anyio.sleep(IDLE_MINUTES * 60)
+        assert len(anyio.get_running_tasks()) == idle, "a stopped connection's timer does not linger"
+    assert downstream.connections == 3
