@@ -89,11 +89,11 @@ class Pool:
         self._problems = problems if problems is not None else BackgroundProblems()
         self._journal = ErrorJournal(workspace.errors_path, self._secrets.mask)
         self._logs: dict[str, StderrLog] = {}
-        self._supervisors = {
-            name: Supervisor(server, self._context_for(server))
-            for name, server in servers.items()
-            if not server.spec.disabled
-        }
+        self._servers = {name: server for name, server in servers.items() if not server.spec.disabled}
+        self._supervisors: dict[str, Supervisor] = {}
+        """Made on a server's first use: one that is never used costs the gateway nothing but its config."""
+        self._tasks: BackgroundTasks | None = None
+        self._stopping = False
         self._handler = ServerLogHandler(self, self._log_for)
         self._stack: AsyncExitStack | None = None
         self._group: anyio.abc.TaskGroup | None = None
@@ -107,9 +107,9 @@ class Pool:
             notes_logger.addHandler(self._handler)
             stack.callback(notes_logger.removeHandler, self._handler)
             self._group = await stack.enter_async_context(anyio.create_task_group())
-            tasks = BackgroundTasks(self._group, self._problems)
+            self._tasks = BackgroundTasks(self._group, self._problems)
             for supervisor in self._supervisors.values():
-                supervisor.attach(tasks)
+                supervisor.attach(self._tasks)
             self._stack = stack.pop_all()
         return self
 
@@ -131,6 +131,7 @@ class Pool:
 
     def shutdown(self) -> None:
         """Refuse new work and begin stopping every connection (the pool's exit waits for them)."""
+        self._stopping = True
         for supervisor in self._supervisors.values():
             supervisor.stop()
 
@@ -144,7 +145,7 @@ class Pool:
     # Calls, listings, status.
 
     def knows(self, server: str) -> bool:
-        return server in self._supervisors
+        return server in self._servers
 
     async def call_tool(
         self,
@@ -172,22 +173,30 @@ class Pool:
 
     def status(self, server: str) -> ServerStatus:
         supervisor = self._supervisors.get(server)
-        if supervisor is None:
-            return ServerStatus(State.STOPPED, False, None, 0, None, None, 0.0)
-        return supervisor.status()
+        if supervisor is not None:
+            return supervisor.status()
+        state = State.IDLE if server in self._servers and not self._stopping else State.STOPPED
+        return ServerStatus(state, False, None, 0, None, None, 0.0)
 
     def start_eager_servers(self) -> None:
         """Start every `eager` server in the background; called once the gateway answers its client."""
-        for supervisor in self._supervisors.values():
-            if supervisor.server.spec.lifecycle == "eager":
-                supervisor.start_eagerly()
+        for name, server in self._servers.items():
+            if server.spec.lifecycle == "eager":
+                self._supervisor(name).start_eagerly()
 
     # Inside.
 
     def _supervisor(self, server: str) -> Supervisor:
         supervisor = self._supervisors.get(server)
         if supervisor is None:
-            raise UnknownServerError(f"No enabled server named '{server}'; call search_tools to see what exists.")
+            config = self._servers.get(server)
+            if config is None:
+                raise UnknownServerError(f"No enabled server named '{server}'; call search_tools to see what exists.")
+            supervisor = self._supervisors[server] = Supervisor(config, self._context_for(config))
+            if self._tasks is not None:
+                supervisor.attach(self._tasks)
+            if self._stopping:
+                supervisor.stop()
         return supervisor
 
     def _context_for(self, server: ServerConfig) -> ServerContext:

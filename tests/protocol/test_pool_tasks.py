@@ -1,12 +1,15 @@
-"""What the pool's tasks cost: nothing for a server that is not running, and an idle timer per connection.
+"""What the pool costs: next to nothing for a server that is not running, and an idle timer per connection.
 
 A user with hundreds of configured servers runs a handful: the idle gateway must not hold a task (and its
-stack and cancel scopes) per configured server. In-process, so the tasks can be counted.
+stack and cancel scopes), nor a supervisor, per configured server. In-process, so tasks and bytes can be
+counted.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,11 +19,14 @@ import pytest
 from gateway_testing import load, write_workspace
 from inprocess_fakes import FakeDownstream, InProcessConnector
 
+from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.service.gateway import Gateway
 
 pytestmark = pytest.mark.anyio
 
 MANY_SERVERS = 200
+BYTES_PER_UNUSED_SERVER = 256
+"""A supervisor made up front for every configured server cost about 2,300 bytes each."""
 IDLE_MINUTES = 0.01
 SETTLE_SECONDS = 10.0
 
@@ -71,6 +77,22 @@ def idle_stops() -> Iterator[IdleStops]:
         yield handler
     finally:
         notes.removeHandler(handler)
+
+
+def test_a_server_never_used_costs_the_pool_next_to_no_memory(tmp_path: Path) -> None:
+    workspace = write_workspace(tmp_path, {f"s{index}": {"command": "never-run"} for index in range(MANY_SERVERS)})
+    config = load(workspace)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        pool = Pool(config.servers, config.settings, workspace)
+        gc.collect()
+        grown = sum(stat.size_diff for stat in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    finally:
+        tracemalloc.stop()
+    assert pool.knows("s0")
+    assert grown / MANY_SERVERS < BYTES_PER_UNUSED_SERVER
 
 
 async def connected(gateway: Gateway, server: str) -> bool:
