@@ -1,6 +1,7 @@
 """Driving the gateway: one client session with the real gateway process, a warm-up call per server, then
 C workers each calling `execute_tool` until the deadline, every call bounded by LOST_AFTER_SECONDS; the
-gateway's RSS after the warm-up and at the end, and its CPU time in between, read from /proc.
+gateway's RSS after the warm-up, at the end of each tenth of the run and at the end, and its CPU time in
+between, read from /proc.
 
 A call is cancelled by leaving its scope: the SDK then sends notifications/cancelled to the gateway. A
 dead gateway stops the workers instead of turning every further call into an instant exception.
@@ -26,6 +27,10 @@ from benchmarks.soak.workspace import REQUEST_TIMEOUT_MS, FakeServer
 
 LOST_AFTER_SECONDS = REQUEST_TIMEOUT_MS / 1000 + 30
 """A call still unanswered after this long never will be: its result was lost."""
+
+RSS_READINGS = 10
+"""RSS readings spread over the run: growth that levels off (allocator arenas, caches filling up) then
+looks different from growth that goes on (a leak), which two readings cannot tell apart."""
 
 
 class SoakError(Exception):
@@ -64,6 +69,7 @@ class Session:
     elapsed: float = 0.0
     rss_warm_mb: float | None = None
     rss_end_mb: float | None = None
+    rss_during_mb: list[float] = field(default_factory=list[float])
     cpu_seconds: float | None = None
     aborted: str | None = None
 
@@ -93,6 +99,15 @@ async def drive(client: Client, schedule: Schedule, options: Options, gateway_pi
     return records
 
 
+async def read_rss_during(pid: int, started: float, seconds: float, readings: list[float]) -> None:
+    for index in range(1, RSS_READINGS + 1):
+        await anyio.sleep_until(started + seconds * index / RSS_READINGS)
+        rss = rss_mb(pid)
+        if rss is None:
+            return
+        readings.append(rss)
+
+
 async def run_session(home: Path, servers: Sequence[FakeServer], options: Options, session: Session) -> None:
     """Start the gateway, warm up, soak, read its RSS and CPU, disconnect (the gateway then stops itself)."""
     with (home / GATEWAY_STDERR).open("w") as errlog:
@@ -101,7 +116,12 @@ async def run_session(home: Path, servers: Sequence[FakeServer], options: Option
             await warm_up(client, servers)
             session.rss_warm_mb, cpu_warm = rss_mb(pid), cpu_seconds(pid)
             schedule = Schedule([s.name for s in servers], random.Random(options.seed), anyio.current_time())
-            session.records = judge(await drive(client, schedule, options, pid))
+            records: list[CallRecord] = []
+            async with anyio.create_task_group() as readers:
+                readers.start_soon(read_rss_during, pid, schedule.started, options.seconds, session.rss_during_mb)
+                records = await drive(client, schedule, options, pid)
+                readers.cancel_scope.cancel()
+            session.records = judge(records)
             session.elapsed = anyio.current_time() - schedule.started
             if not is_alive(pid):
                 session.aborted = "the gateway process died during the soak"

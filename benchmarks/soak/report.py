@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from benchmarks.soak.driver import RSS_READINGS
 from benchmarks.soak.outcomes import OUTCOMES, CallRecord, Outcome
 from benchmarks.soak.plan import KIND_WEIGHTS, Kind
 from benchmarks.soak.run import Report
@@ -62,7 +63,11 @@ def report_json(report: Report) -> dict[str, Any]:
         "unexpected_examples": [example(record) for record in problems[:EXAMPLES_SHOWN]],
         "leaked_processes": len(report.leaked),
         "leaked": report.leaked,
-        "gateway_rss_mb": {"warm": _round(session.rss_warm_mb), "end": _round(session.rss_end_mb)},
+        "gateway_rss_mb": {
+            "warm": _round(session.rss_warm_mb),
+            "during": [round(value, 1) for value in session.rss_during_mb],
+            "end": _round(session.rss_end_mb),
+        },
         "gateway_cpu_seconds": _round(session.cpu_seconds),
         "downstream_spawns": sum(report.spawns_by_server.values()),
         "downstream_spawns_by_server": report.spawns_by_server,
@@ -124,6 +129,13 @@ def print_report(report: Report) -> None:
         f"gateway RSS         {megabytes(session.rss_warm_mb)} after warm-up, "
         f"{megabytes(session.rss_end_mb)} at the end{growth}"
     )
+    if session.rss_during_mb:
+        readings = " ".join(f"{value:.1f}" for value in session.rss_during_mb)
+        print(f"  at each tenth     {readings} MB")
+        if len(session.rss_during_mb) == RSS_READINGS:
+            half = RSS_READINGS // 2 - 1
+            second_half = session.rss_during_mb[-1] - session.rss_during_mb[half]
+            print(f"  second half       {second_half:+.1f} MB")
     if session.cpu_seconds is not None and session.elapsed:
         share = session.cpu_seconds / session.elapsed
         print(f"gateway CPU         {session.cpu_seconds:.1f} s during the run ({share:.0%} of one core)")
