@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,9 +43,10 @@ class GatewaySessionError(Exception):
     """The gateway could not be driven as expected (no process found, a catalog that never loads)."""
 
 
-def gateway_command(home: Path) -> list[str]:
-    """The installed console script when present, else the module, serving the workspace at `home`."""
-    program = [str(GATEWAY_BIN)] if GATEWAY_BIN.exists() else [sys.executable, "-m", "mcp_gateway"]
+def gateway_command(home: Path, program: Sequence[str] | None = None) -> list[str]:
+    """`program` (default: the installed console script when present, else the module) serving `home`."""
+    if program is None:
+        program = [str(GATEWAY_BIN)] if GATEWAY_BIN.exists() else [sys.executable, "-m", "mcp_gateway"]
     return [*program, "--home", str(home)]
 
 
@@ -69,9 +70,9 @@ def refresh_catalog(home: Path) -> None:
         raise GatewaySessionError(f"mcp-gateway refresh failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
 
-def gateway_parameters(home: Path) -> StdioServerParameters:
-    """How the SDK client starts a fresh gateway process serving `home`."""
-    command, *args = gateway_command(home)
+def gateway_parameters(home: Path, program: Sequence[str] | None = None) -> StdioServerParameters:
+    """How the SDK client starts a fresh gateway process serving `home` (see `gateway_command`)."""
+    command, *args = gateway_command(home, program)
     return StdioServerParameters(command=command, args=args, env=gateway_environment())
 
 

@@ -1,6 +1,7 @@
 """Latency of the gateway against the same work done without it, each pair measured in the same run.
 
-    python -m benchmarks.latency [--repeat N] [--calls N] [--queries N] [--json]
+    python -m benchmarks.latency [--repeat N] [--calls N] [--queries N] [--pairs P ...]
+                                 [--other-gateway PROGRAM] [--json]
 
 The machine is shared and noisy, so every gateway figure has its baseline measured in the same run,
 interleaved with it (rotating blocks or alternating repeats), and compared by median:
@@ -11,9 +12,12 @@ interleaved with it (rotating blocks or alternating repeats), and compared by me
    <= 1.3x direct. CPU time per request of the answering process comes from /proc/PID/stat.
 2. cold `execute_tool` (a fresh gateway with a valid cache, so nothing runs yet; its own start is not
    timed) vs spawn + initialize + call of the server directly: `--repeat` each (default 10).
-3. start to an answered `tools/list`: the gateway on the demo workspace (`mcp-gateway demo`'s two
-   servers, cache refreshed beforehand) vs both demo servers spawned in parallel, each initialized and
-   listed: `--repeat` each.
+3. start to an answered `tools/list`, every subject in one rotation, `--repeat` each: the smallest Python
+   SDK server (`benchmarks/minimal_sdk_server.py`; target: gateway <= 1.0x it), the gateway on an empty
+   config, on the demo workspace and on the 2,266-tool catalog.json workspace (caches valid), and both
+   demo servers spawned in parallel, each initialized and listed. Each gateway's `initialize` and its
+   first `search_tools` (sent right after `tools/list`) are timed too. `--other-gateway PROGRAM` adds
+   another gateway program (a checkout of main) on the same workspaces to the rotation: an A/B.
 4. `search_tools` round trips at 2,266 and 5,645 cached tools (bench-data catalogs served from cache, no
    server started) over `--queries` fixed queries from queries.jsonl, interleaved with trivial requests on
    the same connection (`tools/list`; `list_tools` of the smallest server, a tools/call like search); the
@@ -24,8 +28,8 @@ interleaved with it (rotating blocks or alternating repeats), and compared by me
    initialize/tools/list needs it and whether `import mcp` would import it anyway.
 
 Needs the npm peer server-everything (`npm install --prefix tests/e2e/peers --no-audit --no-fund
---ignore-scripts`). About two minutes with the defaults. Exits 1 when the warm target is missed, 2 when
-the benchmark could not run.
+--ignore-scripts`). About two minutes with the defaults; `--pairs` measures only some. Exits 1 when a
+target (warm, start-up) is missed, 2 when the benchmark could not run.
 
 One module per part: `sampling` (series and their statistics), `subjects` (the tools called both ways
 and the connections to them), `warm`, `cold`, `startup`, `search_round_trips` (the pairs 1 to 4),

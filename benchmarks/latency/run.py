@@ -1,5 +1,5 @@
-"""One latency run: every pair in order (warm, cold, start-up, search, imports) in one scratch folder that
-is removed afterwards, the stderr of every server and gateway kept in a log there so that a failure can
+"""One latency run: every pair chosen, in order (warm, cold, start-up, search, imports), in one scratch folder
+that is removed afterwards, the stderr of every server and gateway kept in a log there so that a failure can
 say why while that log still exists.
 """
 
@@ -23,12 +23,18 @@ from benchmarks.latency.startup import StartupResult, measure_startup
 from benchmarks.latency.subjects import EVERYTHING_BIN, PLAIN_SDK_SERVER, demo_entries, targets, write_config
 from benchmarks.latency.warm import WarmResult, measure_warm
 
+PAIRS = ("warm", "cold", "startup", "search", "imports")
+
 
 @dataclass(frozen=True)
 class Options:
     calls: int
     repeat: int
     queries: int
+    pairs: tuple[str, ...] = PAIRS
+    """Which pairs to measure (all by default), always in the order of PAIRS."""
+    other_gateway: tuple[str, ...] | None = None
+    """Another gateway program whose start-up pair 3 times in the same rotation (an A/B against a checkout)."""
 
 
 @dataclass
@@ -41,6 +47,11 @@ class Report:
     imports: ImportReport | None = None
     seconds: float = 0.0
 
+    @property
+    def passed(self) -> bool:
+        """Every target measured was met: warm execute_tool, and start-up against the minimal SDK server."""
+        return all(r.passed for r in self.warm) and (self.startup is None or self.startup.passed)
+
 
 async def measure_all(root: Path, options: Options, report: Report, errlog: TextIO) -> None:
     spawn_log = root / "fake.spawns"
@@ -48,14 +59,22 @@ async def measure_all(root: Path, options: Options, report: Report, errlog: Text
     calls_home, demo_home = root / "calls", root / "demo"
     write_config(calls_home, {target.server: target.entry for target in subjects})
     write_config(demo_home, demo_entries(demo_home))
-    refresh_catalog(calls_home)
+    if {"warm", "cold"} & set(options.pairs):
+        refresh_catalog(calls_home)
     refresh_catalog(demo_home)
     sdk_server = demo_entries(demo_home)[PLAIN_SDK_SERVER]
-    report.warm = await measure_warm(calls_home, subjects, sdk_server, options.calls, errlog)
-    report.cold = await measure_cold(calls_home, subjects, options.repeat, spawn_log, errlog)
-    report.startup = await measure_startup(demo_home, options.repeat, errlog)
-    report.search = await measure_search(root, spread_queries(DEFAULT_DATA_DIR, options.queries), errlog)
-    report.imports = await anyio.to_thread.run_sync(measure_imports, demo_home)
+    if "warm" in options.pairs:
+        report.warm = await measure_warm(calls_home, subjects, sdk_server, options.calls, errlog)
+    if "cold" in options.pairs:
+        report.cold = await measure_cold(calls_home, subjects, options.repeat, spawn_log, errlog)
+    if "startup" in options.pairs:
+        report.startup = await measure_startup(
+            root, demo_home, options.repeat, errlog, other_gateway=options.other_gateway
+        )
+    if "search" in options.pairs:
+        report.search = await measure_search(root, spread_queries(DEFAULT_DATA_DIR, options.queries), errlog)
+    if "imports" in options.pairs:
+        report.imports = await anyio.to_thread.run_sync(measure_imports, demo_home)
 
 
 def run(options: Options) -> Report:
