@@ -2,6 +2,10 @@
 
 Loading also installs the gateway's stderr logging with its `SecretMask`, so that nothing a library logs
 while the command runs (the SDK, httpx) prints a secret of the config.
+
+`serve` starts from `load` too, and answers its client's handshake before it needs anything else: the
+gateway (with the search engine, the pool and the SDK behind it) is imported only by `with_gateway`, when
+a command uses one.
 """
 
 from __future__ import annotations
@@ -10,16 +14,16 @@ import argparse
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
-
-import anyio
+from typing import TYPE_CHECKING, TypeVar
 
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.masking import SecretMask
-from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.home import load_workspace_config
-from mcp_gateway.service.reports import RefreshReport
+
+if TYPE_CHECKING:
+    from mcp_gateway.service.gateway import Gateway
+    from mcp_gateway.service.reports import RefreshReport
 
 _T = TypeVar("_T")
 
@@ -48,6 +52,10 @@ def with_gateway(
     args: argparse.Namespace, work: Callable[[Gateway], Awaitable[_T]], *, config: GatewayConfig | None = None
 ) -> _T:
     """Run `work` against a gateway over this workspace (started servers are stopped before returning)."""
+    import anyio
+
+    from mcp_gateway.service.gateway import Gateway
+
     loaded = config if config is not None else load(args)
 
     async def main() -> _T:

@@ -86,10 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
+    if args.command in (None, "serve"):
+        # Before anything else is imported: a client waits for this one's handshake at every session start.
+        return run_serve(args, serve)
     from mcp_gateway.cli import inspect, manage
 
     handlers: dict[str, Command] = {
-        "serve": lambda parsed: run_serve(parsed, serve),
         "search": inspect.run_search,
         "list": inspect.run_list,
         "describe": inspect.run_describe,
@@ -110,7 +112,7 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
         from mcp_gateway.cli import demo
 
         return demo.run_demo(args)
-    return handlers[args.command or "serve"](args)
+    return handlers[args.command](args)
 
 
 def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> int:

@@ -10,13 +10,14 @@ Descriptions are short English written for a model; the whole list must stay wit
 
 from __future__ import annotations
 
-from typing import Any
-
-import mcp_types as types
+from typing import TYPE_CHECKING, Any
 
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
 from mcp_gateway.tokens import compact_json
+
+if TYPE_CHECKING:
+    import mcp_types as types
 
 LIST_PAGE_SIZE = 100
 """Tools per `list_tools` page when the model names no limit (a server may have thousands)."""
@@ -104,8 +105,16 @@ _DEFINITIONS: list[dict[str, Any]] = [
 ]
 
 
+def meta_tool_definitions() -> list[dict[str, Any]]:
+    """The four tools as plain JSON: what `meta_tools()` validates, and what the server's early answer to
+    `tools/list` sends before the SDK (and its `mcp_types`) is imported."""
+    return [{**definition, "_meta": _ALWAYS_LOAD} for definition in _DEFINITIONS]
+
+
 def meta_tools() -> list[types.Tool]:
-    return [types.Tool.model_validate({**definition, "_meta": _ALWAYS_LOAD}) for definition in _DEFINITIONS]
+    import mcp_types as types  # the SDK's types cost most of a start: not imported with this module
+
+    return [types.Tool.model_validate(definition) for definition in meta_tool_definitions()]
 
 
 def instructions(config: GatewayConfig) -> str:
