@@ -2,7 +2,7 @@
 
 The gateway's two doors, the command line for a person (`cli/`) and the MCP server for an AI client
 (`server/`), never import each other; they meet here. The server is imported only when it serves, so
-the other commands start without it.
+the other commands start without it, and it imports the SDK only once its client's handshake is answered.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def run() -> NoReturn:
     sys.exit(main())
 
 
-async def _serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
-    from mcp_gateway.server.app import run_until_stopped
+def _serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
+    from mcp_gateway.server.start import serve
 
-    return await run_until_stopped(home, config, leave)
+    return serve(home, config, leave)

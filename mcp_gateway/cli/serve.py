@@ -2,6 +2,8 @@
 
 Once its shutdown is over the process leaves at once (`leave_now`) instead of returning to the
 interpreter's own exit, so that it is gone well within the 100 ms Claude Code allows before escalating.
+Nothing here imports more than loading the config needs: the server answers its client's handshake
+before it imports the rest (see `mcp_gateway.server.start`).
 """
 
 from __future__ import annotations
@@ -9,13 +11,10 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import functools
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import NoReturn, Protocol
-
-import anyio
 
 from mcp_gateway.cli.context import load, secret_mask
 from mcp_gateway.config import GatewayConfig
@@ -25,10 +24,11 @@ from mcp_gateway.service.home import gateway_log_path
 
 
 class Serve(Protocol):
-    """Serves MCP over stdio until the client leaves; returns the exit status (the MCP server, injected by
-    `mcp_gateway.program`: the command line and the server never import each other)."""
+    """Serves MCP over stdio until the client leaves, running its own event loop; returns the exit status
+    (the MCP server, injected by `mcp_gateway.program`: the command line and the server never import each
+    other). `leave(status)` ends the process at once, for a stop that cannot wait for the orderly path."""
 
-    def __call__(self, home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> Awaitable[int]: ...
+    def __call__(self, home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int: ...
 
 
 def run_serve(args: argparse.Namespace, serve: Serve | None) -> int:
@@ -38,8 +38,7 @@ def run_serve(args: argparse.Namespace, serve: Serve | None) -> int:
     if config.settings.debug and (log_path := gateway_log_path(args.home)) is not None:
         # Warnings go to stderr already (`load`); `debug` adds everything to gateway.log, masked and private.
         log_to_file(log_path, secret_mask(config))
-    status = anyio.run(functools.partial(serve, leave=leave_now), args.home, config)
-    leave_now(status)
+    leave_now(serve(args.home, config, leave_now))
 
 
 def leave_now(status: int) -> NoReturn:

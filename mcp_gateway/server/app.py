@@ -1,5 +1,7 @@
 """The stdio MCP server: the four meta-tools over the gateway, until the client leaves or a signal comes.
 
+The session takes over a client whose handshake may have been answered already (`start`, `early_answers`):
+the SDK's `Server` is built from the same `Handshake`, so whatever it answers is what was answered early.
 Serving starts at once from cache.json; the startup metadata check and `eager` servers begin in the
 background only after that, so the client's `initialize` is never held up by a downstream server.
 The client closing stdin, SIGINT, SIGTERM and SIGHUP all end the session the same way: in-flight calls
@@ -9,7 +11,6 @@ parallel under one deadline (`stopping` says how repeated signals and the overal
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable
 from typing import NoReturn
 
@@ -17,25 +18,25 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 
-from mcp_gateway import __version__
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.server.client_lines import ClientLines
+from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.handlers import MetaToolHandlers
+from mcp_gateway.server.start import STOP_SIGNALS
 from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.surface import instructions
-
-SERVER_NAME = "mcp-gateway"
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def build_server(gateway: Gateway) -> Server[object]:
+def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server[object]:
+    """The SDK's server over `gateway`, saying what `handshake` says (by default: what its config makes)."""
+    said = handshake if handshake is not None else Handshake.for_config(gateway.config)
     handlers = MetaToolHandlers(gateway)
     server: Server[object] = Server(
         SERVER_NAME,
-        version=__version__,
-        title="MCP gateway",
-        instructions=instructions(gateway.config),
+        version=said.version,
+        title=SERVER_TITLE,
+        instructions=said.instructions,
         on_list_tools=handlers.list_tools,
     )
     # Registered directly (not `on_call_tool=`) because `execute_tool` returns the downstream result dict
@@ -44,15 +45,17 @@ def build_server(gateway: Gateway) -> Server[object]:
     return server
 
 
-async def serve(gateway: Gateway) -> None:
-    """Serve one client over stdio until it disconnects (closes our stdin)."""
-    server = build_server(gateway)
-    async with stdio_streams() as (read_stream, write_stream):
+async def serve(gateway: Gateway, lines: ClientLines, handshake: Handshake) -> None:
+    """Serve one client over stdio until it disconnects (closes our stdin), from the first line `lines` read."""
+    server = build_server(gateway, handshake)
+    async with stdio_streams(lines) as (read_stream, write_stream):
         gateway.start_background()
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def run_until_stopped(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
+async def run_until_stopped(
+    home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn], lines: ClientLines, handshake: Handshake
+) -> int:
     """The whole life of a serving gateway, with stop signals handled from start to the last child stopped.
 
     Returns the exit status once the orderly shutdown is over; `leave(status)` ends the process instead
@@ -67,7 +70,7 @@ async def run_until_stopped(home: str | None, config: GatewayConfig, leave: Call
                 stopper.kill_everything = gateway.stop_now
                 with anyio.CancelScope() as serving:
                     stopper.serve_in(serving)
-                    await serve(gateway)
+                    await serve(gateway, lines, handshake)
                 stopper.serving_ended()
             watchers.cancel_scope.cancel()
     return stopper.exit_status

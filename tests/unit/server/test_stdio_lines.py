@@ -23,6 +23,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
+from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.stdio import line_streams
 
 pytestmark = pytest.mark.anyio
@@ -70,7 +71,7 @@ async def transport() -> AsyncGenerator[Wire]:
     client_reads, gateway_writes = os.pipe()
     with os.fdopen(client_reads, "rb") as reads:
         try:
-            async with line_streams(gateway_reads, gateway_writes) as (messages, outgoing):
+            async with line_streams(ClientLines(gateway_reads, gateway_writes)) as (messages, outgoing):
                 yield Wire(client_writes, reads, messages, outgoing)
         finally:
             with contextlib.suppress(OSError):
