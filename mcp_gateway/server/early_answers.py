@@ -10,9 +10,9 @@ the SDK, imported right after them, takes the session over with everything that 
 Contract:
 - Answered early: `initialize` as the client's first message, with params of a shape every SDK version
   accepts (`INITIALIZE_PARAMS`, stricter than the SDK: unknown members, nulls and anything in doubt do not
-  fit), then `tools/list` without params. The first line that is anything else (a different first message,
-  another request, a response, a line that is not plain JSON) ends early answering: from it on, every
-  answer comes from the SDK. In doubt an answer comes later, never differently.
+  fit), then `tools/list` without params (absent, null or empty). The first line that is anything else (a
+  different first message, another request, a response, a line that is not plain JSON) ends early
+  answering: from it on, every answer comes from the SDK. In doubt an answer comes later, never differently.
 - The answers are the SDK's own: the same strings and values the SDK's `Server` is built with
   (`Handshake`), the same version negotiation (the handshake version the client asks for, else the
   latest). Every line is still replayed to the SDK when it takes over, so its session is initialized as if
@@ -188,7 +188,7 @@ class EarlyAnswers:
         params = message.get("params")
         if self._phase == "opening" and method == "initialize" and fits(params, INITIALIZE_PARAMS):
             return self.handshake.initialize_result(cast(dict[str, str], params)["protocolVersion"])
-        if self._phase == "initialized" and method == "tools/list" and ("params" not in message or params == {}):
+        if self._phase == "initialized" and method == "tools/list" and params in (None, {}):  # absent, null or {}
             return self.handshake.tools_list_result()
         return None
 

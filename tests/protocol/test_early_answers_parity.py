@@ -46,12 +46,13 @@ def line(message: dict[str, Any]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False).encode() + b"\n"
 
 
-def handshake_lines(version: str, capabilities: dict[str, Any]) -> list[bytes]:
+def handshake_lines(version: str, capabilities: dict[str, Any], list_params: Any = ...) -> list[bytes]:
     params = {"protocolVersion": version, "capabilities": capabilities, "clientInfo": CLIENT}
+    listing = {"id": "list", "method": "tools/list"} | ({} if list_params is ... else {"params": list_params})
     return [
         line({"id": 1, "method": "initialize", "params": params}),
         line({"method": "notifications/initialized"}),
-        line({"id": "list", "method": "tools/list"}),
+        line(listing),
     ]
 
 
@@ -96,17 +97,19 @@ def handshake_of(home: Path) -> Handshake:
     return Handshake.for_config(load(write_workspace(home, SERVERS)))
 
 
+@pytest.mark.parametrize("list_params", [..., None, {}])
 @pytest.mark.parametrize("capabilities", CAPABILITIES)
 @pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, "2099-01-01"])
 async def test_the_early_answers_are_the_answers_the_sdk_gives(
-    tmp_path: Path, version: str, capabilities: dict[str, Any]
+    tmp_path: Path, version: str, capabilities: dict[str, Any], list_params: Any
 ) -> None:
+    """`list_params`: tools/list without params (`...`), with null params, with empty ones."""
     handshake = handshake_of(tmp_path)
     async with pipes(None) as (client, lines), session(tmp_path, lines, handshake):
-        client.send(handshake_lines(version, capabilities))
+        client.send(handshake_lines(version, capabilities, list_params))
         sdk = [await client.next_message(), await client.next_message()]
     async with pipes(EarlyAnswers(handshake)) as (client, lines):
-        client.send(handshake_lines(version, capabilities))
+        client.send(handshake_lines(version, capabilities, list_params))
         early = [await client.next_message(), await client.next_message()]
         lines.hand_over(lambda _: None, lambda: None)
     assert early == sdk

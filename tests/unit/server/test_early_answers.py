@@ -126,6 +126,13 @@ def test_a_request_between_the_two_answers_ends_early_answering() -> None:
     assert early.answer(TOOLS_LIST) is None
 
 
+@pytest.mark.parametrize("params", [{}, None])
+def test_tools_list_with_empty_or_null_params_is_answered_as_the_sdk_answers_it(params: Any) -> None:
+    early = EarlyAnswers(HANDSHAKE)
+    assert early.answer(initialize()) is not None
+    assert answered(early, line({"id": 2, "method": "tools/list", "params": params})) is not None
+
+
 def test_tools_list_with_params_is_left_to_the_sdk() -> None:
     early = EarlyAnswers(HANDSHAKE)
     assert early.answer(initialize()) is not None
