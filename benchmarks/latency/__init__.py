@@ -10,8 +10,9 @@ interleaved with it (rotating blocks or alternating repeats), and compared by me
    blocks of 10 after a warm-up, with two hop baselines in the same blocks: the gateway's own
    `tools/list` and a plain SDK server's `tools/list` (the demo toolbox, directly). Target: gateway
    <= 1.3x direct. CPU time per request of the answering process comes from /proc/PID/stat.
-2. cold `execute_tool` (a fresh gateway with a valid cache, so nothing runs yet; its own start is not
-   timed) vs spawn + initialize + call of the server directly: `--repeat` each (default 10).
+2. cold `execute_tool` (a fresh gateway with a valid cache, so nothing runs yet; its own start, up to a
+   first `search_tools` answered, is not timed) vs spawn + initialize + call of the server directly:
+   `--repeat` each (default 10).
 3. start to an answered `tools/list`, every subject in one rotation, `--repeat` each: the smallest Python
    SDK server (`benchmarks/minimal_sdk_server.py`; target: gateway <= 1.0x it), the gateway on an empty
    config, on the demo workspace and on the 2,266-tool catalog.json workspace (caches valid), and both

@@ -1,8 +1,10 @@
 """Pair 2: a cold `execute_tool` against spawn + initialize + call of the same server directly.
 
 The gateway side starts a fresh gateway on a workspace with a valid cache, so no server runs yet; its own
-start is not timed, only its first call, which wakes the server. Neither side's shutdown is timed. The
-sides alternate, each turn starting with the other.
+start is not timed, only its first call, which wakes the server. The gateway answers its handshake before
+it is ready to serve (pair 3 times both), so its start ends with a `search_tools`, which starts no server
+and is answered once it is ready. Neither side's shutdown is timed. The sides alternate, each turn
+starting with the other.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TextIO
 import anyio
 
 from benchmarks.bench_workspace import spawned
-from benchmarks.gateway_session import gateway_client, stdio_session
+from benchmarks.gateway_session import gateway_client, stdio_session, text_of
 from benchmarks.latency.failure import BenchError
 from benchmarks.latency.sampling import Sample, rotated, sample, timed
 from benchmarks.latency.subjects import (
@@ -44,6 +46,9 @@ async def cold_through_gateway(home: Path, target: Target, spawn_log: Path, errl
     with anyio.fail_after(SESSION_TIMEOUT_SECONDS):
         before = len(spawned(spawn_log))
         async with gateway_client(home, errlog) as gateway:
+            ready = await gateway.call_tool("search_tools", {"query": target.tool})
+            if ready.is_error:
+                raise BenchError(f"the gateway's search before the cold call failed: {text_of(ready)[:300]!r}")
             if len(spawned(spawn_log)) != before:
                 raise BenchError("the gateway started a server before any call: the cold measurement is void")
             return await timed(lambda: call_through_gateway(gateway, target))

@@ -2,8 +2,9 @@
 cache, no server started), interleaved with trivial requests on the same connection: `tools/list`, and
 `list_tools` of the smallest server (a tools/call like the search, with next to nothing to do).
 
-The time to an answered `initialize` and the first search, sent right after it (it waits for cache.json to
-be read and indexed), are reported apart.
+The time to an answered `initialize` and the first search, sent right after it (it waits for the gateway
+to be serving, which comes after its early handshake, and for cache.json to be read and indexed), are
+reported apart.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ class SearchResult:
     initialized_ms: float
     """From spawning the gateway to its answer to `initialize`."""
     first_search_ms: float
-    """Sent as soon as `initialize` was answered: it waits for cache.json to be read and indexed."""
+    """Sent as soon as `initialize` was answered: it waits for the session to be served (the gateway answers
+    its handshake before importing the SDK) and for cache.json to be read and indexed."""
     search: Sample
     tools_list: Sample
     list_tools: Sample
