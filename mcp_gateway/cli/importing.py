@@ -21,32 +21,39 @@ import anyio
 
 from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
 from mcp_gateway.importers import Where
+from mcp_gateway.importers.launch import this_installation
+from mcp_gateway.importers.launch_check import check_launch
 from mcp_gateway.importers.sign_in import Probe, http_status
-from mcp_gateway.service.importing import (
+from mcp_gateway.service.import_reports import (
     AskingForSignIns,
     BackupChoice,
     ClientEntry,
-    Clock,
     ImportReport,
     ImportRequest,
-    ImportService,
     RestoreRequest,
     ServerOutcome,
-    system_clock,
 )
+from mcp_gateway.service.importing import Clock, ImportService, Launching, system_clock
 
 FAILED = 1
 INDENT = "  "
 
 
-def run_import(args: argparse.Namespace, *, probe: Probe = http_status, clock: Clock = system_clock) -> int:
+def run_import(
+    args: argparse.Namespace,
+    *,
+    probe: Probe = http_status,
+    clock: Clock = system_clock,
+    launching: Launching | None = None,
+) -> int:
     where = Where(
         home=Path.home(),
         project=Path(args.project or os.getcwd()).absolute(),
         environ=dict(os.environ),
         platform=sys.platform,
     )
-    service = ImportService.for_home(args.home, where=where, probe=probe, clock=clock)
+    launching = launching or Launching(this_installation(), check_launch)
+    service = ImportService.for_home(args.home, where=where, probe=probe, clock=clock, launching=launching)
     try:
         if args.restore is not None:
             return _restore(args, service)
@@ -63,6 +70,8 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         source=Path(args.source) if args.source else None,
         dry_run=args.dry_run,
         write_client_config=args.write_client_config,
+        launcher=args.launcher,
+        replace=args.replace,
     )
     report = anyio.run(functools.partial(service.import_client, request, progress=_show_progress))
     title = report.client.title
@@ -146,6 +155,8 @@ def _server_lines(report: ImportReport) -> list[str]:
             lines.append(f"{INDENT}{server.name}: skipped: {server.reason}")
         elif server.status == "skipped":
             lines.append(f"{INDENT}{server.name}: skipped: {server.reason}; it stays in {report.client.title} as it is")
+        elif server.status == "conflict":
+            lines.append(f"{INDENT}{server.name}: not imported: {server.reason}")
         else:
             lines.append(f"{INDENT}{server.name}: {_imported_as(server)}")
             lines.append(
@@ -170,6 +181,15 @@ def _client_entry_lines(entry: ClientEntry) -> list[str]:
         summary += f"; {entry.kept} skipped server{_s(entry.kept)} stay{'s' if entry.kept == 1 else ''}"
     lines = [f"Client entry for {entry.path} ('{'.'.join(entry.block)}', {summary}):"]
     lines += [INDENT + line for line in entry.text.splitlines()]
+    lines.append(f"Launcher: {entry.launcher} ({entry.why}).")
+    if entry.start_problem is None:
+        lines.append("Checked: the entry's command starts the gateway.")
+    else:
+        instead = "--launcher path (this installation)" if entry.launcher == "uvx" else "--launcher uvx"
+        lines.append(
+            f"problem: the entry's command does not start the gateway, so the client could not either: "
+            f"{entry.start_problem}. Try {instead}"
+        )
     lines += [f"warning: {warning}" for warning in entry.warnings]
     return lines
 
