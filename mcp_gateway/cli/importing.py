@@ -98,6 +98,7 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
     print("\n".join(_client_entry_lines(report.client_entry)))
     print()
     if report.dry_run:
+        _show_refreshed(report)
         print("Dry run: nothing was written.")
         source = f" --from {args.source}" if args.source else ""
         again = f"--client {report.client.name} --scope {report.scope}{source}"
@@ -107,6 +108,7 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         print(f"Wrote {report.gateway_config}.")
     elif report.config_write == "unchanged":
         print(f"{report.gateway_config} already had every server; left unchanged.")
+    _show_refreshed(report)
     _fail_on_write_failure(report)
     if args.write_client_config:
         _show_client_write(report)
@@ -208,6 +210,24 @@ def _show_client_write(report: ImportReport) -> None:
     )
     print(f"Restart {report.client.title} so it starts the gateway.")
     print(f"Undo: mcp-gateway import --restore {written.backup}")
+
+
+def _show_refreshed(report: ImportReport) -> None:
+    """Other clients' gateway entries that now pass on the variables the workspace's servers use."""
+    for refresh in report.refreshed:
+        missing = ", ".join(refresh.missing)
+        if report.dry_run:
+            print(f"Would also update {refresh.client}'s gateway entry in {refresh.path} to pass on {missing}.")
+        elif refresh.failure is not None:
+            print(
+                f"warning: {refresh.client}'s gateway entry in {refresh.path} does not pass on {missing}, and "
+                f"updating it failed ({refresh.failure}): add them to it by hand"
+            )
+        else:
+            print(
+                f"Updated {refresh.client}'s gateway entry in {refresh.path} to pass on {missing} "
+                f"(backup: {refresh.backup}; undo: mcp-gateway import --restore {refresh.backup})."
+            )
 
 
 def _fail_on_write_failure(report: ImportReport) -> None:

@@ -95,6 +95,20 @@ class ClientEntry:
 
 
 @dataclass(frozen=True)
+class GatewayRefresh:
+    """Another client's gateway entry for this workspace, brought up to date with the variables it now needs."""
+
+    client: str
+    """The client's title."""
+    path: Path
+    missing: tuple[str, ...]
+    """The variables the entry did not pass on, which the workspace's servers now use."""
+    backup: Path | None = None
+    """The copy taken before the rewrite; None in a dry run, or when the rewrite failed."""
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
 class ClientWrite:
     path: Path
     backup: Path | None
@@ -126,6 +140,8 @@ class ImportReport:
     """None: the client file was not rewritten (not asked, or the write failed)."""
     write_failure: str | None = None
     """A write that failed, and that the file is unchanged; nothing after it was attempted."""
+    refreshed: tuple[GatewayRefresh, ...] = ()
+    """Other clients' gateway entries for this workspace that missed a variable (to do, in a dry run)."""
 
     @property
     def imported(self) -> bool:

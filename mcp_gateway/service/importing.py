@@ -4,7 +4,10 @@ The service owns the whole flow, so a front end only renders its reports: read t
 remote server that sends no credentials whether it needs a sign-in, merge the servers into the gateway's
 `config.json`, then (with write-back) back the client file up and rewrite it; and restore a backup. Order
 matters for safety: the gateway config is written first, and only then is the client file backed up and
-rewritten, so a failure at any step leaves the client as it was.
+rewritten, so a failure at any step leaves the client as it was. Clients already pointed at the gateway
+keep working after any later import: a same-named server with another definition is never replaced unless
+asked (it stays in its client), and the gateway entries of this workspace in clients that filter the
+environment are brought up to date when the workspace's servers come to need another variable.
 
 Its collaborators are passed in, never looked up: where the client files are (`Where`: home, project,
 environment, platform), the workspace the servers go into, the sign-in `probe` (the real one asks over
@@ -58,6 +61,7 @@ from mcp_gateway.importers.launch import Installation, LaunchPlan
 from mcp_gateway.importers.launch_check import LaunchChecker
 from mcp_gateway.importers.masking import mask_json
 from mcp_gateway.importers.model import ImportedServer
+from mcp_gateway.importers.refresh import stale_gateways
 from mcp_gateway.importers.sign_in import Probe, needs_probe, screen_sign_ins
 from mcp_gateway.importers.variables import needed_variables
 from mcp_gateway.paths import Workspace
@@ -68,6 +72,7 @@ from mcp_gateway.service.import_reports import (
     ClientEntry,
     ClientWrite,
     Detection,
+    GatewayRefresh,
     ImportReport,
     ImportRequest,
     NeededVariable,
@@ -179,8 +184,9 @@ class ImportService:
             client_entry=entry,
             dry_run=request.dry_run,
         )
+        rewritten_here = reading.path if request.write_client_config else None
         if request.dry_run:
-            return report
+            return replace(report, refreshed=self._refresh_gateways(plan.variables(), rewritten_here, dry_run=True))
         if not reading.imported:
             if reading.has_gateway and request.write_client_config:
                 return self._write_client(report, client, reading, launch.launch)
@@ -190,6 +196,7 @@ class ImportService:
         except ConfigError as error:
             return replace(report, write_failure=error.message)
         report = replace(report, config_write="written" if plan.changed else "unchanged")
+        report = replace(report, refreshed=self._refresh_gateways(plan.variables(), rewritten_here, dry_run=False))
         if request.write_client_config:
             return self._write_client(report, client, reading, launch.launch)
         return report
@@ -218,6 +225,29 @@ class ImportService:
             failure = f"{reading.path}: cannot write it ({error.strerror or error}); it is unchanged"
             return replace(report, write_failure=failure)
         return replace(report, client_write=ClientWrite(reading.path, backup, kept))
+
+    def _refresh_gateways(
+        self, needed: list[str], besides: Path | None, *, dry_run: bool
+    ) -> tuple[GatewayRefresh, ...]:
+        """Bring other clients' gateway entries for this workspace up to date (see `importers.refresh`)."""
+        refreshed: list[GatewayRefresh] = []
+        for stale in stale_gateways(self._where, self._workspace.config_dir, needed, besides=besides):
+            refresh = GatewayRefresh(stale.client.title, stale.reading.path, stale.missing)
+            if dry_run:
+                refreshed.append(refresh)
+                continue
+            try:
+                text = stale.client.rewrite(stale.reading, stale.launch)
+                backup = create_backup(stale.reading.path, self._clock())
+                write_atomically(stale.reading.path, text.encode("utf-8"))
+            except ConfigError as error:
+                refreshed.append(replace(refresh, failure=error.message))
+            except OSError as error:
+                failure = f"cannot write it ({error.strerror or error}); it is unchanged"
+                refreshed.append(replace(refresh, failure=failure))
+            else:
+                refreshed.append(replace(refresh, backup=backup))
+        return tuple(refreshed)
 
     def _restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice:
         if request.backup:

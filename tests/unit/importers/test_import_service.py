@@ -379,3 +379,68 @@ async def test_a_later_client_never_replaces_a_same_named_server_with_another_de
     servers = json.loads(workspace.config_path.read_text())["mcpServers"]
     assert servers["github"]["env"] == {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}
     assert servers["github"]["idleTimeout"] == 3  # what was made by hand stays
+
+
+async def test_a_later_import_brings_other_clients_gateway_entries_up_to_date_with_the_variables_now_needed(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    codex = where.home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    signs_in = '[mcp_servers.notion]\nurl = "https://mcp.notion.example/mcp"\nscopes = ["read"]\n'
+    codex.write_text(f"{CODEX_CONFIG}\n{signs_in}")
+    await service.import_client(ImportRequest("codex", write_client_config=True))
+    codex_before = tomllib.loads(codex.read_text())["mcp_servers"]
+    assert set(codex_before) == {"notion", "mcp-gateway"}  # OAuth: it stays in Codex
+    assert codex_before["mcp-gateway"]["env_vars"] == ["GITHUB_TOKEN"]
+    claude = where.home / ".claude.json"
+    linear = {"type": "http", "url": "https://linear.example/mcp", "headers": {"Authorization": "Bearer ${LINEAR}"}}
+    claude.write_text(json.dumps({"mcpServers": {"linear": linear}}))
+
+    planned = await service.import_client(ImportRequest("claude-code", dry_run=True))
+    assert [(r.client, r.path, r.missing, r.backup) for r in planned.refreshed] == [
+        ("Codex CLI", codex, ("LINEAR",), None)
+    ]
+    assert tomllib.loads(codex.read_text())["mcp_servers"] == codex_before
+
+    report = await service.import_client(ImportRequest("claude-code", write_client_config=True))
+
+    [refresh] = report.refreshed
+    assert (refresh.client, refresh.missing, refresh.failure) == ("Codex CLI", ("LINEAR",), None)
+    assert refresh.backup is not None
+    assert tomllib.loads(refresh.backup.read_text())["mcp_servers"] == codex_before
+    codex_after = tomllib.loads(codex.read_text())["mcp_servers"]
+    assert codex_after["mcp-gateway"]["env_vars"] == ["GITHUB_TOKEN", "LINEAR"]
+    assert {k: v for k, v in codex_after["mcp-gateway"].items() if k != "env_vars"} == {
+        k: v for k, v in codex_before["mcp-gateway"].items() if k != "env_vars"
+    }
+    assert {name: codex_after[name] for name in codex_before if name != "mcp-gateway"} == {
+        name: codex_before[name] for name in codex_before if name != "mcp-gateway"
+    }
+
+    again = await service.import_client(ImportRequest("claude-code", write_client_config=True))
+    assert again.refreshed == ()  # up to date now: nothing more is rewritten
+
+
+async def test_gemini_gateway_entries_for_other_workspaces_are_left_alone_and_this_ones_updated(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    def gemini_entry(home: Path) -> dict[str, object]:
+        return {"command": "uvx", "args": ["--from", "mcp-meta-gateway", "mcp-gateway"],
+                "env": {"MCP_GATEWAY_HOME": str(home), "DEBUG": "1", "A": "$A"}}  # fmt: skip
+
+    user_settings = where.home / ".gemini" / "settings.json"
+    project_settings = where.project / ".gemini" / "settings.json"
+    for path, home in ((user_settings, workspace.config_dir), (project_settings, where.home / "elsewhere")):
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"mcpServers": {"mcp-gateway": gemini_entry(home)}}, indent=2))
+    project_text = project_settings.read_text()
+    claude = where.home / ".claude.json"
+    claude.write_text(json.dumps({"mcpServers": {"b": {"command": "b-mcp", "env": {"B": "${B}"}}}}))
+
+    report = await service.import_client(ImportRequest("claude-code"))
+
+    assert [(r.client, r.path, r.missing) for r in report.refreshed] == [("Gemini CLI", user_settings, ("B",))]
+    entry = json.loads(user_settings.read_text())["mcpServers"]["mcp-gateway"]
+    assert entry["env"] == {"MCP_GATEWAY_HOME": str(workspace.config_dir), "DEBUG": "1", "A": "$A", "B": "$B"}
+    assert entry["command"] == "uvx"
+    assert project_settings.read_text() == project_text  # its gateway serves another workspace
