@@ -104,6 +104,7 @@ class CodexClient:
     title: str = "Codex CLI"
     gui: bool = False
     scopes: tuple[Scope, ...] = ("user", "project")
+    filters_environment: bool = True
 
     def candidates(self, where: Where, scope: Scope) -> list[Path]:
         return _locate(where, scope)

@@ -113,7 +113,13 @@ def test_the_gateway_entry_has_each_clients_own_shape(where_shop: Where, launch:
         shapes[client] = value_at(rewrite(reading, launch), reading.block)[GATEWAY_NAME]
     args = ["--from", "mcp-meta-gateway", "mcp-gateway"]
     env = {"MCP_GATEWAY_HOME": GATEWAY_HOME}
-    assert shapes["claude-code"] == {"type": "stdio", "command": UVX_PATH, "args": args, "env": env}
+    assert shapes["claude-code"] == {
+        "type": "stdio",
+        "command": UVX_PATH,
+        "args": args,
+        "env": env,
+        "alwaysLoad": True,  # Claude Code waits for it before the first turn
+    }
     assert shapes["opencode"] == {"type": "local", "command": [UVX_PATH, *args], "environment": env, "enabled": True}
     assert shapes["vscode"] == {"type": "stdio", "command": UVX_PATH, "args": args, "env": env}
     assert shapes["zed"] == {"source": "custom", "enabled": True, "command": UVX_PATH, "args": args, "env": env}
