@@ -91,6 +91,10 @@ class ClientCli(Protocol):
         """The gateway entry as written in the client's config file."""
         ...
 
+    def wait_for_every_server(self, place: Place) -> None:
+        """Make the client wait for each of its servers before its first request, where it does not anyway."""
+        ...
+
 
 def _read_json(path: Path) -> dict[str, Any]:
     return as_dict(json.loads(path.read_text()))
@@ -124,6 +128,13 @@ class ClaudeCode:
 
     def list_servers_command(self) -> list[str]:
         return [installed(self.binary), "mcp", "list"]
+
+    def wait_for_every_server(self, place: Place) -> None:
+        """`alwaysLoad` on every entry: Claude Code waits for the server and loads its tools (not deferred)."""
+        document = _read_json(self.config_file(place))
+        for entry in as_dict(document.get("mcpServers")).values():
+            entry["alwaysLoad"] = True
+        _write_json(self.config_file(place), document)
 
     def write_config(self, place: Place, servers: Sequence[UserServer], api_url: str) -> None:
         entries = {
@@ -191,6 +202,9 @@ class OpenCode:
     def gateway_entry(self, place: Place) -> dict[str, Any]:
         return as_dict(as_dict(_read_json(self.config_file(place)).get("mcp")).get(GATEWAY_NAME))
 
+    def wait_for_every_server(self, place: Place) -> None:
+        """Nothing to do: `opencode run` connects every server before its first request."""
+
 
 class Codex:
     """Codex (`codex exec`): `~/.codex/config.toml`, whose `model_providers` entry points it at the mock's
@@ -230,24 +244,32 @@ class Codex:
 
     def command(self, place: Place, prompt: str) -> list[str]:
         # The scratch project is no git repository: a user runs `codex exec` there with this flag.
-        return [installed(self.binary), "exec", "--skip-git-repo-check", "-c", self.approve_gateway_tools, prompt]
+        argv = [installed(self.binary), "exec", "--skip-git-repo-check"]
+        if self.gateway_entry(place):  # the override alone would make an entry without a command: refused
+            argv += ["-c", self.approve_gateway_tools]
+        return [*argv, prompt]
 
     def gateway_entry(self, place: Place) -> dict[str, Any]:
         document = tomllib.loads(self.config_file(place).read_text())
         return as_dict(as_dict(document.get("mcp_servers")).get(GATEWAY_NAME))
 
+    def wait_for_every_server(self, place: Place) -> None:
+        path = self.config_file(place)
+        for name in as_dict(tomllib.loads(path.read_text()).get("mcp_servers")):
+            self._set_keys(place, name, {"required": "true"})
+
     def require_gateway(self, place: Place) -> None:
         """`required = true` on the gateway's entry: the one setting that makes `codex exec` wait for the
         server before its first request (measured: without it, and with `startup_readiness` "connection" or
         "catalog", the first request goes out without the server's tools, which arrive in later ones)."""
-        self._set_gateway_keys(place, {"required": "true"})
+        self._set_keys(place, GATEWAY_NAME, {"required": "true"})
         assert self.gateway_entry(place).get("required") is True
 
-    def _set_gateway_keys(self, place: Place, values: Mapping[str, str]) -> None:
-        """Set keys (TOML values as text) in the gateway's table, in place; keys it lacks are appended to it."""
+    def _set_keys(self, place: Place, server: str, values: Mapping[str, str]) -> None:
+        """Set keys (TOML values as text) in a server's table, in place; keys it lacks are appended to it."""
         path = self.config_file(place)
         lines = path.read_text().splitlines()
-        start = lines.index(f"[mcp_servers.{GATEWAY_NAME}]")
+        start = lines.index(f"[mcp_servers.{server}]")
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), len(lines))
         missing = dict(values)
         for index in range(start + 1, end):
@@ -277,13 +299,17 @@ class GeminiCli:
         _write_json(self.config_file(place), settings)
         # Gemini CLI runs headless only in a trusted folder: what "trust this folder" writes.
         _write_json(place.home / ".gemini" / "trustedFolders.json", {str(place.project): "TRUST_FOLDER"})
-        # Headless, a tool that would ask for approval is not offered at all: the user allows the gateway's.
+        # Headless, a tool that would ask for approval is not offered at all: the user allows their servers'
+        # tools, and the gateway's, which `import` puts in their place.
         policies = place.home / ".gemini" / "policies"
         policies.mkdir(parents=True, exist_ok=True)
-        (policies / "mcp-gateway.toml").write_text(self.allow_gateway_tools)
+        rules = [self.allow_tools_of(name) for name in (*(s.name for s in servers), GATEWAY_NAME)]
+        (policies / "mcp-servers.toml").write_text("\n".join(rules))
 
-    allow_gateway_tools = f'[[rule]]\nmcpName = "{GATEWAY_NAME}"\ntoolName = "*"\ndecision = "allow"\npriority = 100\n'
-    """A policy-engine rule: the gateway's tools run without asking (~/.gemini/policies/)."""
+    @staticmethod
+    def allow_tools_of(server: str) -> str:
+        """A policy-engine rule (~/.gemini/policies/): the server's tools run without asking."""
+        return f'[[rule]]\nmcpName = "{server}"\ntoolName = "*"\ndecision = "allow"\npriority = 100\n'
 
     def environment(self, place: Place, api_url: str) -> dict[str, str]:
         return {"GEMINI_API_KEY": API_KEY, "GOOGLE_GEMINI_BASE_URL": api_url}
@@ -293,6 +319,9 @@ class GeminiCli:
 
     def gateway_entry(self, place: Place) -> dict[str, Any]:
         return as_dict(as_dict(_read_json(self.config_file(place)).get("mcpServers")).get(GATEWAY_NAME))
+
+    def wait_for_every_server(self, place: Place) -> None:
+        """Nothing to do: `gemini -p` discovers every server's tools before its first request."""
 
 
 CLIENTS: dict[str, ClientCli] = {client.name: client for client in (ClaudeCode(), OpenCode(), Codex(), GeminiCli())}
