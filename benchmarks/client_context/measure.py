@@ -47,6 +47,8 @@ class Measured:
     share: McpShare
     seconds: float
     """How long the client ran."""
+    first_request_after: float
+    """Seconds from the client's start to its first request that carries the session."""
     tried_to_reach: tuple[str, ...]
     """The proxy requests the client made (what it would have fetched from the internet)."""
     request: dict[str, Any]
@@ -75,7 +77,8 @@ Prepare = Callable[[Place, MockApi], Awaitable[None]]
 
 async def _first_request(
     client: ClientCli, place: Place, prepare: Prepare
-) -> tuple[str, dict[str, Any], ClientRun, MockApi]:
+) -> tuple[str, dict[str, Any], ClientRun, MockApi, float]:
+    """The first request's path and body, the client's run, the mock, and when the request came after the start."""
     async with running_mock_api(AnswerAtOnce()) as mock:
         await prepare(place.make(), mock)
         run = await run_client(client, place, client.command(place, PROMPT), mock)
@@ -86,7 +89,7 @@ async def _first_request(
     body = as_dict(first.call.body)
     if not body:
         raise MeasureError(f"{client.name} sent a request body that is not a JSON object")
-    return first.call.path, body, run, mock
+    return first.call.path, body, run, mock, first.at - run.started
 
 
 async def measure_client(client: ClientCli, scratch: Path) -> list[Measured]:
@@ -114,16 +117,16 @@ async def measure_client(client: ClientCli, scratch: Path) -> list[Measured]:
     configurations: list[tuple[str, Prepare]] = [(DIRECT, direct), (GATEWAY, gateway)]
     if isinstance(client, ClaudeCode):
         configurations.insert(1, (DIRECT_DEFERRED, deferred))
-    path, body, run, mock = await _first_request(client, Place(scratch / NO_SERVERS.replace(" ", "-")), none)
+    path, body, run, mock, after = await _first_request(client, Place(scratch / NO_SERVERS.replace(" ", "-")), none)
     baseline = set(mcp_share(path, body, (), (), count_tokens).tool_names)
     share = mcp_share(path, body, baseline, (), count_tokens)
-    results = [Measured(client.name, NO_SERVERS, share, run.seconds, (), body)]
+    results = [Measured(client.name, NO_SERVERS, share, run.seconds, after, (), body)]
     for name, prepare in configurations:
         place = Place(scratch / name.replace(" ", "-").replace(",", "").replace("'", ""))
-        path, body, run, mock = await _first_request(client, place, prepare)
+        path, body, run, mock, after = await _first_request(client, place, prepare)
         said = instructions
         if name == GATEWAY:
             said = [await instructions_of(str(GATEWAY_BIN), ["--home", str(place.workspace)], {}, errlog)]
         share = mcp_share(path, body, baseline, said, count_tokens)
-        results.append(Measured(client.name, name, share, run.seconds, tuple(mock.proxied), body))
+        results.append(Measured(client.name, name, share, run.seconds, after, tuple(mock.proxied), body))
     return results

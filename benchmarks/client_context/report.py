@@ -19,15 +19,16 @@ def ratio(results: Sequence[Measured], client: str) -> float | None:
 
 def print_report(results: Sequence[Measured]) -> None:
     print(f"MCP in each client's first model request ({ENCODING} tokens of what the client sent)")
+    print("(asked s: from the client's start to that request; run s: the client's whole run)")
     header = f"{'client':12} {'configuration':32} {'tools':>6} {'tool tk':>8} {'deferred':>9} {'instr':>6}"
-    print(header + f" {'MCP':>6} {'request':>8} {'share':>6} {'run s':>6}")
+    print(header + f" {'MCP':>6} {'request':>8} {'share':>6} {'asked s':>7} {'run s':>6}")
     for m in results:
         share = m.share
         part = f"{share.total / share.request_tokens:6.1%}" if share.request_tokens else "     -"
         print(
             f"{m.client:12} {m.configuration:32} {len(share.tool_names):6d} {share.tool_tokens:8,d} "
             f"{share.deferred_tokens:9,d} {share.instruction_tokens:6,d} {share.total:6,d} "
-            f"{share.request_tokens:8,d} {part} {m.seconds:6.1f}"
+            f"{share.request_tokens:8,d} {part} {m.first_request_after:7.1f} {m.seconds:6.1f}"
         )
     print()
     for client in dict.fromkeys(m.client for m in results):

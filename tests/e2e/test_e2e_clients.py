@@ -127,7 +127,8 @@ def test_the_gateways_four_tools_are_in_every_first_request(
         return [tool for tool in META_TOOLS if request.tool_named(tool) is None]
 
     assert [missing(request) for request in seen.requests] == [[]] * FIRST_REQUEST_RUNS, [
-        sorted(request.tools) for request in seen.requests
+        (f"asked {asked:.1f} s after the start", sorted(request.tools))
+        for asked, request in zip(seen.asked_after, seen.requests, strict=True)
     ]
     assert [run.leftovers for run in seen.runs] == [[]] * FIRST_REQUEST_RUNS
 

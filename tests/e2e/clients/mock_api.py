@@ -17,6 +17,7 @@ import functools
 import json
 import socket
 import threading
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -53,6 +54,8 @@ class Recorded:
     request: ModelRequest | None
     turn: Turn | None
     status: int
+    at: float
+    """When it arrived (time.monotonic())."""
 
 
 @dataclass
@@ -115,9 +118,8 @@ class MockApi:
         call = HttpCall(request.method, request.url.path, dict(request.query_params), dict(request.headers), body)
         exchange = next((found for wire in WIRES if (found := wire(call, self.script)) is not None), None)
         reply = exchange.reply if exchange else not_found(call)
-        self._record(
-            Recorded(call, exchange.request if exchange else None, exchange.turn if exchange else None, reply.status)
-        )
+        request_read, turn = (exchange.request, exchange.turn) if exchange else (None, None)
+        self._record(Recorded(call, request_read, turn, reply.status, time.monotonic()))
         await _response(reply)(scope, receive, send)
 
 

@@ -46,6 +46,8 @@ class ClientRun:
     stdout: str
     stderr: str
     seconds: float
+    started: float
+    """When the client was started (time.monotonic())."""
     leftovers: list[str]
     """Processes of this session still running LEFTOVER_SECONDS after the client exited (now killed)."""
 
@@ -116,7 +118,7 @@ async def run_client(
             await process.aclose()
     seconds = time.monotonic() - started
     leftovers = await _leftovers(place, session)
-    return ClientRun(returncode, _read(stdout_path), _read(stderr_path), seconds, leftovers)
+    return ClientRun(returncode, _read(stdout_path), _read(stderr_path), seconds, started, leftovers)
 
 
 def _read(path: Path) -> str:

@@ -73,6 +73,8 @@ class FirstRequests:
     place: Place
     requests: list[ModelRequest]
     """The first conversation request of each run, in order."""
+    asked_after: list[float]
+    """Seconds from each run's start to its first conversation request."""
     runs: list[ClientRun]
 
 
@@ -81,12 +83,18 @@ async def first_requests(client: ClientCli, root: Path, runs: int) -> FirstReque
     on a first day), then run the client `runs` times on a prompt the model answers at once."""
     place = Place(root)
     requests: list[ModelRequest] = []
+    asked_after: list[float] = []
     finished: list[ClientRun] = []
     async with running_mock_api(AnswerAtOnce()) as mock:
         await moved_in(client, place, [everything()], mock.base_url, mock.proxy_url, refresh=False)
         for number in range(runs):
             since = len(mock.recorded)
             argv = client.command(place, PROMPT)
-            finished.append(await run_client(client, place, argv, mock, label=f"first-{number}"))
-            requests.append(mock.first_request(since))
-    return FirstRequests(place, requests, finished)
+            run = await run_client(client, place, argv, mock, label=f"first-{number}")
+            first = mock.conversation(since)
+            assert first, f"{client.name} sent no conversation request: {mock.summary()}\n{run.output()}"
+            assert first[0].request is not None
+            requests.append(first[0].request)
+            asked_after.append(first[0].at - run.started)
+            finished.append(run)
+    return FirstRequests(place, requests, asked_after, finished)
