@@ -42,8 +42,10 @@ pytestmark = [pytest.mark.e2e]
 
 META_TOOLS = ("search_tools", "list_tools", "describe_tool", "execute_tool")
 FIRST_REQUEST_RUNS = 3
-"""Sessions per client whose first request must offer the gateway's tools: the race it guards against
-(a client that does not wait for the gateway) lost about 1 run in 3 on a busy machine (issue 11)."""
+"""Sessions per client whose first request must offer the gateway's tools: the race it guards against (a
+client that does not wait for the gateway) lost about 1 run in 3 on a busy machine."""
+FIRST_REQUEST_RUNS_BY_CLIENT = {"claude-code": 5}
+"""Issue 11 is checked with 5 of 5 Claude Code runs (and a Claude Code run takes 3 s)."""
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SUM_TOOL = "get-sum"
 SLOW_TO_EXIT = "slow-to-exit"
@@ -121,16 +123,17 @@ def test_the_gateways_four_tools_are_in_every_first_request(
 ) -> None:
     client = CLIENTS[client_name]
     root = tmp_path_factory.mktemp(f"first-{client.name}")
-    seen: FirstRequests = anyio.run(first_requests, client, root, FIRST_REQUEST_RUNS, backend="asyncio")
+    runs = FIRST_REQUEST_RUNS_BY_CLIENT.get(client.name, FIRST_REQUEST_RUNS)
+    seen: FirstRequests = anyio.run(first_requests, client, root, runs, backend="asyncio")
 
     def missing(request: ModelRequest) -> list[str]:
         return [tool for tool in META_TOOLS if request.tool_named(tool) is None]
 
-    assert [missing(request) for request in seen.requests] == [[]] * FIRST_REQUEST_RUNS, [
+    assert [missing(request) for request in seen.requests] == [[]] * runs, [
         (f"asked {asked:.1f} s after the start", sorted(request.tools))
         for asked, request in zip(seen.asked_after, seen.requests, strict=True)
     ]
-    assert [run.leftovers for run in seen.runs] == [[]] * FIRST_REQUEST_RUNS
+    assert [run.leftovers for run in seen.runs] == [[]] * runs
 
 
 def test_a_search_then_execute_of_get_sum_returns_5_to_the_model(tour: Tour, direct: DirectAnswers) -> None:
@@ -148,6 +151,9 @@ def test_the_image_of_get_tiny_image_reaches_the_model(tour: Tour, direct: Direc
     call, shown = call_and_answer(tour, 3)
 
     assert call.arguments["tool"] == f"{EVERYTHING}.{IMAGE_TOOL}"
+    if not tour.client.passes_images:
+        assert shown.images == ()
+        return
     assert [(image.mime_type, image.data) for image in shown.images] == [(direct.image.mime_type, direct.image.data)]
     assert base64.b64decode(shown.images[0].data).startswith(PNG_SIGNATURE)
 
@@ -158,8 +164,7 @@ def test_wrong_arguments_come_back_to_the_model_as_an_error_result(tour: Tour, d
     assert call.arguments["arguments"] == WRONG_SUM_ARGUMENTS
     assert first_line(direct.wrong_arguments_text) in refused.text
     # A wire with an error flag must carry it; chat completions and Codex's Responses items have none.
-    assert refused.is_error in (True, None)
-    assert refused.is_error is True or tour.client.name in ("opencode", "codex")
+    assert refused.is_error is (True if tour.client.flags_tool_errors else None)
 
 
 def test_the_session_ends_with_the_final_answer_and_leaves_nothing_running(tour: Tour) -> None:

@@ -78,6 +78,8 @@ class ClientCli(Protocol):
     """The npm peer's executable."""
     passes_images: bool
     """Whether the client hands an image a tool returned to the model."""
+    flags_tool_errors: bool
+    """Whether the client's wire marks a tool result as an error (else only its text says so)."""
 
     def config_file(self, place: Place) -> Path: ...
 
@@ -111,6 +113,7 @@ class ClaudeCode:
     name = "claude-code"
     binary = "claude"
     passes_images = True
+    flags_tool_errors = True  # tool_result.is_error
     tool_permission = f"mcp__{GATEWAY_NAME}"
     """What `--allowedTools` takes to let a `claude -p` session call the gateway's tools without asking."""
 
@@ -167,7 +170,8 @@ class OpenCode:
 
     name = "opencode"
     binary = "opencode"
-    passes_images = True
+    passes_images = True  # in a user message after the tool message, when the model takes images
+    flags_tool_errors = False  # a chat-completions tool message has no error field
     provider = "mock"
 
     def config_file(self, place: Place) -> Path:
@@ -213,6 +217,7 @@ class Codex:
     name = "codex"
     binary = "codex"
     passes_images = True
+    flags_tool_errors = False  # a function_call_output carries the text only
     provider = "mock"
 
     def config_file(self, place: Place) -> Path:
@@ -287,7 +292,8 @@ class GeminiCli:
 
     name = "gemini"
     binary = "gemini"
-    passes_images = True
+    passes_images = True  # inlineData parts beside the functionResponse
+    flags_tool_errors = True  # functionResponse.response.error
 
     def config_file(self, place: Place) -> Path:
         return place.home / ".gemini" / "settings.json"
