@@ -49,6 +49,7 @@ FIRST_REQUEST_RUNS_BY_CLIENT = {"claude-code": 5}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SUM_TOOL = "get-sum"
 SLOW_TO_EXIT = "slow-to-exit"
+STUBBORN = "stubborn"
 SLOW_START_SECONDS = 3
 """How late server-everything starts in the empty-catalog session: far more than the model's first turn
 takes to come back (well under a second), far less than any bound a search may wait for a listing."""
@@ -213,6 +214,28 @@ def test_claude_code_ends_a_session_with_a_running_server_without_escalating_to_
     assert session.mock.calls_made(), session.run.output()
     assert claude.shutdown_sigint in log  # how Claude Code writes a stop down; without it this proves nothing
     assert claude.shutdown_escalation not in log
+    assert session.run.leftovers == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gateway bug (issue 11): Claude Code SIGKILLs the gateway about 500 ms after SIGINT, before the gateway's "
+    "0.75 s grace is over and it signals a server that ignores EOF, so that server outlives the session",
+)
+def test_a_server_that_ignores_eof_and_sigterm_is_gone_when_a_claude_code_session_ends(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The README's own fault model: some servers ignore a closed stdin and SIGTERM, and the gateway stops them
+    with SIGKILL to their process group. Claude Code 2.1.x gives the gateway SIGINT, SIGTERM 100 ms later and
+    SIGKILL about 400 ms after that; a SIGKILLed gateway can stop nothing."""
+    claude = CLIENTS["claude-code"]
+    assert isinstance(claude, ClaudeCode)
+    root = tmp_path_factory.mktemp("claude-code-stubborn")
+    stubborn = UserServer(STUBBORN, sys.executable, [str(FAKE_SERVER)], {"FAKE_MCP_STUBBORN": "1"})
+    script = ExecuteOnce(f"{STUBBORN}.echo", {"message": "still running at the end"})
+    session: Tour = anyio.run(run_session, claude, root, [stubborn], script, backend="asyncio")
+
+    assert session.mock.calls_made(), session.run.output()
     assert session.run.leftovers == []
 
 
