@@ -19,7 +19,7 @@ from clients.mock_api import MockApi, running_mock_api
 from clients.places import Place
 from clients.script import AnswerAtOnce
 from clients.sessions import ClientRun, moved_in, run_client
-from clients.tour import PROMPT, make_codex_wait_for_the_gateway
+from clients.tour import PROMPT
 from e2e_gateway import GATEWAY_BIN
 from gateway_testing import peer
 from mcp import StdioServerParameters
@@ -112,7 +112,6 @@ async def measure_client(client: ClientCli, scratch: Path) -> list[Measured]:
 
     async def gateway(place: Place, mock: MockApi) -> None:
         await moved_in(client, place, servers, mock.base_url, mock.proxy_url, refresh=True)
-        make_codex_wait_for_the_gateway(client, place)
 
     configurations: list[tuple[str, Prepare]] = [(DIRECT, direct), (GATEWAY, gateway)]
     if isinstance(client, ClaudeCode):

@@ -54,11 +54,6 @@ SLOW_START_SECONDS = 3
 """How late server-everything starts in the empty-catalog session: far more than the model's first turn
 takes to come back (well under a second), far less than any bound a search may wait for a listing."""
 CLIENT_NAMES = sorted(CLIENTS)
-CODEX_DOES_NOT_WAIT = pytest.mark.xfail(
-    strict=True,
-    reason="gateway bug (issue 11, problem 1): `import` writes Codex's entry without `required = true`, so "
-    "`codex exec` sends its first request before the gateway's tools arrive",
-)
 
 
 @dataclass(frozen=True)
@@ -117,7 +112,7 @@ def first_line(text: str) -> str:
 
 @pytest.mark.parametrize(
     "client_name",
-    [pytest.param(name, marks=CODEX_DOES_NOT_WAIT) if name == "codex" else name for name in CLIENT_NAMES],
+    CLIENT_NAMES,
 )
 def test_the_gateways_four_tools_are_in_every_first_request(
     client_name: str, tmp_path_factory: pytest.TempPathFactory

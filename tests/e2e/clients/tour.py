@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gateway_testing import peer
 
-from clients.clis import ClientCli, Codex, UserServer
+from clients.clis import ClientCli, UserServer
 from clients.conversation import ModelRequest
 from clients.mock_api import MockApi, running_mock_api
 from clients.places import Place
@@ -28,18 +28,6 @@ EVERYTHING = "everything"
 
 def everything() -> UserServer:
     return UserServer(EVERYTHING, str(peer("mcp-server-everything")))
-
-
-def make_codex_wait_for_the_gateway(client: ClientCli, place: Place) -> None:
-    """Add `required = true` to Codex's gateway entry when `import` did not write it.
-
-    Without it `codex exec` sends its first request before the gateway's tools (issue 11, problem 1;
-    `test_the_gateways_four_tools_are_in_every_first_request[codex]` shows it with the entry exactly as
-    imported), and the rest of the tour could not be checked through Codex at all. Drop this once `import`
-    writes the key.
-    """
-    if isinstance(client, Codex) and "required" not in client.gateway_entry(place):
-        client.require_gateway(place)
 
 
 @dataclass(frozen=True)
@@ -59,7 +47,6 @@ async def run_session(
     place = Place(root)
     async with running_mock_api(script) as mock:
         imported = await moved_in(client, place, servers, mock.base_url, mock.proxy_url, refresh=refresh)
-        make_codex_wait_for_the_gateway(client, place)
         run = await run_client(client, place, client.command(place, PROMPT), mock)
     return Tour(client, place, mock, run, imported)
 

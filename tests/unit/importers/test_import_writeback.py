@@ -168,6 +168,7 @@ def test_codex_write_back_replaces_only_the_imported_tables(where: Where, launch
         f'env = {{ MCP_GATEWAY_HOME = "{GATEWAY_HOME}" }}\n'
         'env_vars = ["GITHUB_PERSONAL_ACCESS_TOKEN", "DOCS_TOKEN"]\n'
         "startup_timeout_sec = 60\n"
+        "required = true\n"
         "\n"
         "# Figma signs in with OAuth (codex mcp login figma)\n"
         "[mcp_servers.figma]\n"
