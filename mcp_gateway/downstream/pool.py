@@ -135,6 +135,11 @@ class Pool:
         for supervisor in self._supervisors.values():
             supervisor.stop()
 
+    def urge(self) -> None:
+        """The client is ending the gateway by a signal: every server's stop, begun or to come, is urgent."""
+        for supervisor in self._supervisors.values():
+            supervisor.urge()
+
     def kill_everything(self) -> None:
         """SIGKILL every server process group at once (started ones, and ones still starting)."""
         for supervisor in self._supervisors.values():

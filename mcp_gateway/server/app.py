@@ -65,6 +65,7 @@ async def run_until_stopped(home: str | None, config: GatewayConfig, leave: Call
             watchers.start_soon(stopper.enforce_bound)
             async with Gateway.for_home(home, config, load_in_background=True) as gateway:
                 stopper.kill_everything = gateway.stop_now
+                stopper.hurry_everything = gateway.hurry_stop
                 with anyio.CancelScope() as serving:
                     stopper.serve_in(serving)
                     await serve(gateway)

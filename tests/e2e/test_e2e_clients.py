@@ -187,11 +187,6 @@ def test_claude_mcp_list_shows_the_gateway_connected(tour: Tour) -> None:
     assert leftovers == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gateway bug (issue 11): the gateway exits only once its servers have (up to its 0.75 s grace), so "
-    "a server that takes its time outlives the 100 ms Claude Code gives between SIGINT and SIGTERM",
-)
 def test_claude_code_ends_a_session_with_a_running_server_without_escalating_to_sigterm(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
@@ -212,11 +207,6 @@ def test_claude_code_ends_a_session_with_a_running_server_without_escalating_to_
     assert session.run.leftovers == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gateway bug (issue 11): Claude Code SIGKILLs the gateway about 500 ms after SIGINT, before the gateway's "
-    "0.75 s grace is over and it signals a server that ignores EOF, so that server outlives the session",
-)
 def test_a_server_that_ignores_eof_and_sigterm_is_gone_when_a_claude_code_session_ends(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
