@@ -216,6 +216,8 @@ class Catalog:
                 server_version=listing.server_version,
                 instructions=listing.instructions,
                 skipped=listing.skipped,
+                server_title=listing.server_title,
+                server_description=listing.server_description,
             )
             self._failures.pop(server, None)
             self._entries[server] = entry

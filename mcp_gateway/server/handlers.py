@@ -98,8 +98,8 @@ class MetaToolHandlers:
         args = parse_arguments(DescribeArguments, DESCRIBE_TOOL, raw)
         if isinstance(args, str):
             return text_result(args, is_error=True)
-        tool = await self._gateway.describe(args.tool, server=args.server)
-        return text_result(views.describe_payload(tool))
+        description = await self._gateway.describe(args.tool, server=args.server)
+        return text_result(views.describe_payload(description))
 
     async def _execute(self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(ExecuteArguments, EXECUTE_TOOL, raw)
@@ -114,7 +114,7 @@ class MetaToolHandlers:
                 args.tool, args.arguments, server=args.server, on_progress=forward_progress
             )
         except InvalidArgumentsError as error:
-            return error_result(error, await self._gateway.describe(args.tool, server=args.server))
+            return error_result(error, (await self._gateway.describe(args.tool, server=args.server)).tool)
         result_type = result.get("resultType")
         if result_type == INPUT_REQUIRED:
             asked = clip(args.tool, MAX_ECHOED_NAME_CHARS)

@@ -25,6 +25,7 @@ import anyio
 import anyio.to_thread
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
+from mcp_gateway.bounds import MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import Listing, ServerCatalog
 from mcp_gateway.catalog.store import CacheStore
@@ -51,6 +52,7 @@ from mcp_gateway.service.reports import (
     SearchReport,
     StatusReport,
     ToolDefinition,
+    ToolDescription,
     ToolPage,
 )
 from mcp_gateway.service.resolving import ToolResolver
@@ -220,15 +222,16 @@ class Gateway:
         """A page of one server's tools (all of them without `limit`), listing the server first if need be."""
         await self.loaded()
         name = self._resolver.server(server)
-        entry = await self._ensure_listed(name)
+        await self._ensure_listed(name)
         tools = self._catalog.tools(name)
         end = len(tools) if limit is None else offset + limit
         page = tuple(ToolDefinition(name, tool) for tool in tools[offset:end])
-        return ToolPage(name, page, len(tools), offset, entry.instructions)
+        return ToolPage(name, page, len(tools), offset, self._server_instructions(name))
 
-    async def describe(self, tool: str, *, server: str | None = None) -> ToolDefinition:
+    async def describe(self, tool: str, *, server: str | None = None) -> ToolDescription:
         resolved = await self._resolver.tool(tool, server)
-        return ToolDefinition(resolved.server, resolved.tool)
+        instructions = self._server_instructions(resolved.server)
+        return ToolDescription(ToolDefinition(resolved.server, resolved.tool), instructions)
 
     async def execute(
         self,
@@ -365,6 +368,13 @@ class Gateway:
         if entry is not None:
             return entry
         return await self._catalog.refresh(server, self._list_downstream)
+
+    def _server_instructions(self, server: str) -> str | None:
+        """A server's own instructions as the model reads them (cache.json from before they were masked and
+        bounded when listed may still hold them whole)."""
+        entry = self._catalog.entry(server)
+        text = entry.instructions if entry is not None else None
+        return None if text is None else self._secrets.mask_clipped(text, MAX_SERVER_INSTRUCTIONS_CHARS)
 
     async def _list_downstream(self, server: str) -> Listing:
         """Ask the server itself for its tools now (starting it if need be); the catalog is not touched."""
