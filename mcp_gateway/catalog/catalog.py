@@ -31,6 +31,7 @@ from mcp_gateway.catalog.filters import tool_allowed
 from mcp_gateway.catalog.fingerprint import fingerprint
 from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheSignature, CacheStore
+from mcp_gateway.catalog.summary import ServerSummary
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import CatalogError, DownstreamError
 from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
@@ -85,6 +86,20 @@ class Catalog:
         self._notice = view.notice
         self._signature = view.signature
         self._index_now(self._adopt(view.servers))
+        self._store.refresh_digest(view)
+
+    async def summaries(self) -> dict[str, ServerSummary]:
+        """What the digest beside cache.json says of each configured server it was written for (see `summary`).
+
+        Read from the digest, never from memory, so that what the gateway's instructions say does not depend
+        on whether cache.json happened to be loaded yet: a few hundred bytes per server, in a worker thread.
+        """
+        digest = await anyio.to_thread.run_sync(self._store.load_digest)
+        return {
+            name: summary
+            for name, summary in digest.servers.items()
+            if self._fingerprints.get(name) == summary.fingerprint
+        }
 
     async def sync_from_disk(self) -> None:
         """Pick up what another gateway process wrote since we last looked; concurrent callers share one read.

@@ -4,8 +4,9 @@ Search, list, describe, execute, refresh, status and doctor, each returning a ty
 (`service/reports.py`), so a search in the terminal is the search the model gets. The catalog, the pool and
 the workspace are private to it: the MCP server only serialises its reports for a model and the command line
 only renders them for a person. It owns the lifetime of the catalog, the pool and the background work:
-entering it reads cache.json and reaps what a killed predecessor left behind, and starts nothing else;
-`start_background()` begins the startup metadata check once the caller is ready to answer its client.
+entering it builds the instructions for its client, reads cache.json and reaps what a killed predecessor left
+behind, and starts nothing else; `start_background()` begins the startup metadata check once the caller is
+ready to answer its client.
 Nothing it runs in the background can end it: a failure there is logged and reported by `status()`
 (see `mcp_gateway.background`), and the gateway serves on.
 
@@ -58,7 +59,7 @@ from mcp_gateway.service.reports import (
 from mcp_gateway.service.resolving import ToolResolver
 from mcp_gateway.service.results import mask_error_texts
 from mcp_gateway.service.status import status_report
-from mcp_gateway.service.surface import initial_context, no_servers_hint
+from mcp_gateway.service.surface import current_instructions, initial_context, no_servers_hint
 from mcp_gateway.tokens import TokenCounter
 
 logger = logging.getLogger(__name__)
@@ -110,6 +111,7 @@ class Gateway:
         self._load_in_background = load_in_background
         self._catalog_loaded = anyio.Event()
         self._workspace_problems: tuple[str, ...] = ()
+        self._instructions = ""
 
     @classmethod
     def for_home(
@@ -141,6 +143,8 @@ class Gateway:
         for problem in self._workspace_problems:
             logger.warning("%s", problem)
         await anyio.to_thread.run_sync(reap_stale_groups, self._workspace.process_records_dir)
+        # Before the catalog loads: parsing cache.json in a thread slows this 30-fold (the GIL).
+        self._instructions = await current_instructions(self._config, self._catalog, self.mask)
         if not self._load_in_background:
             await self._load_catalog()
         async with AsyncExitStack() as stack:
@@ -172,6 +176,14 @@ class Gateway:
     async def loaded(self) -> None:
         """Return once cache.json has been read and indexed."""
         await self._catalog_loaded.wait()
+
+    def instructions(self) -> str:
+        """The gateway's instructions for its client: how to use the four tools and a digest of the servers.
+
+        Built when the gateway was entered, from the config and the catalog's digest (a small file beside
+        cache.json, never cache.json itself), so a client's `initialize` never waits for the catalog.
+        """
+        return self._instructions
 
     # Operations.
 
@@ -329,7 +341,10 @@ class Gateway:
             stderr_log=self._workspace.stderr_log_path,
             mask=self.mask,
         )
-        context = initial_context(self._config)
+
+        async def context() -> str:  # what the next session will read, as the listings left the digest
+            return initial_context(self._config, await current_instructions(self._config, self._catalog, self.mask))
+
         return await examine(examination, counter, context, servers=servers, on_progress=on_progress)
 
     # Inside.

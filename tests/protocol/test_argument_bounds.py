@@ -47,7 +47,7 @@ async def hostile_gateway(tmp_path: Path) -> AsyncGenerator[Client]:
     workspace = write_workspace(tmp_path, {"hostile": {"command": "in-process"}})
     async with (
         Gateway(workspace, load(workspace), connector=InProcessConnector(fake)) as gateway,
-        Client(build_server(gateway), mode="legacy", cache=None) as client,
+        Client(build_server(gateway, gateway.instructions()), mode="legacy", cache=None) as client,
     ):
         yield client
 

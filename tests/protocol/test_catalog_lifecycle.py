@@ -38,7 +38,7 @@ async def serving(
     async with Gateway(workspace, load(workspace), connector=InProcessConnector(*downstreams)) as gateway:
         if background:
             gateway.start_background()
-        async with Client(build_server(gateway), mode="legacy", cache=None) as client:
+        async with Client(build_server(gateway, gateway.instructions()), mode="legacy", cache=None) as client:
             yield client
 
 
@@ -167,7 +167,7 @@ async def test_a_serving_gateway_answers_before_its_cache_is_read_and_searches_w
     found: list[dict[str, Any]] = []
     async with Gateway(workspace, load(workspace), connector=connector, load_in_background=True) as gateway:
         gateway.start_background()
-        async with Client(build_server(gateway), mode="legacy", cache=None) as client:
+        async with Client(build_server(gateway, gateway.instructions()), mode="legacy", cache=None) as client:
             with anyio.fail_after(WAIT_SECONDS / 2):
                 listed = await client.list_tools()  # the cache is still unread
             assert len(listed.tools) == 4

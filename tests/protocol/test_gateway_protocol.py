@@ -41,7 +41,7 @@ async def gateway_client(
     async with Gateway(workspace, load(workspace), connector=InProcessConnector(*downstreams)) as gateway:
         if refresh:
             await gateway.refresh()
-        async with Client(build_server(gateway), mode=mode, cache=None) as client:
+        async with Client(build_server(gateway, gateway.instructions()), mode=mode, cache=None) as client:
             yield client
 
 

@@ -1,5 +1,5 @@
-"""What a server says of itself in its handshake (its instructions) reaches the model, masked and bounded, in
-`list_tools` and `describe_tool`; never a secret on disk.
+"""What a server says of itself in its handshake (instructions, title) reaches the model, masked, in
+`list_tools`, `describe_tool` and the next session's instructions; never a secret on disk.
 
 In-process: the downstream is an SDK server with the instructions and title a test gives it.
 """
@@ -32,7 +32,7 @@ async def serving(home: Path, downstream: FakeDownstream) -> AsyncGenerator[tupl
     workspace = write_workspace(home, {downstream.name: {"command": "in-process", "env": ENV}})
     async with (
         Gateway(workspace, load(workspace), connector=InProcessConnector(downstream)) as gateway,
-        Client(build_server(gateway), mode="legacy", cache=None) as client,
+        Client(build_server(gateway, gateway.instructions()), mode="legacy", cache=None) as client,
     ):
         yield gateway, client
 
@@ -43,17 +43,26 @@ def payload(result: types.CallToolResult) -> dict[str, object]:
     return json.loads(first.text)
 
 
-async def test_what_a_server_says_of_itself_is_masked_in_list_tools_and_describe_tool(tmp_path: Path) -> None:
+async def test_what_a_server_says_of_itself_is_masked_and_reaches_the_next_session_s_instructions(
+    tmp_path: Path,
+) -> None:
     talker = FakeDownstream(
         "talker", title="Talker Tools", instructions=f"Authenticate with {SECRET} first.\nThen talk."
     )
     async with serving(tmp_path, talker) as (gateway, client):
+        first_instructions = client.instructions
         await gateway.refresh()
         page = payload(await client.call_tool("list_tools", {"server": "talker"}))
         described = payload(await client.call_tool("describe_tool", {"tool": "talker.echo"}))
+    async with serving(tmp_path, talker) as (_, client):
+        instructions = client.instructions
     assert page["serverInstructions"] == described["serverInstructions"] == "Authenticate with *** first.\nThen talk."
-    assert SECRET not in (tmp_path / "cache.json").read_text()
-    assert '"serverTitle":"Talker Tools"' in (tmp_path / "cache.json").read_text()
+    on_disk = (tmp_path / "cache.json").read_text() + (tmp_path / "cache-digest.json").read_text()
+    assert SECRET not in on_disk
+    assert first_instructions is not None
+    assert first_instructions.splitlines()[-1] == "- talker"  # nothing known of it yet
+    assert instructions is not None
+    assert instructions.splitlines()[-1] == "- talker: Talker Tools"
 
 
 async def test_instructions_of_any_length_are_kept_bounded(tmp_path: Path) -> None:

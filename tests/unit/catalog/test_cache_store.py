@@ -222,7 +222,7 @@ def test_failed_write_keeps_the_old_file_and_leaves_no_temp_file(
     monkeypatch.undo()
 
     assert store.path.read_bytes() == before
-    assert sorted(p.name for p in store.path.parent.iterdir()) == ["cache.json", "cache.json.lock"]
+    assert sorted(p.name for p in store.path.parent.iterdir()) == ["cache-digest.json", "cache.json", "cache.json.lock"]
 
 
 def test_temp_file_left_by_a_crashed_writer_is_removed_by_the_next_write(tmp_path: Path) -> None:
