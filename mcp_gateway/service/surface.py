@@ -4,7 +4,8 @@ gateway with no server configured.
 
 The MCP server serves these; the command line counts what they cost (`doctor`). The list is fixed: clients
 ignore `tools/list_changed`, and a list that never changes keeps the client's prompt cache warm. Every tool
-carries `_meta["anthropic/alwaysLoad"]` so clients that defer tool definitions still load these.
+carries `_meta["anthropic/alwaysLoad"]` so clients that defer tool definitions still load these, and the
+three whose results can be large carry `_meta["anthropic/maxResultSizeChars"]` (see `MAX_RESULT_SIZE_CHARS`).
 Descriptions are short English written for a model; the whole list must stay within a few hundred tokens
 (measured in tests and `benchmarks/tokens.py`).
 """
@@ -37,7 +38,20 @@ DESCRIBE_TOOL = "describe_tool"
 EXECUTE_TOOL = "execute_tool"
 META_TOOL_NAMES = (SEARCH_TOOLS, LIST_TOOLS, DESCRIBE_TOOL, EXECUTE_TOOL)
 
+MAX_RESULT_SIZE_CHARS = 100_000
+"""The result size, in characters, up to which Claude Code keeps a meta-tool's result in the conversation.
+
+Claude Code saves a tool result over 50,000 characters to a file and shows the model a 2 KB preview and the
+path, unless the tool's definition carries `_meta["anthropic/maxResultSizeChars"]`, which it honours up to
+500,000. Behind `execute_tool` stand every server's tools, so its value is every one's: 100,000 characters is
+about 25,000 tokens at Claude Code's 4 characters per token, the ceiling Claude Code sets for an MCP result
+by default (`MAX_MCP_OUTPUT_TOKENS`), and the value most of its own tools declare. A snapshot of a web page or
+a file a little over 50,000 characters then stays whole, while a result of hundreds of thousands still goes
+to a file instead of flooding the context. `describe_tool` (a schema up to 60,000 characters) and
+`list_tools` (up to 500 tools a page) can pass 50,000 too; `search_tools` is budgeted far below it."""
+
 _ALWAYS_LOAD = {"anthropic/alwaysLoad": True}
+_LARGE_RESULTS = {**_ALWAYS_LOAD, "anthropic/maxResultSizeChars": MAX_RESULT_SIZE_CHARS}
 _READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 _SERVER_HINT = {"type": "string", "description": "Server name or alias (optional)"}
 
@@ -112,7 +126,12 @@ _DEFINITIONS: list[dict[str, Any]] = [
 
 
 def meta_tools() -> list[types.Tool]:
-    return [types.Tool.model_validate({**definition, "_meta": _ALWAYS_LOAD}) for definition in _DEFINITIONS]
+    return [
+        types.Tool.model_validate(
+            {**definition, "_meta": _ALWAYS_LOAD if definition["name"] == SEARCH_TOOLS else _LARGE_RESULTS}
+        )
+        for definition in _DEFINITIONS
+    ]
 
 
 def instructions(
