@@ -6,7 +6,7 @@ the workspace are private to it: the MCP server only serialises its reports for 
 only renders them for a person. It owns the lifetime of the catalog, the pool and the background work:
 entering it builds the instructions for its client, reads cache.json and reaps what a killed predecessor left
 behind, and starts nothing else; `start_background()` begins the startup metadata check once the caller is
-ready to answer its client.
+ready to answer its client. Reads meanwhile wait for the listings they depend on, boundedly (`listing_wait`).
 Nothing it runs in the background can end it: a failure there is logged and reported by `status()`
 (see `mcp_gateway.background`), and the gateway serves on.
 
@@ -36,7 +36,7 @@ from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
 from mcp_gateway.downstream.server_context import PROBE_SECONDS
-from mcp_gateway.errors import CatalogError, DownstreamError, InvalidArgumentsError
+from mcp_gateway.errors import CatalogError, DownstreamError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
@@ -46,6 +46,7 @@ from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, ProgressFn, examine
+from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
 from mcp_gateway.service.reports import (
     RefreshOutcome,
     RefreshReport,
@@ -75,10 +76,12 @@ class Gateway:
         connector: Connector = open_client,
         load_in_background: bool = False,
         probe_seconds: float = PROBE_SECONDS,
+        listing_wait_seconds: float = LISTING_WAIT_SECONDS,
     ) -> None:
         """`load_in_background`: read cache.json after entering, not before; every operation waits for it.
-        `connector` and `probe_seconds` (how long a connection whose call timed out gets to answer a liveness
-        probe) are seams for tests, which reach servers in-process and cannot wait seconds.
+        `connector`, `probe_seconds` (how long a connection whose call timed out gets to answer a liveness
+        probe) and `listing_wait_seconds` (how long a read waits for a listing, see `listing_wait`) are seams
+        for tests, which reach servers in-process and cannot wait seconds.
 
         A serving gateway does this so that its client's `initialize` is answered at once: reading and
         indexing thousands of cached tools takes about a second, and `initialize` and `tools/list` need none
@@ -105,7 +108,9 @@ class Gateway:
             secrets=self._secrets,
             probe_seconds=probe_seconds,
         )
-        self._resolver = ToolResolver(config, self._catalog, CatalogDirectory(self._catalog), self._ensure_listed)
+        self._waiting = ListingWait(self._catalog, listing_wait_seconds)
+        directory = CatalogDirectory(self._catalog)
+        self._resolver = ToolResolver(config, self._catalog, directory, self._ensure_listed, self._waiting)
         self._stack: AsyncExitStack | None = None
         self._tg: BackgroundTasks | None = None
         self._load_in_background = load_in_background
@@ -165,8 +170,13 @@ class Gateway:
         return await self._stack.__aexit__(exc_type, exc, tb)
 
     def start_background(self) -> None:
-        """Once the catalog is loaded: refresh invalid entries (bounded parallelism) and start `eager` servers."""
+        """Once the catalog is loaded: refresh invalid entries (bounded parallelism) and start `eager` servers.
+
+        Requests meanwhile wait for those listings (boundedly, see `listing_wait`) rather than find nothing.
+        """
         assert self._tg is not None
+        if self._config.settings.startup_metadata_check:
+            self._waiting.expect_listings()
         self._tg.start_soon(self._start_background, name="the startup work")
 
     def stop_now(self) -> None:
@@ -187,42 +197,41 @@ class Gateway:
 
     # Operations.
 
-    async def search(self, query: str, *, server: str | None = None, limit: int | None = None) -> SearchReport:
+    async def search(
+        self,
+        query: str,
+        *,
+        server: str | None = None,
+        limit: int | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> SearchReport:
+        """The best matches for `query`, once the listings under way have ended or been waited for long enough
+        (`listing_wait`); servers still loading then are named in the report."""
         await self.loaded()
         await self._catalog.sync_from_disk()
         notes: list[str] = []
-        if server:
-            named = self._resolver.configured_name(server)  # read as list_tools reads it, so it gets listed
-            if named is not None and self._catalog.entry(named) is None:
-                try:
-                    await self._ensure_listed(named)
-                except DownstreamError as error:
-                    notes.append(self.mask(error.message))
+        named = self._resolver.configured_name(server) if server else None  # read as list_tools reads it
+        if named is not None and self._catalog.entry(named) is None and named not in self._catalog.loading():
+            try:
+                await self._ensure_listed(named)  # asked for by name: listed now, as list_tools would
+            except DownstreamError as error:
+                notes.append(self.mask(error.message))
+        await self._waiting.settle(None if named is None else [named], on_progress)
         found = await self._catalog.search(query, server=server, limit=limit or self._config.settings.tool_search_limit)
         hits = tuple(
             SearchHit(ToolDefinition(hit.server, tool), hit.confidence, tuple(hit.reasons))
             for hit in found.hits
             if (tool := self._catalog.find(hit.server, hit.tool)) is not None
         )
-        enabled = [name for name, spec in self._config.servers.items() if not spec.spec.disabled]
-        failed = {
-            name: self.mask(message)
-            for name in enabled
-            if (message := self._catalog.failure(name)) and self._catalog.entry(name) is None
-        }
-        unlisted = tuple(
-            name
-            for name in enabled
-            if self._catalog.state(name) == "missing" and not self._config.settings.startup_metadata_check
-        )
+        missing = missing_servers(self._catalog, self.mask)
         return SearchReport(
             query=query,
             hits=hits,
             notes=(*notes, *found.notes),
             focused_server=found.focused_server,
-            loading=tuple(self._catalog.loading()),
-            failed=failed,
-            unlisted=unlisted,
+            loading=missing.loading,
+            failed=missing.failed,
+            unlisted=missing.unlisted,
             no_servers_hint=no_servers_hint(self._config),
         )
 
@@ -230,18 +239,29 @@ class Gateway:
         """The configured server a name or alias means; `UnknownServerError` (or ambiguous) when none."""
         return self._resolver.server(server)
 
-    async def list_tools(self, server: str, *, limit: int | None = None, offset: int = 0) -> ToolPage:
-        """A page of one server's tools (all of them without `limit`), listing the server first if need be."""
+    async def list_tools(
+        self, server: str, *, limit: int | None = None, offset: int = 0, on_progress: ProgressCallback | None = None
+    ) -> ToolPage:
+        """A page of one server's tools (all of them without `limit`), listing the server first if need be.
+
+        Raises:
+            StillLoadingError: its listing was under way and outlasted the wait for it.
+        """
         await self.loaded()
         name = self._resolver.server(server)
+        if self._catalog.entry(name) is None and await self._waiting.settle([name], on_progress):
+            raise self._waiting.still_loading(name, "list_tools")
         await self._ensure_listed(name)
         tools = self._catalog.tools(name)
         end = len(tools) if limit is None else offset + limit
         page = tuple(ToolDefinition(name, tool) for tool in tools[offset:end])
         return ToolPage(name, page, len(tools), offset, self._server_instructions(name))
 
-    async def describe(self, tool: str, *, server: str | None = None) -> ToolDescription:
-        resolved = await self._resolver.tool(tool, server)
+    async def describe(
+        self, tool: str, *, server: str | None = None, on_progress: ProgressCallback | None = None
+    ) -> ToolDescription:
+        await self.loaded()
+        resolved = await self._resolver.tool(tool, server, patient=False, on_progress=on_progress)
         instructions = self._server_instructions(resolved.server)
         return ToolDescription(ToolDefinition(resolved.server, resolved.tool), instructions)
 
@@ -258,29 +278,8 @@ class Gateway:
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
-        resolved = await self._resolver.tool(tool, server)
-        check = await self._arguments.check(resolved.tool.input_schema_json, arguments)
-        if check.refused is not None:
-            raise InvalidArgumentsError(
-                f"The arguments for '{resolved.qualified}' cannot be sent: {check.refused}. "
-                "Send them less deeply nested and call execute_tool again.",
-                [check.refused],
-            )
-        if check.unchecked is not None:
-            logger.log(
-                logging.DEBUG if check.schema_at_fault else logging.WARNING,
-                "server '%s', tool '%s': arguments sent unchecked because %s",
-                resolved.server,
-                resolved.tool.name,
-                check.unchecked,
-            )
-        if check.problems:
-            problems = list(check.problems)
-            raise InvalidArgumentsError(
-                f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
-                "Fix them and call execute_tool again.",
-                problems,
-            )
+        resolved = await self._resolver.tool(tool, server, on_progress=on_progress)
+        await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
         retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
         result = await self._pool.call_tool(
@@ -352,13 +351,17 @@ class Gateway:
     async def _start_background(self) -> None:
         await self._catalog_loaded.wait()
         assert self._tg is not None
-        # Each its own guarded task, so one failing does not keep the others from running.
-        self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
-        self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
-        if self._config.settings.startup_metadata_check:
-            due = self._catalog.needs_refresh()
-            if due:
-                self._tg.start_soon(self.refresh, due, name="the startup refresh of the tool lists")
+        try:
+            # Each its own guarded task, so one failing does not keep the others from running.
+            self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
+            self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
+            if self._config.settings.startup_metadata_check:
+                due = self._catalog.needs_refresh()
+                if due:
+                    self._catalog.queue(due)  # now, so no request takes them for servers with no tools
+                    self._tg.start_soon(self.refresh, due, name="the startup refresh of the tool lists")
+        finally:
+            self._waiting.listings_queued()
 
     async def _warm_up_validation(self) -> None:
         # Abandoned when the gateway stops: the import it runs is finite, and an exit must not wait for it.
@@ -397,10 +400,7 @@ class Gateway:
 
     async def background_failures(self) -> list[GatewayProblem]:
         """What failed in the background of this gateway and of the others running on this workspace."""
-        own = [GatewayProblem(os.getpid(), problem) for problem in self._problems]
-        recorded = await anyio.to_thread.run_sync(self._journal.read)
-        others = [found for found in recorded if found.gateway_pid != os.getpid()]
-        return sorted(own + others, key=lambda found: found.problem.at)
+        return await anyio.to_thread.run_sync(self._journal.with_others, list(self._problems))
 
     def _enabled(self) -> list[str]:
         return [name for name, server in self._config.servers.items() if not server.spec.disabled]
