@@ -78,14 +78,11 @@ class Gateway:
         probe_seconds: float = PROBE_SECONDS,
         listing_wait_seconds: float = LISTING_WAIT_SECONDS,
     ) -> None:
-        """`load_in_background`: read cache.json after entering, not before; every operation waits for it.
+        """`load_in_background`: read cache.json after entering, not before (every operation waits for it), so
+        a serving gateway answers `initialize` at once: indexing thousands of cached tools takes about a second.
         `connector`, `probe_seconds` (how long a connection whose call timed out gets to answer a liveness
         probe) and `listing_wait_seconds` (how long a read waits for a listing, see `listing_wait`) are seams
         for tests, which reach servers in-process and cannot wait seconds.
-
-        A serving gateway does this so that its client's `initialize` is answered at once: reading and
-        indexing thousands of cached tools takes about a second, and `initialize` and `tools/list` need none
-        of them.
         """
         self._workspace = workspace
         self._config = config
@@ -278,7 +275,8 @@ class Gateway:
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
-        resolved = await self._resolver.tool(tool, server, on_progress=on_progress)
+        # No progress from a wait for a listing: the tool's own follows on this token, and it must only grow.
+        resolved = await self._resolver.tool(tool, server)
         await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
         retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True

@@ -163,3 +163,17 @@ async def test_a_server_with_cached_tools_is_not_waited_for_while_it_is_refreshe
             found = json.loads(text(await client.call_tool("search_tools", {"query": "echo a message"})))
     assert found["results"][0]["tool"] == "cached.echo"
     assert "notes" not in found
+
+
+async def test_a_call_that_waits_for_a_listing_reports_only_the_tool_s_own_progress(tmp_path: Path) -> None:
+    # One progress token per request, and its progress must only grow: the wait says nothing on it.
+    gate = anyio.Event()
+    slow = FakeDownstream("slow", list_gate=gate)
+    progress = Progress()
+    with anyio.fail_after(WAIT_SECONDS):
+        async with serving(tmp_path, slow) as (_, client):
+            arguments = {"tool": "progress", "arguments": {"steps": 2}}
+            result = await while_open(client, "execute_tool", arguments, gate, progress_callback=progress)
+    assert not result.is_error, text(result)
+    assert text(result) == "done 2"
+    assert [value for value, _, _ in progress.seen] == [1.0, 2.0]
