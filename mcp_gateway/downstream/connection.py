@@ -128,6 +128,16 @@ class Connection:
         return info.version if info is not None else None
 
     @property
+    def server_title(self) -> str | None:
+        info = self._client.server_info
+        return info.title if info is not None else None
+
+    @property
+    def server_description(self) -> str | None:
+        info = self._client.server_info
+        return info.description if info is not None else None
+
+    @property
     def instructions(self) -> str | None:
         return self._client.instructions
 

@@ -23,19 +23,19 @@ from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.surface import instructions
 
 SERVER_NAME = "mcp-gateway"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def build_server(gateway: Gateway) -> Server[object]:
+def build_server(gateway: Gateway, instructions: str) -> Server[object]:
+    """The MCP server over `gateway`, giving its client `instructions` (`Gateway.instructions()`) at the handshake."""
     handlers = MetaToolHandlers(gateway)
     server: Server[object] = Server(
         SERVER_NAME,
         version=__version__,
         title="MCP gateway",
-        instructions=instructions(gateway.config),
+        instructions=instructions,
         on_list_tools=handlers.list_tools,
     )
     # Registered directly (not `on_call_tool=`) because `execute_tool` returns the downstream result dict
@@ -46,7 +46,7 @@ def build_server(gateway: Gateway) -> Server[object]:
 
 async def serve(gateway: Gateway) -> None:
     """Serve one client over stdio until it disconnects (closes our stdin)."""
-    server = build_server(gateway)
+    server = build_server(gateway, gateway.instructions())
     async with stdio_streams() as (read_stream, write_stream):
         gateway.start_background()
         await server.run(read_stream, write_stream, server.create_initialization_options())

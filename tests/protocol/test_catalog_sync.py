@@ -69,7 +69,7 @@ async def test_a_cache_written_by_another_process_is_read_without_stalling_other
     with anyio.fail_after(WAIT_SECONDS):
         async with (
             Gateway(workspace, config, connector=InProcessConnector()) as gateway,
-            Client(build_server(gateway), mode="legacy", cache=None) as client,
+            Client(build_server(gateway, gateway.instructions()), mode="legacy", cache=None) as client,
         ):
             # What another gateway process does: write the whole catalog while this one serves (from nothing).
             store = CacheStore.for_workspace(workspace)

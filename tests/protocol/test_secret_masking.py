@@ -34,7 +34,7 @@ async def test_a_gateway_bug_reaches_the_client_as_a_json_rpc_error_with_secrets
 
     async with workspace_with_a_secret(tmp_path) as gateway:
         monkeypatch.setattr(gateway, "search", broken_search)
-        async with Client(build_server(gateway), mode=mode, cache=None) as client:
+        async with Client(build_server(gateway, gateway.instructions()), mode=mode, cache=None) as client:
             with pytest.raises(MCPError) as raised:
                 await client.call_tool("search_tools", {"query": "anything"})
     assert SECRET not in raised.value.message
@@ -44,7 +44,7 @@ async def test_a_gateway_bug_reaches_the_client_as_a_json_rpc_error_with_secrets
 async def test_a_successful_result_passes_through_untouched_even_when_it_holds_a_secret(tmp_path: Path) -> None:
     async with workspace_with_a_secret(tmp_path) as gateway:
         await gateway.refresh()
-        async with Client(build_server(gateway), mode="legacy", cache=None) as client:
+        async with Client(build_server(gateway, gateway.instructions()), mode="legacy", cache=None) as client:
             result = await client.call_tool("execute_tool", {"tool": "fake.echo", "arguments": {"message": SECRET}})
     assert not result.is_error
     assert result.model_dump(by_alias=True)["content"][0]["text"] == SECRET
