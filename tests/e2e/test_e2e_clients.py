@@ -224,11 +224,6 @@ def test_a_server_that_ignores_eof_and_sigterm_is_gone_when_a_claude_code_sessio
     assert session.run.leftovers == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gateway bug (issue 11, problem 3): on an empty catalog the first search answers 'No tools are known "
-    "yet ... search again shortly' instead of waiting for the listing in progress",
-)
 def test_on_an_empty_catalog_the_first_search_through_claude_code_finds_get_sum(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
