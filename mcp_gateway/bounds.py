@@ -14,6 +14,12 @@ MAX_DOWNSTREAM_MESSAGE_CHARS = 2000
 """A server's own error text, quoted in the error the model reads (about 500 tokens)."""
 MAX_STORED_MESSAGE_CHARS = 4000
 """One error message as `errors.json` keeps it."""
+MAX_SERVER_INSTRUCTIONS_CHARS = 4096
+"""A server's own `instructions` as the catalog keeps them and the model reads them: what Claude Code itself
+shows of a server's instructions (2.1.332 cuts them at 4,096 characters, unless
+CLAUDE_CODE_MAX_MCP_DESCRIPTION_LENGTH says otherwise)."""
+MAX_SERVER_INFO_CHARS = 300
+"""A server's `serverInfo` title or description: a line about the server, not a document."""
 
 
 def clip(text: str, limit: int) -> str:

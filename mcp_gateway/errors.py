@@ -18,6 +18,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
         ├── AmbiguousToolError       a bare tool name that several servers expose
         ├── ToolNotAllowedError      excluded by a filter, or its server is disabled
         ├── InvalidArgumentsError    arguments do not match the tool's input schema
+        ├── StillLoadingError        the server's tools are still being listed, past the wait for them
         └── DownstreamError          the downstream server failed us
             ├── ServerStartError     it could not be started or connected (or its listing failed)
             ├── BackoffError         it failed recently; calls fail fast until the window ends
@@ -125,6 +126,14 @@ class InvalidArgumentsError(ToolCallError):
     def __init__(self, message: str, problems: list[str]) -> None:
         super().__init__(message)
         self.problems = problems
+
+
+class StillLoadingError(ToolCallError):
+    """The server's tools are still being listed (it is starting), and the wait for them has passed."""
+
+    def __init__(self, message: str, *, server: str) -> None:
+        super().__init__(message)
+        self.server = server
 
 
 class DownstreamError(ToolCallError):

@@ -214,6 +214,21 @@ class SecretMask:
             text = self._known.sub(MASK, text)
         return redact_url(text, _to_mask)
 
+    def mask_clipped(self, text: str, limit: int) -> str:
+        """`text` masked and at most `limit` characters long, a cut saying how many were left out.
+
+        Only what can be kept is masked (with the longest known secret's length beyond it, so none is split
+        out of the mask's sight at the cut): outside text may run to megabytes, and masking it all is wasted.
+        What it returns passes through it again unchanged, so text kept bounded can be bounded again on its
+        way out.
+        """
+        margin = limit + self.longest
+        shown = self.mask(text[:margin])
+        if len(text) <= margin and len(shown) <= limit:
+            return shown
+        marker = f"… ({len(text) - limit} more characters)"
+        return shown[: limit - len(marker)] + marker
+
 
 def _to_mask(_: str) -> str:
     return MASK

@@ -3,7 +3,8 @@
     {"version": 1, "servers": {"<server>": {"fingerprint": str, "fetchedAt": float (epoch seconds),
      "protocolVersion": str|null, "serverName": str|null, "serverVersion": str|null,
      "instructions": str|null, "tools": [<tool exactly as listed by tools/list>],
-     "skipped": [str] (optional: why listed entries were left out)}}}
+     "skipped": [str] (optional: why listed entries were left out),
+     "serverTitle": str, "serverDescription": str (optional: what `serverInfo` says the server is)}}}
 
 Parsing is tolerant per entry and strict per value: a server entry that is structurally unsound (a wrong
 type, a tool without a name) is dropped on its own and the others kept, so one bad entry costs one
@@ -46,6 +47,8 @@ class _ServerEntry(BaseModel):
     instructions: str | None = None
     tools: list[dict[str, Any]]
     skipped: list[str] = Field(default_factory=list[str])
+    server_title: str | None = Field(default=None, alias="serverTitle")
+    server_description: str | None = Field(default=None, alias="serverDescription")
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,8 @@ def _parse_entry(name: str, value: Any) -> ServerCatalog | None:
         server_version=entry.server_version,
         instructions=entry.instructions,
         skipped=tuple(entry.skipped),
+        server_title=entry.server_title,
+        server_description=entry.server_description,
     )
 
 
@@ -123,4 +128,6 @@ def _entry_json(catalog: ServerCatalog) -> dict[str, Any]:
         "instructions": catalog.instructions,
         "tools": [tool.to_wire() for tool in catalog.tools],
         **({"skipped": list(catalog.skipped)} if catalog.skipped else {}),
+        **({"serverTitle": catalog.server_title} if catalog.server_title is not None else {}),
+        **({"serverDescription": catalog.server_description} if catalog.server_description is not None else {}),
     }

@@ -2,7 +2,8 @@
 
 One object answers "which tools exist" for the whole gateway. It starts from `cache.json` alone (no
 server is started to answer a search), says per server whether its entry is fresh, stale, missing, being
-loaded or failed, refreshes entries through a lister it is given (the pool, in practice), writes them
+loaded (queued or listed right now, and since when) or failed, refreshes entries through a lister it is
+given (the pool, in practice), writes them
 back to the shared file (merging with other gateway processes), and keeps the search index in step one
 server at a time, including when another process wrote the file.
 
@@ -31,6 +32,7 @@ from mcp_gateway.catalog.filters import tool_allowed
 from mcp_gateway.catalog.fingerprint import fingerprint
 from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheSignature, CacheStore
+from mcp_gateway.catalog.summary import ServerSummary
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import CatalogError, DownstreamError
 from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
@@ -50,6 +52,10 @@ class Catalog:
         self._entries: dict[str, ServerCatalog] = {}
         self._signature: CacheSignature | None = None
         self._loading: dict[str, anyio.Event] = {}
+        """Listings running now, each with the event set when it ends (concurrent refreshes share it)."""
+        self._pending: dict[str, float] = {}
+        """Servers queued or being listed, with when that was asked (`anyio.current_time()`)."""
+        self._listing_ended = anyio.Event()
         self._failures: dict[str, str] = {}
         self._protocols: dict[str, str] = {}
         self._engine_owner = anyio.CapacityLimiter(1)
@@ -85,6 +91,20 @@ class Catalog:
         self._notice = view.notice
         self._signature = view.signature
         self._index_now(self._adopt(view.servers))
+        self._store.refresh_digest(view)
+
+    async def summaries(self) -> dict[str, ServerSummary]:
+        """What the digest beside cache.json says of each configured server it was written for (see `summary`).
+
+        Read from the digest, never from memory, so that what the gateway's instructions say does not depend
+        on whether cache.json happened to be loaded yet: a few hundred bytes per server, in a worker thread.
+        """
+        digest = await anyio.to_thread.run_sync(self._store.load_digest)
+        return {
+            name: summary
+            for name, summary in digest.servers.items()
+            if self._fingerprints.get(name) == summary.fingerprint
+        }
 
     async def sync_from_disk(self) -> None:
         """Pick up what another gateway process wrote since we last looked; concurrent callers share one read.
@@ -121,7 +141,7 @@ class Catalog:
         spec = self._config.servers[server].spec
         if spec.disabled:
             return "disabled"
-        if server in self._loading:
+        if server in self._pending:
             return "loading"
         entry = self._entries.get(server)
         if entry is not None and entry.fingerprint == self._fingerprints[server]:
@@ -139,12 +159,30 @@ class Catalog:
         return self._failures.get(server)
 
     def loading(self) -> list[str]:
-        return list(self._loading)
+        """Servers queued to be listed or being listed, in the order that was asked."""
+        return list(self._pending)
 
-    async def wait_loaded(self) -> None:
-        """Return once every refresh running now has finished."""
-        for done in list(self._loading.values()):
-            await done.wait()
+    def listing_since(self) -> dict[str, float]:
+        """Each server queued or being listed, with when that was asked (`anyio.current_time()`)."""
+        return dict(self._pending)
+
+    def next_listing_end(self) -> anyio.Event:
+        """An event set when the next listing ends (or a queued one is dropped); take it before looking."""
+        return self._listing_ended
+
+    def queue(self, servers: Iterable[str]) -> None:
+        """Say these servers are about to be listed (a batch lists them a few at a time): until each has been,
+        `loading()` names it, so nobody takes a server not listed yet for one that has no tools."""
+        now = anyio.current_time()
+        for name in servers:
+            self._pending.setdefault(name, now)
+
+    def _listing_over(self, server: str) -> None:
+        if server in self._loading:
+            return  # another caller's listing of it is still running
+        self._pending.pop(server, None)
+        ended, self._listing_ended = self._listing_ended, anyio.Event()
+        ended.set()
 
     def needs_refresh(self) -> list[str]:
         """Enabled servers whose entry is missing, stale, from another config, or forced by `refreshOnStartup`."""
@@ -204,6 +242,7 @@ class Catalog:
             return entry
         done = anyio.Event()
         self._loading[server] = done
+        self._pending.setdefault(server, anyio.current_time())
         try:
             listing = await lister(server)
             entry = ServerCatalog(
@@ -216,6 +255,8 @@ class Catalog:
                 server_version=listing.server_version,
                 instructions=listing.instructions,
                 skipped=listing.skipped,
+                server_title=listing.server_title,
+                server_description=listing.server_description,
             )
             self._failures.pop(server, None)
             self._entries[server] = entry
@@ -227,6 +268,7 @@ class Catalog:
         finally:
             del self._loading[server]
             done.set()
+            self._listing_over(server)
         return entry
 
     async def _persist(self, entry: ServerCatalog) -> None:
@@ -239,17 +281,25 @@ class Catalog:
         await self._apply(merged.servers, keep=entry.server, signature=merged.signature)
 
     async def refresh_many(self, servers: Iterable[str], lister: Lister, *, concurrency: int) -> None:
-        """Refresh servers with bounded parallelism; a failing server never stops the others."""
+        """Refresh servers with bounded parallelism; a failing server never stops the others.
+
+        Every server is queued at once (see `queue`), before the first is listed.
+        """
         limiter = anyio.CapacityLimiter(concurrency)
+        names = list(servers)
+        self.queue(names)
 
         async def one(name: str) -> None:
             # A failure is recorded in `failure(name)`, which searches report.
-            async with limiter:
-                with contextlib.suppress(DownstreamError):
-                    await self.refresh(name, lister)
+            try:
+                async with limiter:
+                    with contextlib.suppress(DownstreamError):
+                        await self.refresh(name, lister)
+            finally:
+                self._listing_over(name)  # also when cancelled before its turn came
 
         async with anyio.create_task_group() as tg:
-            for name in servers:
+            for name in names:
                 tg.start_soon(one, name)
 
     # Keeping the index in step.

@@ -170,8 +170,12 @@ class ServerCatalog:
     server_name: str | None = None
     server_version: str | None = None
     instructions: str | None = None
+    """The server's own instructions from its handshake, masked and bounded when they were listed."""
     skipped: tuple[str, ...] = ()
     """Why entries of the server's listing were left out (an unusable entry never costs the others)."""
+    server_title: str | None = None
+    server_description: str | None = None
+    """What the server's handshake (`serverInfo`) says it is, masked and bounded like its instructions."""
 
     def is_fresh(self, fingerprint: str, ttl_days: float, now: float | None = None) -> bool:
         """Valid when it was fetched for the same connection config and is younger than the TTL (0 = forever)."""
@@ -208,3 +212,5 @@ class Listing:
     instructions: str | None
     skipped: tuple[str, ...] = ()
     """Why entries of the listing were left out (see `downstream/link.py`)."""
+    server_title: str | None = None
+    server_description: str | None = None

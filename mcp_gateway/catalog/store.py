@@ -20,6 +20,11 @@ timeout, a newer gateway's file). Temp files of writers that were killed are rem
 Every method does disk I/O (and writers wait for the lock): call them from worker threads. The store keeps
 no memory of the file; each operation returns a `CacheView` whose `signature` a caller compares with
 `signature()` to learn, with one `lstat`, whether another process wrote since.
+
+Each write of cache.json also writes `cache-digest.json` beside it (see `summary`): a line per server for the
+gateway's instructions, read before the first answer to a client, when cache.json is not yet. The digest is
+held to the same rules (no link followed, a capped read, atomic replacement) but is advisory: failing to
+write or read it is logged, never an error.
 """
 
 from __future__ import annotations
@@ -35,6 +40,14 @@ from pathlib import Path
 from mcp_gateway.catalog.cache_lock import LOCK_TIMEOUT_S, cache_lock
 from mcp_gateway.catalog.cachefile import ParsedCache, parse_cache, serialize_cache
 from mcp_gateway.catalog.records import ServerCatalog
+from mcp_gateway.catalog.summary import (
+    DIGEST_NAME,
+    EMPTY_DIGEST,
+    MAX_DIGEST_BYTES,
+    Digest,
+    parse_digest,
+    serialize_digest,
+)
 from mcp_gateway.errors import CatalogError, UnusableFileError
 from mcp_gateway.paths import Workspace, ensure_private_dir
 from mcp_gateway.workspace_files import read_regular, remove_stale_temp_files, replace_file
@@ -45,6 +58,7 @@ MAX_CACHE_BYTES = 256 * 1024 * 1024
 """The largest cache.json read. The largest real catalog measured (5,645 tools) is about 10 MB, so this
 holds 25 times that; the cap is there to refuse what is not a catalog (a device, a runaway file), not to
 judge big ones."""
+"""The largest cache-digest.json read: the 774-server bench catalog gives about 250 KB (16 times less)."""
 MAX_SET_ASIDE_FILES = 5
 """Unusable cache files kept for inspection; older ones are deleted."""
 _SET_ASIDE_TAGS = ("corrupt", "foreign", "link", "not-a-file", "oversize")
@@ -92,6 +106,7 @@ class CacheStore:
     def __init__(self, path: Path, lock_path: Path, *, lock_timeout_s: float = LOCK_TIMEOUT_S) -> None:
         self.path = path
         self.lock_path = lock_path
+        self.digest_path = path.with_name(DIGEST_NAME)
         self.lock_timeout_s = lock_timeout_s
         self._refusal_logged = False
 
@@ -137,6 +152,39 @@ class CacheStore:
         except CatalogError as exc:
             logger.warning("left unusable %s in place for the next writer: %s", self.path, exc)
         return CacheView({}, snapshot.signature, f"{self.path} {snapshot.problem}; it is ignored: remove it")
+
+    # The digest: read without the lock, rewritten with every cache.json written.
+
+    def load_digest(self) -> Digest:
+        """The servers' summaries as last written beside cache.json; empty when there are none to use."""
+        remove_stale_temp_files(self.digest_path)
+        try:
+            return parse_digest(read_regular(self.digest_path, MAX_DIGEST_BYTES))
+        except FileNotFoundError:
+            return EMPTY_DIGEST
+        except (UnusableFileError, OSError) as exc:
+            logger.warning("ignored %s: %s", self.digest_path, exc)
+            return EMPTY_DIGEST
+
+    def refresh_digest(self, view: CacheView) -> None:
+        """Rewrite the digest from `view` (what load() read) when it was derived from another cache.json."""
+        if view.signature is None or view.notice is not None:
+            return
+        cache = (view.signature.mtime_ns, view.signature.size, view.signature.inode)
+        if self.load_digest().cache != cache:
+            self._write_digest(view.servers, view.signature)
+
+    def _write_digest(self, servers: Catalogs, signature: CacheSignature) -> None:
+        cache = (signature.mtime_ns, signature.size, signature.inode)
+        try:
+            # Not fsynced: after a crash, a digest older than cache.json is told by its signature and rewritten.
+            replace_file(self.digest_path, serialize_digest(servers.values(), cache), durable=False)
+        except OSError as exc:
+            logger.warning(
+                "could not write %s (the instructions lose their lines until the next write): %s",
+                self.digest_path,
+                exc.strerror,
+            )
 
     # Every write: lock, re-read (merge), change, write atomically. Each returns the merged view.
 
@@ -224,7 +272,9 @@ class CacheStore:
             written = replace_file(self.path, serialize_cache(servers.values()), durable=True)
         except OSError as exc:
             raise CatalogError(f"cannot write {self.path}: {exc.strerror}") from exc
-        return CacheSignature.of(written)
+        signature = CacheSignature.of(written)
+        self._write_digest(servers, signature)
+        return signature
 
     def _refuse_newer(self, version: int) -> CatalogError:
         message = _newer_notice(self.path, version)

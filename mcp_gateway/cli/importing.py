@@ -21,32 +21,39 @@ import anyio
 
 from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
 from mcp_gateway.importers import Where
+from mcp_gateway.importers.launch import this_installation
+from mcp_gateway.importers.launch_check import check_launch
 from mcp_gateway.importers.sign_in import Probe, http_status
-from mcp_gateway.service.importing import (
+from mcp_gateway.service.import_reports import (
     AskingForSignIns,
     BackupChoice,
     ClientEntry,
-    Clock,
     ImportReport,
     ImportRequest,
-    ImportService,
     RestoreRequest,
     ServerOutcome,
-    system_clock,
 )
+from mcp_gateway.service.importing import Clock, ImportService, Launching, system_clock
 
 FAILED = 1
 INDENT = "  "
 
 
-def run_import(args: argparse.Namespace, *, probe: Probe = http_status, clock: Clock = system_clock) -> int:
+def run_import(
+    args: argparse.Namespace,
+    *,
+    probe: Probe = http_status,
+    clock: Clock = system_clock,
+    launching: Launching | None = None,
+) -> int:
     where = Where(
         home=Path.home(),
         project=Path(args.project or os.getcwd()).absolute(),
         environ=dict(os.environ),
         platform=sys.platform,
     )
-    service = ImportService.for_home(args.home, where=where, probe=probe, clock=clock)
+    launching = launching or Launching(this_installation(), check_launch)
+    service = ImportService.for_home(args.home, where=where, probe=probe, clock=clock, launching=launching)
     try:
         if args.restore is not None:
             return _restore(args, service)
@@ -63,6 +70,8 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         source=Path(args.source) if args.source else None,
         dry_run=args.dry_run,
         write_client_config=args.write_client_config,
+        launcher=args.launcher,
+        replace=args.replace,
     )
     report = anyio.run(functools.partial(service.import_client, request, progress=_show_progress))
     title = report.client.title
@@ -89,6 +98,7 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
     print("\n".join(_client_entry_lines(report.client_entry)))
     print()
     if report.dry_run:
+        _show_refreshed(report)
         print("Dry run: nothing was written.")
         source = f" --from {args.source}" if args.source else ""
         again = f"--client {report.client.name} --scope {report.scope}{source}"
@@ -98,6 +108,7 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         print(f"Wrote {report.gateway_config}.")
     elif report.config_write == "unchanged":
         print(f"{report.gateway_config} already had every server; left unchanged.")
+    _show_refreshed(report)
     _fail_on_write_failure(report)
     if args.write_client_config:
         _show_client_write(report)
@@ -146,6 +157,8 @@ def _server_lines(report: ImportReport) -> list[str]:
             lines.append(f"{INDENT}{server.name}: skipped: {server.reason}")
         elif server.status == "skipped":
             lines.append(f"{INDENT}{server.name}: skipped: {server.reason}; it stays in {report.client.title} as it is")
+        elif server.status == "conflict":
+            lines.append(f"{INDENT}{server.name}: not imported: {server.reason}")
         else:
             lines.append(f"{INDENT}{server.name}: {_imported_as(server)}")
             lines.append(
@@ -170,6 +183,15 @@ def _client_entry_lines(entry: ClientEntry) -> list[str]:
         summary += f"; {entry.kept} skipped server{_s(entry.kept)} stay{'s' if entry.kept == 1 else ''}"
     lines = [f"Client entry for {entry.path} ('{'.'.join(entry.block)}', {summary}):"]
     lines += [INDENT + line for line in entry.text.splitlines()]
+    lines.append(f"Launcher: {entry.launcher} ({entry.why}).")
+    if entry.start_problem is None:
+        lines.append("Checked: the entry's command starts the gateway.")
+    else:
+        instead = "--launcher path (this installation)" if entry.launcher == "uvx" else "--launcher uvx"
+        lines.append(
+            f"problem: the entry's command does not start the gateway, so the client could not either: "
+            f"{entry.start_problem}. Try {instead}"
+        )
     lines += [f"warning: {warning}" for warning in entry.warnings]
     return lines
 
@@ -188,6 +210,24 @@ def _show_client_write(report: ImportReport) -> None:
     )
     print(f"Restart {report.client.title} so it starts the gateway.")
     print(f"Undo: mcp-gateway import --restore {written.backup}")
+
+
+def _show_refreshed(report: ImportReport) -> None:
+    """Other clients' gateway entries that now pass on the variables the workspace's servers use."""
+    for refresh in report.refreshed:
+        missing = ", ".join(refresh.missing)
+        if report.dry_run:
+            print(f"Would also update {refresh.client}'s gateway entry in {refresh.path} to pass on {missing}.")
+        elif refresh.failure is not None:
+            print(
+                f"warning: {refresh.client}'s gateway entry in {refresh.path} does not pass on {missing}, and "
+                f"updating it failed ({refresh.failure}): add them to it by hand"
+            )
+        else:
+            print(
+                f"Updated {refresh.client}'s gateway entry in {refresh.path} to pass on {missing} "
+                f"(backup: {refresh.backup}; undo: mcp-gateway import --restore {refresh.backup})."
+            )
 
 
 def _fail_on_write_failure(report: ImportReport) -> None:

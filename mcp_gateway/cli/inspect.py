@@ -60,8 +60,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_describe(args: argparse.Namespace) -> int:
     async def work(gateway: Gateway) -> int:
-        tool = await _tool_call(gateway.describe(args.tool, server=args.server))
-        print(json.dumps(views.describe_payload(tool), indent=2, ensure_ascii=False))
+        description = await _tool_call(gateway.describe(args.tool, server=args.server))
+        print(json.dumps(views.describe_payload(description), indent=2, ensure_ascii=False))
         return 0
 
     return with_gateway(args, work)
@@ -79,7 +79,8 @@ def run_call(args: argparse.Namespace) -> int:
         try:
             result = await gateway.execute(args.tool, cast(JsonObject, arguments), server=args.server)
         except InvalidArgumentsError as error:
-            print(views.error_text(error, await gateway.describe(args.tool, server=args.server)), file=sys.stderr)
+            described = await gateway.describe(args.tool, server=args.server)
+            print(views.error_text(error, described.tool), file=sys.stderr)
             return TOOL_FAILED
         except ToolCallError as error:
             raise CommandFailedError(error.message) from error

@@ -77,6 +77,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--write-client-config", action="store_true", help="replace the imported servers in the client by the gateway"
     )
     importing.add_argument(
+        "--launcher",
+        choices=("auto", "uvx", "path"),  # importers.launch.LAUNCHERS, spelt out: parsing imports no importer
+        default="auto",
+        help="how the client starts the gateway: uvx (from the package index), path (this installation), "
+        "auto (uvx when installed from the index, else path; the default)",
+    )
+    importing.add_argument(
+        "--replace",
+        action="store_true",
+        help="a server the gateway already has with another definition takes this client's",
+    )
+    importing.add_argument(
         "--restore", nargs="?", const="", metavar="BACKUP", help="put a client file back from its backup"
     )
 

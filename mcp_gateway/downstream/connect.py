@@ -23,7 +23,7 @@ defaults would get wrong for a gateway is set here:
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Protocol
@@ -44,7 +44,7 @@ from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
-from mcp_gateway.downstream.connection import ErrorReply, LinkLost
+from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
@@ -84,7 +84,7 @@ class OpenedClient:
     pid: int | None
     link: Link | None = None
     """None only for in-process servers (tests), which have no wire."""
-    hurry: Callable[[], None] | None = None
+    hurry: Hurry | None = None
     """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
 
 

@@ -14,9 +14,8 @@ the gateway's errors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import anyio
 import mcp_types as types
@@ -66,6 +65,16 @@ class ToolListing:
     """Why entries of the listing were left out (at most a few reasons, then a count)."""
 
 
+class Hurry(Protocol):
+    """Shortens a server's stop when the whole gateway stops (`urgent`: by a signal; see `stdio`)."""
+
+    def __call__(self, *, urgent: bool = False) -> None: ...
+
+
+def _no_hurry(*, urgent: bool = False) -> None:
+    """In-process servers have no process to stop."""
+
+
 class Connection:
     """A connected client plus the bookkeeping the pool needs to share, reap and retire it."""
 
@@ -77,14 +86,14 @@ class Connection:
         pid: int | None,
         *,
         link: Link | None = None,
-        hurry: Callable[[], None] | None = None,
+        hurry: Hurry | None = None,
     ) -> None:
         self.server = server
         self.pid = pid
         self._client = client
         self._link = link
         """None only for in-process servers, which have no wire: every error is then the server's own."""
-        self.hurry: Callable[[], None] = hurry or (lambda: None)
+        self.hurry: Hurry = hurry or _no_hurry
         """Shortens the stop of its process when the whole gateway is stopping."""
         self.exited = exited
         self.in_flight = 0
@@ -117,6 +126,16 @@ class Connection:
     def server_version(self) -> str | None:
         info = self._client.server_info
         return info.version if info is not None else None
+
+    @property
+    def server_title(self) -> str | None:
+        info = self._client.server_info
+        return info.title if info is not None else None
+
+    @property
+    def server_description(self) -> str | None:
+        info = self._client.server_info
+        return info.description if info is not None else None
 
     @property
     def instructions(self) -> str | None:

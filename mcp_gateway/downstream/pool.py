@@ -13,7 +13,9 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 - a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
   `status`, never fatal to the gateway (`mcp_gateway.background`);
 - no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
-  gateway's `SecretMask`: a server may echo its own credential in an error or on stderr.
+  gateway's `SecretMask`: a server may echo its own credential in an error or on stderr. What a server says
+  about itself in its handshake (instructions, title, description) is masked and bounded the same way
+  before it reaches the catalog.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import anyio
 import anyio.abc
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
+from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings
@@ -135,6 +138,11 @@ class Pool:
         for supervisor in self._supervisors.values():
             supervisor.stop()
 
+    def urge(self) -> None:
+        """The client is ending the gateway by a signal: every server's stop, begun or to come, is urgent."""
+        for supervisor in self._supervisors.values():
+            supervisor.urge()
+
     def kill_everything(self) -> None:
         """SIGKILL every server process group at once (started ones, and ones still starting)."""
         for supervisor in self._supervisors.values():
@@ -168,7 +176,9 @@ class Pool:
             protocol_version=connection.protocol_version,
             server_name=connection.server_name,
             server_version=connection.server_version,
-            instructions=connection.instructions,
+            instructions=self._said(connection.instructions, MAX_SERVER_INSTRUCTIONS_CHARS),
+            server_title=self._said(connection.server_title, MAX_SERVER_INFO_CHARS),
+            server_description=self._said(connection.server_description, MAX_SERVER_INFO_CHARS),
         )
 
     def status(self, server: str) -> ServerStatus:
@@ -185,6 +195,12 @@ class Pool:
                 self._supervisor(name).start_eagerly()
 
     # Inside.
+
+    def _said(self, text: str | None, limit: int) -> str | None:
+        """What a server says about itself, as the catalog keeps it: masked and cut to `limit`; None for nothing."""
+        if text is None or not text.strip():
+            return None
+        return self._secrets.mask_clipped(text, limit)
 
     def _supervisor(self, server: str) -> Supervisor:
         supervisor = self._supervisors.get(server)

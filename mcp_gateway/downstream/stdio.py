@@ -48,6 +48,11 @@ HURRIED_GRACE_SECONDS = 0.75
 client SIGTERMs it 2 s after closing its stdin and SIGKILLs it 2 s later, and a gateway SIGKILLed before it
 has stopped a stubborn server leaves that server running. Both graces, the SIGKILL and the reap then fit
 in about 2.5 s, while a server that exits on EOF, as most do, still closes cleanly within the first."""
+URGENT_GRACE_SECONDS = 0.03
+"""Each of the two graces when the client ends the gateway by a signal. Claude Code sends SIGINT, SIGTERM
+100 ms later and SIGKILL about 500 ms after the first (measured with 2.1.332): stdin closed, SIGTERM,
+SIGKILL and the reap then fit in about 80 ms, so the gateway has stopped every server and left before the
+SIGTERM, and a server that ignores both cannot outlive a gateway SIGKILLed before it could stop it."""
 WRITER_FLUSH_SECONDS = 0.5
 MAX_LINE_BYTES = 128 * 1024 * 1024
 """A server that writes more than this without a newline is broken or hostile; its connection is closed."""
@@ -84,7 +89,7 @@ class StdioTransport:
         self._notes = notes
         self._records = records
         self._link = link
-        self._hurried = False
+        self._hurried_grace: float | None = None
         self.pid: int | None = None
         self.exited = anyio.Event()
         """Set when the server's stdout ends: it exited or closed the pipe; no response can come any more."""
@@ -210,13 +215,14 @@ class StdioTransport:
         self._log.feed(decoder.decode(b"", final=True))
         self._log.flush()
 
-    def hurry(self) -> None:
-        """The whole gateway is stopping: the graces of this server's stop (begun or to come) become short."""
-        self._hurried = True
+    def hurry(self, *, urgent: bool = False) -> None:
+        """The whole gateway is stopping (`urgent`: by a signal): this server's graces, begun or to come, shorten."""
+        grace = URGENT_GRACE_SECONDS if urgent else HURRIED_GRACE_SECONDS
+        self._hurried_grace = grace if self._hurried_grace is None else min(grace, self._hurried_grace)
 
     def _grace(self, normal: float) -> Callable[[], float]:
         budget = self._launch.close_timeout
-        return lambda: HURRIED_GRACE_SECONDS if self._hurried else min(normal, budget / 2)
+        return lambda: self._hurried_grace if self._hurried_grace is not None else min(normal, budget / 2)
 
     async def _stop(self, process: anyio.abc.Process) -> None:
         """Close stdin, give the server a moment, then SIGTERM and SIGKILL its whole group, within budget."""

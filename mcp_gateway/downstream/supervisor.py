@@ -68,6 +68,7 @@ class Supervisor:
         self._tasks: BackgroundTasks | None = None
         self._probes: set[anyio.CancelScope] = set()
         self._idle_waits: set[anyio.Event] = set()
+        self._urgent = False
         """One per idle timer waiting; all are set when a call ends or the connection changes."""
 
     # Lifetime: its tasks run in the pool's task group, whose exit waits for them within the close budget.
@@ -76,11 +77,17 @@ class Supervisor:
         """Where this server's tasks run (a connection's owner, its idle timer, a probe): the pool's group."""
         self._tasks = tasks
 
+    def urge(self) -> None:
+        """The client is ending the gateway by a signal: every stop of this server, begun or to come, is urgent."""
+        self._urgent = True
+        for connection in self._open:
+            connection.hurry(urgent=True)  # see URGENT_GRACE_SECONDS
+
     def stop(self) -> None:
         """Take no new call, cut a start short, and close every connection (their graces hurried)."""
         self._enter(State.STOPPED, "the gateway is stopping")
         for connection in self._open:
-            connection.hurry()  # its client will not wait long for the gateway: see HURRIED_GRACE_SECONDS
+            connection.hurry(urgent=self._urgent)  # its client will not wait long: see HURRIED_GRACE_SECONDS
             self._retire(connection, None)
         if self._start is not None and self._start.connecting is not None:
             self._start.connecting.cancel()
@@ -210,7 +217,7 @@ class Supervisor:
         )
         self._open.add(connection)
         if self.state is State.STOPPED:  # connected just as the pool stopped: close it at once
-            connection.hurry()
+            connection.hurry(urgent=self._urgent)
             self._retire(connection, None)
             start.done.set()
             return connection

@@ -5,6 +5,10 @@ Entries have `type` (`stdio`, `http`, `sse`), `command`/`args`/`env` or `url`/`h
 `${VAR}` / `${VAR:-default}`, the gateway's own syntax. `~/.claude.json` is a large state file Claude
 Code rewrites while it runs; only the chosen scope's `mcpServers` object is edited. Local scopes are keyed
 by the absolute project path, which Windows spells with either slash and any case.
+
+The gateway's entry says `"alwaysLoad": true`: without it Claude Code does not wait for a server at start,
+and a first turn sent while the gateway is still starting goes to the model without its tools (seen in about
+one `claude -p` run in three on a busy machine).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcp_gateway.config.jsonfile import as_object
-from mcp_gateway.importers.client import EntryContext
+from mcp_gateway.importers.client import EntryContext, Launch
 from mcp_gateway.importers.entries import read_standard, refuse_oauth
 from mcp_gateway.importers.json_client import JsonClient
 from mcp_gateway.importers.jsonc import Node
@@ -56,6 +60,14 @@ def _block(root: Node, path: Path, scope: Scope, where: Where) -> tuple[str, ...
     return (SERVERS,)
 
 
+ALWAYS_LOAD = "alwaysLoad"
+
+
+def gateway_entry(launch: Launch) -> JsonObject:
+    """The gateway's entry: a stdio entry that Claude Code waits for before the first turn."""
+    return {**stdio_entry(launch), ALWAYS_LOAD: True}
+
+
 def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
     if raw.get("headersHelper") is not None:
         raise Skip("its headers come from a helper command ('headersHelper'), which the gateway cannot run")
@@ -89,6 +101,6 @@ CLIENT = JsonClient(
     block=_block,
     read_entry=_read_entry,
     syntax=Syntax.GATEWAY,
-    shape=stdio_entry,
+    shape=gateway_entry,
     notes=_notes,
 )

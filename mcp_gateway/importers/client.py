@@ -66,6 +66,11 @@ class ClientFormat(Protocol):
         """The scopes it has; the first is the default."""
         ...
 
+    @property
+    def filters_environment(self) -> bool:
+        """It starts servers with only the variables their entry names (`Launch.needed` goes into the entry)."""
+        ...
+
     def candidates(self, where: Where, scope: Scope) -> list[Path]: ...
     def read(self, path: Path, scope: Scope, where: Where) -> ClientReading: ...
     def render_entry(self, launch: Launch) -> str: ...
@@ -90,13 +95,16 @@ EntryReader = Callable[[str, Mapping[str, object], EntryContext], JsonObject]
 
 def convert_entry(name: str, raw: object, read: EntryReader, syntax: Syntax, context: EntryContext) -> ImportedServer:
     """One client entry through the whole pipeline; never raises for a bad entry."""
-    if name == GATEWAY_NAME:
-        return ImportedServer(name, skipped="this is the gateway itself", itself=True)
     context.warnings = []
     try:
         entry = read(name, entry_object(raw), context)
-        if is_gateway(entry):
+    except Skip as skip:
+        if name == GATEWAY_NAME:
             return ImportedServer(name, skipped="this is the gateway itself", itself=True)
+        return ImportedServer(name, skipped=skip.reason)
+    if name == GATEWAY_NAME or is_gateway(entry):
+        return ImportedServer(name, skipped="this is the gateway itself", itself=True, gateway=entry)
+    try:
         entry = translate_entry(entry, syntax, variable_context(context.where, context.scope))
         check_entry(entry)
     except Skip as skip:

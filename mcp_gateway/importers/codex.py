@@ -6,6 +6,8 @@ variables instead of templating them: `env_vars = ["X"]` passes X through, `bear
 sends `Authorization: Bearer $X`, `env_http_headers = {H = "X"}` sends header H from X. They become
 `${X}` references. Codex starts servers with a whitelisted environment, so the gateway's entry lists
 the variables the imported servers use in `env_vars`, and allows a slow first start (uvx may download).
+It also says `required = true`: without it `codex exec` sends its first request before the gateway's
+tools have arrived (measured with Codex 0.171: `startup_readiness` does not make it wait).
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ class CodexClient:
     title: str = "Codex CLI"
     gui: bool = False
     scopes: tuple[Scope, ...] = ("user", "project")
+    filters_environment: bool = True
 
     def candidates(self, where: Where, scope: Scope) -> list[Path]:
         return _locate(where, scope)
@@ -123,6 +126,7 @@ class CodexClient:
         if launch.needed:
             values["env_vars"] = list(launch.needed)
         values["startup_timeout_sec"] = STARTUP_TIMEOUT_SECONDS
+        values["required"] = True
         return values
 
     def render_entry(self, launch: Launch) -> str:

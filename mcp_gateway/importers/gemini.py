@@ -91,4 +91,5 @@ CLIENT = JsonClient(
     syntax=Syntax.SHELL,
     shape=_shape,
     extra=_allowed,
+    filters_environment=True,  # it hides variables that look secret from servers unless their entry names them
 )

@@ -59,6 +59,8 @@ class JsonClient:
     """The gateway's entry in this client's own shape."""
     notes: Notes | None = None
     extra: ExtraChanges | None = None
+    filters_environment: bool = False
+    """See `ClientFormat.filters_environment`."""
 
     def candidates(self, where: Where, scope: Scope) -> list[Path]:
         return self.locate(where, scope)

@@ -1,18 +1,34 @@
 """The command a client runs to start the gateway, before each client puts it in its own shape.
 
-`uvx --from mcp-meta-gateway mcp-gateway`: the package is published as `mcp-meta-gateway` because the
-PyPI name `mcp-gateway` belongs to another project (a bare `uvx mcp-gateway` would run that one).
-`MCP_GATEWAY_HOME` points the client's gateway at the workspace the servers were imported into. GUI
-apps started from a dock or menu get a minimal PATH without `~/.local/bin`, so for them `uvx` is
-resolved to an absolute path now; when it cannot be found, plain `uvx` is written with a warning.
+Two launchers, chosen by how this gateway is installed (`--launcher auto`, the default) or by the user:
+
+- `uvx`: `uvx --from mcp-meta-gateway mcp-gateway`, for a gateway installed from the package index. The
+  distribution is `mcp-meta-gateway` because the PyPI name `mcp-gateway` belongs to another project (a
+  bare `uvx mcp-gateway` would run that one). It always runs the newest release.
+- `path`: the absolute path of this installation's `mcp-gateway` script (a checkout's venv, pipx, `uv tool`),
+  for a gateway installed from a directory or a URL: `uvx --from mcp-meta-gateway` would fetch the
+  index's release instead, or nothing at all while the package is not published. When this installation
+  lives in uv's cache (it was run by `uvx --from <dir>`), its path is not kept, so the entry runs
+  `uvx --from <that dir> mcp-gateway` instead.
+
+`MCP_GATEWAY_HOME` points the client's gateway at the workspace the servers were imported into. GUI apps
+started from a dock or menu get a minimal PATH without `~/.local/bin`, so for them `uvx` is resolved to an
+absolute path now. The facts about this installation are passed in (`Installation`), so each rule is tested
+without installing anything.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
+import sysconfig
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
+from typing import Literal
+from urllib.parse import unquote, urlparse
 
 from mcp_gateway.importers.client import Launch
 from mcp_gateway.importers.model import GATEWAY_DISTRIBUTION, GATEWAY_NAME, JsonObject
@@ -20,33 +36,141 @@ from mcp_gateway.paths import HOME_ENV_VAR
 
 UVX = "uvx"
 UVX_ARGS = ("--from", GATEWAY_DISTRIBUTION, GATEWAY_NAME)
+UV_INSTALL_HINT = "install uv (https://docs.astral.sh/uv/)"
+UV_CACHE_MARKERS = ("archive-v0", "builds-v0")
+"""Directories of uv's cache that `uvx` runs tools from (uv ≥ 0.4); a path through one is not kept."""
+
+Launcher = Literal["auto", "uvx", "path"]
+LAUNCHERS: tuple[Launcher, ...] = ("auto", "uvx", "path")
 
 Which = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
+class Installation:
+    """Where the running gateway came from: what `--launcher auto` decides by."""
+
+    from_index: bool
+    """Installed from the package index (it has no PEP 610 `direct_url.json`)."""
+    directory: Path | None
+    """The local directory it was installed from (a checkout), when it was."""
+    script: Path | None
+    """This environment's `mcp-gateway` script, when it has one."""
+    python: Path
+    """This environment's interpreter (not resolved: a venv's `python` is a link out of the venv)."""
+
+    @property
+    def in_uv_cache(self) -> bool:
+        """Run by `uvx`: uv may delete this environment at any time, so its paths must not be written."""
+        return any(part in UV_CACHE_MARKERS for part in self.python.parts)
+
+    @property
+    def origin(self) -> str:
+        if self.from_index:
+            return "the package index"
+        return str(self.directory) if self.directory else "a URL or an archive"
+
+
+def this_installation() -> Installation:
+    """The facts about the gateway that is running now."""
+    scripts = Path(sysconfig.get_path("scripts"))
+    names = [f"{GATEWAY_NAME}.exe", GATEWAY_NAME] if sys.platform == "win32" else [GATEWAY_NAME]
+    script = next((scripts / name for name in names if (scripts / name).is_file()), None)
+    python = Path(sys.executable).absolute()
+    # Only this environment's own site-packages: a checkout's egg-info on sys.path (the current directory
+    # under `python -m`) says nothing about how this environment got the gateway.
+    installed = metadata.distributions(name=GATEWAY_DISTRIBUTION, path=[sysconfig.get_path("purelib")])
+    distribution = next(iter(installed), None)
+    if distribution is None:  # a source tree on sys.path, never installed
+        return Installation(False, Path(__file__).resolve().parents[2], script, python)
+    direct_url = distribution.read_text("direct_url.json")
+    if not direct_url:
+        return Installation(True, None, script, python)
+    return Installation(False, _local_directory(direct_url), script, python)
+
+
+def _local_directory(direct_url: str) -> Path | None:
+    try:
+        url = json.loads(direct_url).get("url")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(url, str) or urlparse(url).scheme != "file":
+        return None
+    directory = Path(unquote(urlparse(url).path))
+    return directory if directory.is_dir() else None
+
+
+@dataclass(frozen=True)
 class LaunchPlan:
     launch: Launch
+    launcher: Literal["uvx", "path"]
+    """The launcher used: `--launcher auto` resolved."""
+    why: str
+    """Why this launcher, for the report."""
     warnings: tuple[str, ...]
 
 
 def gateway_launch(
-    workspace: Path, *, gui: bool, client: str, needed: Sequence[str] = (), which: Which = shutil.which
+    workspace: Path,
+    *,
+    gui: bool,
+    client: str,
+    installation: Installation,
+    launcher: Launcher = "auto",
+    needed: Sequence[str] = (),
+    which: Which = shutil.which,
 ) -> LaunchPlan:
     """The gateway command for one client; `workspace` is the gateway home the servers went into."""
-    command = UVX
-    warnings: list[str] = []
-    if gui:
-        found = which(UVX)
-        if found:
-            command = str(Path(found).absolute())
-        else:
-            warnings.append(
-                f"uvx is not on this PATH, so the entry says plain 'uvx', which {client} (a GUI app) may not find: "
-                "install uv (https://docs.astral.sh/uv/) and import again, or put uvx's absolute path in the entry"
-            )
     env = {HOME_ENV_VAR: str(workspace)}
-    return LaunchPlan(Launch(command, UVX_ARGS, env, tuple(dict.fromkeys(needed))), tuple(warnings))
+    variables = tuple(dict.fromkeys(needed))
+    uvx = which(UVX)
+    if launcher == "uvx" or (launcher == "auto" and installation.from_index and uvx):
+        why = "asked for" if launcher == "uvx" else "this gateway was installed from the package index"
+        return _uvx_plan(UVX_ARGS, env, variables, why, gui=gui, client=client, uvx=uvx)
+    warnings: list[str] = []
+    if installation.in_uv_cache:
+        if installation.directory is not None:
+            # uvx ran this gateway from a checkout: the entry asks uvx for that same checkout.
+            args = ("--from", str(installation.directory), GATEWAY_NAME)
+            why = f"this gateway was run by uvx from {installation.directory}"
+            return _uvx_plan(args, env, variables, why, gui=gui, client=client, uvx=uvx)
+        warnings.append(
+            "this gateway runs from uv's cache, which uv may clear: install it (pipx, uv tool install or a venv) "
+            "and import again"
+        )
+    if launcher == "path":
+        why = "asked for"
+    elif installation.from_index:
+        why = f"uvx is not on this PATH ({UV_INSTALL_HINT} for an entry that follows releases)"
+    else:
+        why = f"this gateway was installed from {installation.origin}, not from the package index"
+    if installation.script is not None:
+        launch = Launch(str(installation.script), (), env, variables)
+    else:
+        launch = Launch(str(installation.python), ("-m", "mcp_gateway"), env, variables)
+    return LaunchPlan(launch, "path", why, tuple(warnings))
+
+
+def _uvx_plan(
+    args: tuple[str, ...],
+    env: dict[str, str],
+    variables: tuple[str, ...],
+    why: str,
+    *,
+    gui: bool,
+    client: str,
+    uvx: str | None,
+) -> LaunchPlan:
+    warnings: list[str] = []
+    command = UVX
+    if uvx is None:
+        warnings.append(
+            f"uvx is not on this PATH, so {client} cannot start the gateway with this entry: "
+            f"{UV_INSTALL_HINT} and import again, or use --launcher path"
+        )
+    elif gui:
+        command = str(Path(uvx).absolute())  # a GUI app's minimal PATH may not hold uvx
+    return LaunchPlan(Launch(command, args, env, variables), "uvx", why, tuple(warnings))
 
 
 def stdio_entry(launch: Launch) -> JsonObject:

@@ -1,9 +1,13 @@
 """Merging imported servers into the gateway's `config.json`, never overwriting what a person made.
 
-A new server is added with the fields the client had plus seeded aliases. For a server the gateway
-already has, only the connection fields the client expresses (`type`, `command`, `args`, `env`, `url`,
-`headers`, and `cwd` when given) are brought in line, in the spelling the file already uses (`transport`,
-snake_case); aliases, lifecycle, filters, timeouts, `disabled` and every other hand-made field stay.
+A new server is added with the fields the client had plus seeded aliases. A server the gateway already
+has under that name with the same connection (`type`, `command`, `args`, `env`, `url`, `headers`, and
+`cwd` when given) is unchanged. One with a different connection is a conflict: it may be another
+client's variant of the server (stdio here, http with an API key there), and replacing it would break
+every client already pointed at the gateway, so it is left out (it stays in its client) unless the
+import is asked to replace. Replacing brings only the connection fields in line, in the spelling the
+file already uses (`transport`, snake_case); aliases, lifecycle, filters, timeouts, `disabled` and every
+other hand-made field stay.
 The file is edited as text like a client file, so its formatting survives; nothing is written when
 nothing changed, so re-running an import leaves the file byte-identical.
 """
@@ -39,7 +43,7 @@ REPLACED_FIELDS = ("type", "command", "args", "env", "url", "headers")
 UPDATED_FIELDS = ("cwd",)
 """Connection fields few clients can express: brought in when given, kept when not."""
 
-Status = Literal["added", "updated", "unchanged"]
+Status = Literal["added", "updated", "unchanged", "conflict"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +51,9 @@ class Outcome:
     name: str
     status: Status
     entry: JsonObject
-    """The server's entry as the gateway config will hold it."""
+    """The server's entry as the gateway config will hold it (for a conflict: as it holds it now)."""
     changed: tuple[str, ...] = ()
+    """For `updated` and `conflict`: the connection fields that differ."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,11 @@ class MergePlan:
 
     @property
     def changed(self) -> bool:
-        return any(outcome.status != "unchanged" for outcome in self.outcomes)
+        return any(outcome.status in ("added", "updated") for outcome in self.outcomes)
+
+    @property
+    def conflicts(self) -> tuple[Outcome, ...]:
+        return tuple(outcome for outcome in self.outcomes if outcome.status == "conflict")
 
     def variables(self) -> list[str]:
         """Every `${VAR}` the servers of the merged config use: what the gateway needs from its client."""
@@ -74,8 +83,10 @@ class MergePlan:
         return list(names)
 
 
-def plan_merge(path: Path, servers: Sequence[ImportedServer]) -> MergePlan:
+def plan_merge(path: Path, servers: Sequence[ImportedServer], *, replace: bool = False) -> MergePlan:
     """What `config.json` becomes with `servers` merged in (nothing is written).
+
+    `replace`: a server the gateway has with another connection takes the client's instead of conflicting.
 
     Raises:
         ConfigError: the file cannot be read, is not JSON, or its servers are not an object.
@@ -101,10 +112,15 @@ def plan_merge(path: Path, servers: Sequence[ImportedServer]) -> MergePlan:
             outcomes.append(Outcome(server.name, "added", entry))
         else:
             entry, changed = _updated(old, server.entry)
-            outcomes.append(Outcome(server.name, "updated" if changed else "unchanged", entry, changed))
+            if not changed:
+                outcomes.append(Outcome(server.name, "unchanged", entry))
+            elif replace:
+                outcomes.append(Outcome(server.name, "updated", entry, changed))
+            else:
+                outcomes.append(Outcome(server.name, "conflict", dict(old), changed))
     new_text = _rewrite(text, root, key, outcomes)
     expected = copy.deepcopy(document)
-    expected[key] = {**existing, **{o.name: o.entry for o in outcomes}}
+    expected[key] = {**existing, **{o.name: o.entry for o in outcomes if o.status != "conflict"}}
     if json.loads(new_text) != expected:
         raise ConfigError(f"{path}: merging would change more than the imported servers; nothing was written")
     return MergePlan(path, original, new_text, tuple(outcomes))

@@ -50,6 +50,8 @@ class ImportedServer:
     warnings: tuple[str, ...] = ()
     itself: bool = False
     """The entry is the gateway's own: never imported, replaced on write-back."""
+    gateway: JsonObject | None = None
+    """For the gateway's own entry: how it is started (`command`, `args`, `env`), as far as it could be read."""
 
     @property
     def imported(self) -> bool:

@@ -30,7 +30,7 @@ from mcp_gateway.service.gateway import Gateway
 
 def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server[object]:
     """The SDK's server over `gateway`, saying what `handshake` says (by default: what its config makes)."""
-    said = handshake if handshake is not None else Handshake.for_config(gateway.config)
+    said = handshake if handshake is not None else Handshake.saying(gateway.instructions())
     handlers = MetaToolHandlers(gateway)
     server: Server[object] = Server(
         SERVER_NAME,
@@ -68,6 +68,7 @@ async def run_until_stopped(
             watchers.start_soon(stopper.enforce_bound)
             async with Gateway.for_home(home, config, load_in_background=True) as gateway:
                 stopper.kill_everything = gateway.stop_now
+                stopper.hurry_everything = gateway.hurry_stop
                 with anyio.CancelScope() as serving:
                     stopper.serve_in(serving)
                     await serve(gateway, lines, handshake)

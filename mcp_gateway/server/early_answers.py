@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from mcp_gateway import __version__
-from mcp_gateway.config import GatewayConfig
-from mcp_gateway.service.surface import instructions, meta_tool_definitions
+from mcp_gateway.service.surface import meta_tool_definitions
 
 logger = logging.getLogger(__name__)
 
@@ -113,8 +112,9 @@ class Handshake:
     version: str = __version__
 
     @classmethod
-    def for_config(cls, config: GatewayConfig) -> Handshake:
-        return cls(instructions(config), meta_tool_definitions())
+    def saying(cls, instructions: str) -> Handshake:
+        """`instructions`: `service.handshake_text` (before the gateway runs) or `Gateway.instructions()`."""
+        return cls(instructions, meta_tool_definitions())
 
     def initialize_result(self, requested: str) -> dict[str, Any]:
         negotiated = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]

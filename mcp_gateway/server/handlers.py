@@ -14,6 +14,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.context import HandlerResult, ServerRequestContext
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
@@ -58,11 +59,11 @@ class MetaToolHandlers:
         name, raw = params.name, params.arguments
         try:
             if name == SEARCH_TOOLS:
-                return await self._search(raw)
+                return await self._search(ctx, raw)
             if name == LIST_TOOLS:
-                return await self._list(raw)
+                return await self._list(ctx, raw)
             if name == DESCRIBE_TOOL:
-                return await self._describe(raw)
+                return await self._describe(ctx, raw)
             if name == EXECUTE_TOOL:
                 return await self._execute(ctx, raw)
         except ToolCallError as error:
@@ -80,41 +81,41 @@ class MetaToolHandlers:
             is_error=True,
         )
 
-    async def _search(self, raw: dict[str, Any] | None) -> HandlerResult:
+    async def _search(self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(SearchArguments, SEARCH_TOOLS, raw)
         if isinstance(args, str):
             return text_result(args, is_error=True)
-        report = await self._gateway.search(args.query, server=args.server, limit=args.limit)
+        report = await self._gateway.search(
+            args.query, server=args.server, limit=args.limit, on_progress=progress_to(ctx)
+        )
         return text_result(views.search_payload(report))
 
-    async def _list(self, raw: dict[str, Any] | None) -> HandlerResult:
+    async def _list(self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(ListArguments, LIST_TOOLS, raw)
         if isinstance(args, str):
             return text_result(args, is_error=True)
-        page = await self._gateway.list_tools(args.server, limit=args.limit, offset=args.offset)
+        page = await self._gateway.list_tools(
+            args.server, limit=args.limit, offset=args.offset, on_progress=progress_to(ctx)
+        )
         return text_result(views.list_payload(page))
 
-    async def _describe(self, raw: dict[str, Any] | None) -> HandlerResult:
+    async def _describe(self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(DescribeArguments, DESCRIBE_TOOL, raw)
         if isinstance(args, str):
             return text_result(args, is_error=True)
-        tool = await self._gateway.describe(args.tool, server=args.server)
-        return text_result(views.describe_payload(tool))
+        description = await self._gateway.describe(args.tool, server=args.server, on_progress=progress_to(ctx))
+        return text_result(views.describe_payload(description))
 
     async def _execute(self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None) -> HandlerResult:
         args = parse_arguments(ExecuteArguments, EXECUTE_TOOL, raw)
         if isinstance(args, str):
             return text_result(args, is_error=True)
-
-        async def forward_progress(progress: float, total: float | None, message: str | None) -> None:
-            await ctx.session.report_progress(progress, total, message)
-
         try:
             result = await self._gateway.execute(
-                args.tool, args.arguments, server=args.server, on_progress=forward_progress
+                args.tool, args.arguments, server=args.server, on_progress=progress_to(ctx)
             )
         except InvalidArgumentsError as error:
-            return error_result(error, await self._gateway.describe(args.tool, server=args.server))
+            return error_result(error, (await self._gateway.describe(args.tool, server=args.server)).tool)
         result_type = result.get("resultType")
         if result_type == INPUT_REQUIRED:
             asked = clip(args.tool, MAX_ECHOED_NAME_CHARS)
@@ -128,6 +129,15 @@ class MetaToolHandlers:
             # serializer drops it again for handshake-era clients.
             return {**result, "resultType": COMPLETE}
         return result
+
+
+def progress_to(ctx: ServerRequestContext[Any]) -> ProgressFnT:
+    """Progress notifications for the request `ctx` answers; sent only if its client asked (a progress token)."""
+
+    async def forward(progress: float, total: float | None, message: str | None) -> None:
+        await ctx.session.report_progress(progress, total, message)
+
+    return forward
 
 
 def text_result(payload: Any, *, is_error: bool = False) -> types.CallToolResult:

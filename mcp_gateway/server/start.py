@@ -22,6 +22,7 @@ from typing import NoReturn
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
+from mcp_gateway.service.handshake_text import handshake_instructions
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 HANDSHAKE_WAIT_SECONDS = 0.5
@@ -34,9 +35,10 @@ STOPPED_EARLY_STATUS = 0
 
 def serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
     """Serve MCP over stdio until the client leaves; the exit status (`leave` ends the process at once)."""
-    handshake = Handshake.for_config(config)
-    lines = ClientLines.on_stdio(EarlyAnswers(handshake))
+    # Before the first answer: a client may leave as soon as it has one (`claude mcp list`).
     _leave_on_stop_signals(leave)
+    handshake = Handshake.saying(handshake_instructions(home, config))
+    lines = ClientLines.on_stdio(EarlyAnswers(handshake))
     lines.handshake_over.wait(HANDSHAKE_WAIT_SECONDS)
     # Everything below is imported only now: the SDK, the service with the pool, catalog and search.
     import anyio

@@ -3,8 +3,10 @@
 Clients end a session in different ways: closing stdin (the MCP spec), SIGTERM a moment after that (the
 SDK's client), SIGINT then SIGTERM 100 ms later (Claude Code), Ctrl-C in a terminal. Whichever comes first
 begins the shutdown: serving ends, calls in flight are cancelled, and every downstream server is stopped in
-parallel (stdin closed, then SIGTERM, then SIGKILL, per process group). Stop signals that arrive while it
-runs ask for the same thing again and change nothing. (Taking the second one as "kill everything now"
+parallel (stdin closed, then SIGTERM, then SIGKILL, per process group). A stop by signal is urgent: a
+client that signals kills soon after (Claude Code: SIGKILL about 500 ms after SIGINT), so each grace is
+then a few milliseconds. Stop signals that arrive while it runs ask for the same thing again and change
+nothing. (Taking the second one as "kill everything now"
 turned the end of every Claude Code session into SIGKILLs for servers that were closing cleanly.)
 
 Two things end the shutdown at once instead, by SIGKILLing every server process group:
@@ -45,6 +47,8 @@ class Stopper:
         self._bound_seconds = bound_seconds
         self.kill_everything: Callable[[], None] | None = None
         """SIGKILLs every server process group; set once there is a pool to ask."""
+        self.hurry_everything: Callable[[], None] | None = None
+        """Makes every server's stop urgent (a client that signals kills soon after); set with the pool."""
         self._serving: anyio.CancelScope | None = None
         self._began = anyio.Event()
         self._forced = anyio.Event()
@@ -70,6 +74,8 @@ class Stopper:
     async def watch(self, signals: AsyncIterator[int]) -> None:
         async for _ in signals:
             self._signals += 1
+            if self.hurry_everything is not None:
+                self.hurry_everything()
             self._begin()
             if self._signals == FORCE_AFTER_SIGNALS:
                 self._forced.set()

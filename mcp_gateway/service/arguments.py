@@ -18,6 +18,7 @@ Validators are compiled once per schema text (compiling costs 50 to 100 times mo
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -26,7 +27,9 @@ import anyio
 import anyio.to_thread
 
 from mcp_gateway.bounds import clip
+from mcp_gateway.errors import InvalidArgumentsError
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.service.names import ResolvedTool
 from mcp_gateway.wire import depth_exceeds
 
 if TYPE_CHECKING:
@@ -47,6 +50,7 @@ VALIDATION_THREADS = 2
 """Validations running at once: a burst of calls must not take every worker thread of the process."""
 TOO_DEEP = "its schema refers to itself without end, or the arguments are nested too deeply to check"
 
+logger = logging.getLogger(__name__)
 _imports = threading.Lock()
 _imported = threading.Event()
 
@@ -97,6 +101,35 @@ class ArgumentChecker:
     async def check(self, schema: JsonObject | str, arguments: dict[str, Any]) -> ArgumentCheck:
         # Not abandoned on cancellation: the thread ends by the deadline, and the limiter counts it until then.
         return await anyio.to_thread.run_sync(self._check, schema, arguments, limiter=self._limiter)
+
+    async def ensure_sendable(self, resolved: ResolvedTool, arguments: dict[str, Any]) -> None:
+        """Return when `arguments` may be sent to the tool (checked, or uncheckable and said so in the log).
+
+        Raises:
+            InvalidArgumentsError: they do not match the tool's input schema, or are nested too deeply to send.
+        """
+        check = await self.check(resolved.tool.input_schema_json, arguments)
+        if check.refused is not None:
+            raise InvalidArgumentsError(
+                f"The arguments for '{resolved.qualified}' cannot be sent: {check.refused}. "
+                "Send them less deeply nested and call execute_tool again.",
+                [check.refused],
+            )
+        if check.unchecked is not None:
+            logger.log(
+                logging.DEBUG if check.schema_at_fault else logging.WARNING,
+                "server '%s', tool '%s': arguments sent unchecked because %s",
+                resolved.server,
+                resolved.tool.name,
+                check.unchecked,
+            )
+        if check.problems:
+            problems = list(check.problems)
+            raise InvalidArgumentsError(
+                f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
+                "Fix them and call execute_tool again.",
+                problems,
+            )
 
     def _check(self, schema: JsonObject | str, arguments: dict[str, Any]) -> ArgumentCheck:
         if depth_exceeds(arguments, MAX_FORWARDED_DEPTH):

@@ -32,6 +32,12 @@ class BackgroundJournal:
         self._path = path
         self._owner = os.getpid() if owner_pid is None else owner_pid
 
+    def with_others(self, own: list[BackgroundProblem]) -> list[GatewayProblem]:
+        """`own` (this gateway's problems) and those the other running gateways recorded, oldest first."""
+        mine = [GatewayProblem(self._owner, problem) for problem in own]
+        others = [found for found in self.read() if found.gateway_pid != self._owner]
+        return sorted(mine + others, key=lambda found: found.problem.at)
+
     def record(self, problem: BackgroundProblem) -> None:
         """Add one of this gateway's problems (blocking file I/O: call it from a worker thread)."""
         entries = self._live_entries()

@@ -90,12 +90,16 @@ class Examination:
 async def examine(
     gateway: Examination,
     counter: TokenCounter,
-    gateway_context: str,
+    gateway_context: Callable[[], Awaitable[str]],
     *,
     servers: Sequence[str] | None = None,
     on_progress: ProgressFn | None = None,
 ) -> DoctorReport:
-    """Start and list `servers` (default: all), a few at a time, and judge each."""
+    """Start and list `servers` (default: all), a few at a time, and judge each.
+
+    `gateway_context` gives what the gateway puts before a model (its tools and instructions) once they are
+    listed: the instructions describe each server by what its listing said.
+    """
     config = gateway.config
     names = list(servers) if servers is not None else list(config.servers)
     limiter = anyio.CapacityLimiter(config.settings.refresh_concurrency)
@@ -123,7 +127,7 @@ async def examine(
         listed=len(listed),
         tools=sum(c.tool_count for c in listed),
         direct_tokens=sum(c.schema_tokens for c in listed),
-        gateway_tokens=counter.count(gateway_context),
+        gateway_tokens=counter.count(await gateway_context()),
     )
     return DoctorReport(ordered, summary)
 

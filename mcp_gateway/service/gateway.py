@@ -4,8 +4,9 @@ Search, list, describe, execute, refresh, status and doctor, each returning a ty
 (`service/reports.py`), so a search in the terminal is the search the model gets. The catalog, the pool and
 the workspace are private to it: the MCP server only serialises its reports for a model and the command line
 only renders them for a person. It owns the lifetime of the catalog, the pool and the background work:
-entering it reads cache.json and reaps what a killed predecessor left behind, and starts nothing else;
-`start_background()` begins the startup metadata check once the caller is ready to answer its client.
+entering it builds the instructions for its client, reads cache.json and reaps what a killed predecessor left
+behind, and starts nothing else; `start_background()` begins the startup metadata check once the caller is
+ready to answer its client. Reads meanwhile wait for the listings they depend on, boundedly (`listing_wait`).
 Nothing it runs in the background can end it: a failure there is logged and reported by `status()`
 (see `mcp_gateway.background`), and the gateway serves on.
 
@@ -25,6 +26,7 @@ import anyio
 import anyio.to_thread
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
+from mcp_gateway.bounds import MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import Listing, ServerCatalog
 from mcp_gateway.catalog.store import CacheStore
@@ -34,7 +36,7 @@ from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
 from mcp_gateway.downstream.server_context import PROBE_SECONDS
-from mcp_gateway.errors import CatalogError, DownstreamError, InvalidArgumentsError
+from mcp_gateway.errors import CatalogError, DownstreamError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
@@ -44,6 +46,7 @@ from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, ProgressFn, examine
+from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
 from mcp_gateway.service.reports import (
     RefreshOutcome,
     RefreshReport,
@@ -51,12 +54,13 @@ from mcp_gateway.service.reports import (
     SearchReport,
     StatusReport,
     ToolDefinition,
+    ToolDescription,
     ToolPage,
 )
 from mcp_gateway.service.resolving import ToolResolver
 from mcp_gateway.service.results import mask_error_texts
 from mcp_gateway.service.status import status_report
-from mcp_gateway.service.surface import initial_context, no_servers_hint
+from mcp_gateway.service.surface import current_instructions, initial_context, no_servers_hint
 from mcp_gateway.tokens import TokenCounter
 
 logger = logging.getLogger(__name__)
@@ -72,14 +76,13 @@ class Gateway:
         connector: Connector = open_client,
         load_in_background: bool = False,
         probe_seconds: float = PROBE_SECONDS,
+        listing_wait_seconds: float = LISTING_WAIT_SECONDS,
     ) -> None:
-        """`load_in_background`: read cache.json after entering, not before; every operation waits for it.
-        `connector` and `probe_seconds` (how long a connection whose call timed out gets to answer a liveness
-        probe) are seams for tests, which reach servers in-process and cannot wait seconds.
-
-        A serving gateway does this so that its client's `initialize` is answered at once: reading and
-        indexing thousands of cached tools takes about a second, and `initialize` and `tools/list` need none
-        of them.
+        """`load_in_background`: read cache.json after entering, not before (every operation waits for it), so
+        a serving gateway answers `initialize` at once: indexing thousands of cached tools takes about a second.
+        `connector`, `probe_seconds` (how long a connection whose call timed out gets to answer a liveness
+        probe) and `listing_wait_seconds` (how long a read waits for a listing, see `listing_wait`) are seams
+        for tests, which reach servers in-process and cannot wait seconds.
         """
         self._workspace = workspace
         self._config = config
@@ -102,12 +105,15 @@ class Gateway:
             secrets=self._secrets,
             probe_seconds=probe_seconds,
         )
-        self._resolver = ToolResolver(config, self._catalog, CatalogDirectory(self._catalog), self._ensure_listed)
+        self._waiting = ListingWait(self._catalog, listing_wait_seconds)
+        directory = CatalogDirectory(self._catalog)
+        self._resolver = ToolResolver(config, self._catalog, directory, self._ensure_listed, self._waiting)
         self._stack: AsyncExitStack | None = None
         self._tg: BackgroundTasks | None = None
         self._load_in_background = load_in_background
         self._catalog_loaded = anyio.Event()
         self._workspace_problems: tuple[str, ...] = ()
+        self._instructions = ""
 
     @classmethod
     def for_home(
@@ -139,6 +145,8 @@ class Gateway:
         for problem in self._workspace_problems:
             logger.warning("%s", problem)
         await anyio.to_thread.run_sync(reap_stale_groups, self._workspace.process_records_dir)
+        # Before the catalog loads: parsing cache.json in a thread slows this 30-fold (the GIL).
+        self._instructions = await current_instructions(self._config, self._catalog, self.mask)
         if not self._load_in_background:
             await self._load_catalog()
         async with AsyncExitStack() as stack:
@@ -159,9 +167,18 @@ class Gateway:
         return await self._stack.__aexit__(exc_type, exc, tb)
 
     def start_background(self) -> None:
-        """Once the catalog is loaded: refresh invalid entries (bounded parallelism) and start `eager` servers."""
+        """Once the catalog is loaded: refresh invalid entries (bounded parallelism) and start `eager` servers.
+
+        Requests meanwhile wait for those listings (boundedly, see `listing_wait`) rather than find nothing.
+        """
         assert self._tg is not None
+        if self._config.settings.startup_metadata_check:
+            self._waiting.expect_listings()
         self._tg.start_soon(self._start_background, name="the startup work")
+
+    def hurry_stop(self) -> None:
+        """The client is ending the gateway by a signal and will kill it soon: stop its servers in milliseconds."""
+        self._pool.urge()
 
     def stop_now(self) -> None:
         """SIGKILL every downstream process group at once: a stop that cannot wait any more."""
@@ -171,44 +188,51 @@ class Gateway:
         """Return once cache.json has been read and indexed."""
         await self._catalog_loaded.wait()
 
+    def instructions(self) -> str:
+        """The gateway's instructions for its client: how to use the four tools and a digest of the servers.
+
+        Built when the gateway was entered, from the config and the catalog's digest (a small file beside
+        cache.json, never cache.json itself), so a client's `initialize` never waits for the catalog.
+        """
+        return self._instructions
+
     # Operations.
 
-    async def search(self, query: str, *, server: str | None = None, limit: int | None = None) -> SearchReport:
+    async def search(
+        self,
+        query: str,
+        *,
+        server: str | None = None,
+        limit: int | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> SearchReport:
+        """The best matches for `query`, once the listings under way have ended or been waited for long enough
+        (`listing_wait`); servers still loading then are named in the report."""
         await self.loaded()
         await self._catalog.sync_from_disk()
         notes: list[str] = []
-        if server:
-            named = self._resolver.configured_name(server)  # read as list_tools reads it, so it gets listed
-            if named is not None and self._catalog.entry(named) is None:
-                try:
-                    await self._ensure_listed(named)
-                except DownstreamError as error:
-                    notes.append(self.mask(error.message))
+        named = self._resolver.configured_name(server) if server else None  # read as list_tools reads it
+        if named is not None and self._catalog.entry(named) is None and named not in self._catalog.loading():
+            try:
+                await self._ensure_listed(named)  # asked for by name: listed now, as list_tools would
+            except DownstreamError as error:
+                notes.append(self.mask(error.message))
+        await self._waiting.settle(None if named is None else [named], on_progress)
         found = await self._catalog.search(query, server=server, limit=limit or self._config.settings.tool_search_limit)
         hits = tuple(
             SearchHit(ToolDefinition(hit.server, tool), hit.confidence, tuple(hit.reasons))
             for hit in found.hits
             if (tool := self._catalog.find(hit.server, hit.tool)) is not None
         )
-        enabled = [name for name, spec in self._config.servers.items() if not spec.spec.disabled]
-        failed = {
-            name: self.mask(message)
-            for name in enabled
-            if (message := self._catalog.failure(name)) and self._catalog.entry(name) is None
-        }
-        unlisted = tuple(
-            name
-            for name in enabled
-            if self._catalog.state(name) == "missing" and not self._config.settings.startup_metadata_check
-        )
+        missing = missing_servers(self._catalog, self.mask)
         return SearchReport(
             query=query,
             hits=hits,
             notes=(*notes, *found.notes),
             focused_server=found.focused_server,
-            loading=tuple(self._catalog.loading()),
-            failed=failed,
-            unlisted=unlisted,
+            loading=missing.loading,
+            failed=missing.failed,
+            unlisted=missing.unlisted,
             no_servers_hint=no_servers_hint(self._config),
         )
 
@@ -216,19 +240,31 @@ class Gateway:
         """The configured server a name or alias means; `UnknownServerError` (or ambiguous) when none."""
         return self._resolver.server(server)
 
-    async def list_tools(self, server: str, *, limit: int | None = None, offset: int = 0) -> ToolPage:
-        """A page of one server's tools (all of them without `limit`), listing the server first if need be."""
+    async def list_tools(
+        self, server: str, *, limit: int | None = None, offset: int = 0, on_progress: ProgressCallback | None = None
+    ) -> ToolPage:
+        """A page of one server's tools (all of them without `limit`), listing the server first if need be.
+
+        Raises:
+            StillLoadingError: its listing was under way and outlasted the wait for it.
+        """
         await self.loaded()
         name = self._resolver.server(server)
-        entry = await self._ensure_listed(name)
+        if self._catalog.entry(name) is None and await self._waiting.settle([name], on_progress):
+            raise self._waiting.still_loading(name, "list_tools")
+        await self._ensure_listed(name)
         tools = self._catalog.tools(name)
         end = len(tools) if limit is None else offset + limit
         page = tuple(ToolDefinition(name, tool) for tool in tools[offset:end])
-        return ToolPage(name, page, len(tools), offset, entry.instructions)
+        return ToolPage(name, page, len(tools), offset, self._server_instructions(name))
 
-    async def describe(self, tool: str, *, server: str | None = None) -> ToolDefinition:
-        resolved = await self._resolver.tool(tool, server)
-        return ToolDefinition(resolved.server, resolved.tool)
+    async def describe(
+        self, tool: str, *, server: str | None = None, on_progress: ProgressCallback | None = None
+    ) -> ToolDescription:
+        await self.loaded()
+        resolved = await self._resolver.tool(tool, server, patient=False, on_progress=on_progress)
+        instructions = self._server_instructions(resolved.server)
+        return ToolDescription(ToolDefinition(resolved.server, resolved.tool), instructions)
 
     async def execute(
         self,
@@ -243,29 +279,9 @@ class Gateway:
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
+        # No progress from a wait for a listing: the tool's own follows on this token, and it must only grow.
         resolved = await self._resolver.tool(tool, server)
-        check = await self._arguments.check(resolved.tool.input_schema_json, arguments)
-        if check.refused is not None:
-            raise InvalidArgumentsError(
-                f"The arguments for '{resolved.qualified}' cannot be sent: {check.refused}. "
-                "Send them less deeply nested and call execute_tool again.",
-                [check.refused],
-            )
-        if check.unchecked is not None:
-            logger.log(
-                logging.DEBUG if check.schema_at_fault else logging.WARNING,
-                "server '%s', tool '%s': arguments sent unchecked because %s",
-                resolved.server,
-                resolved.tool.name,
-                check.unchecked,
-            )
-        if check.problems:
-            problems = list(check.problems)
-            raise InvalidArgumentsError(
-                f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
-                "Fix them and call execute_tool again.",
-                problems,
-            )
+        await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
         retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
         result = await self._pool.call_tool(
@@ -326,7 +342,10 @@ class Gateway:
             stderr_log=self._workspace.stderr_log_path,
             mask=self.mask,
         )
-        context = initial_context(self._config)
+
+        async def context() -> str:  # what the next session will read, as the listings left the digest
+            return initial_context(self._config, await current_instructions(self._config, self._catalog, self.mask))
+
         return await examine(examination, counter, context, servers=servers, on_progress=on_progress)
 
     # Inside.
@@ -334,13 +353,17 @@ class Gateway:
     async def _start_background(self) -> None:
         await self._catalog_loaded.wait()
         assert self._tg is not None
-        # Each its own guarded task, so one failing does not keep the others from running.
-        self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
-        self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
-        if self._config.settings.startup_metadata_check:
-            due = self._catalog.needs_refresh()
-            if due:
-                self._tg.start_soon(self.refresh, due, name="the startup refresh of the tool lists")
+        try:
+            # Each its own guarded task, so one failing does not keep the others from running.
+            self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
+            self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
+            if self._config.settings.startup_metadata_check:
+                due = self._catalog.needs_refresh()
+                if due:
+                    self._catalog.queue(due)  # now, so no request takes them for servers with no tools
+                    self._tg.start_soon(self.refresh, due, name="the startup refresh of the tool lists")
+        finally:
+            self._waiting.listings_queued()
 
     async def _warm_up_validation(self) -> None:
         # Abandoned when the gateway stops: the import it runs is finite, and an exit must not wait for it.
@@ -366,16 +389,20 @@ class Gateway:
             return entry
         return await self._catalog.refresh(server, self._list_downstream)
 
+    def _server_instructions(self, server: str) -> str | None:
+        """A server's own instructions as the model reads them (cache.json from before they were masked and
+        bounded when listed may still hold them whole)."""
+        entry = self._catalog.entry(server)
+        text = entry.instructions if entry is not None else None
+        return None if text is None else self._secrets.mask_clipped(text, MAX_SERVER_INSTRUCTIONS_CHARS)
+
     async def _list_downstream(self, server: str) -> Listing:
         """Ask the server itself for its tools now (starting it if need be); the catalog is not touched."""
         return await self._pool.list_tools(server)
 
     async def background_failures(self) -> list[GatewayProblem]:
         """What failed in the background of this gateway and of the others running on this workspace."""
-        own = [GatewayProblem(os.getpid(), problem) for problem in self._problems]
-        recorded = await anyio.to_thread.run_sync(self._journal.read)
-        others = [found for found in recorded if found.gateway_pid != os.getpid()]
-        return sorted(own + others, key=lambda found: found.problem.at)
+        return await anyio.to_thread.run_sync(self._journal.with_others, list(self._problems))
 
     def _enabled(self) -> list[str]:
         return [name for name, server in self._config.servers.items() if not server.spec.disabled]

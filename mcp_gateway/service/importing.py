@@ -4,12 +4,17 @@ The service owns the whole flow, so a front end only renders its reports: read t
 remote server that sends no credentials whether it needs a sign-in, merge the servers into the gateway's
 `config.json`, then (with write-back) back the client file up and rewrite it; and restore a backup. Order
 matters for safety: the gateway config is written first, and only then is the client file backed up and
-rewritten, so a failure at any step leaves the client as it was.
+rewritten, so a failure at any step leaves the client as it was. Clients already pointed at the gateway
+keep working after any later import: a same-named server with another definition is never replaced unless
+asked (it stays in its client), and the gateway entries of this workspace in clients that filter the
+environment are brought up to date when the workspace's servers come to need another variable.
 
 Its collaborators are passed in, never looked up: where the client files are (`Where`: home, project,
 environment, platform), the workspace the servers go into, the sign-in `probe` (the real one asks over
-HTTP) and the `clock` that stamps backups. It prints nothing. A report holds no secret: entries are masked
-before they go in, so any front end may show all of it.
+HTTP), the `clock` that stamps backups, and `launching`: how this gateway is installed and the check that
+runs the command written for the client (a command that does not start the gateway is never written). It
+prints nothing. A report holds no secret: entries are masked before they go in, so any front end may show
+all of it.
 
 A request that cannot be met raises before anything is written: `ImportUsageError` when the request names
 what does not exist, `ConfigError` when a file cannot be read or used, `ImportFailedError` when a backup
@@ -28,7 +33,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
 import anyio
 
@@ -38,10 +42,8 @@ from mcp_gateway.importers import (
     CLIENTS,
     ClientFormat,
     ClientReading,
-    Detected,
     Launch,
     MergePlan,
-    Scope,
     Where,
     create_backup,
     detect,
@@ -55,12 +57,30 @@ from mcp_gateway.importers import (
 )
 from mcp_gateway.importers.clients import files_with_backups
 from mcp_gateway.importers.files import write_atomically
-from mcp_gateway.importers.launch import LaunchPlan
+from mcp_gateway.importers.launch import Installation, LaunchPlan
+from mcp_gateway.importers.launch_check import LaunchChecker
 from mcp_gateway.importers.masking import mask_json
-from mcp_gateway.importers.model import JsonObject
+from mcp_gateway.importers.model import ImportedServer
+from mcp_gateway.importers.refresh import stale_gateways
 from mcp_gateway.importers.sign_in import Probe, needs_probe, screen_sign_ins
 from mcp_gateway.importers.variables import needed_variables
 from mcp_gateway.paths import Workspace
+from mcp_gateway.service.import_reports import (
+    AskingForSignIns,
+    BackedUpFile,
+    BackupChoice,
+    ClientEntry,
+    ClientWrite,
+    Detection,
+    GatewayRefresh,
+    ImportReport,
+    ImportRequest,
+    NeededVariable,
+    Progress,
+    RestoreReport,
+    RestoreRequest,
+    ServerOutcome,
+)
 
 Clock = Callable[[], datetime]
 """The current time, for the names of backups."""
@@ -71,167 +91,11 @@ def system_clock() -> datetime:
 
 
 @dataclass(frozen=True)
-class AskingForSignIns:
-    """Progress: the sign-in check is about to ask `servers` remote servers (it may take a few seconds)."""
+class Launching:
+    """How the client will start the gateway: this installation's facts, and the check that the command runs."""
 
-    servers: int
-
-
-Progress = Callable[[AskingForSignIns], None]
-
-
-@dataclass(frozen=True)
-class ImportRequest:
-    client: str
-    """A client's name or alias (`claude-code`, `claude`, …)."""
-    scope: Scope | None = None
-    """None: the client's first scope."""
-    source: Path | None = None
-    """A file in the client's format to read instead of the client's own."""
-    dry_run: bool = False
-    write_client_config: bool = False
-
-
-ServerStatus = Literal["added", "updated", "unchanged", "skipped", "gateway"]
-"""What became of one client entry; `gateway` is the gateway's own entry, never imported."""
-IMPORTED: frozenset[ServerStatus] = frozenset({"added", "updated", "unchanged"})
-
-
-@dataclass(frozen=True)
-class ServerOutcome:
-    name: str
-    status: ServerStatus
-    entry: JsonObject | None = None
-    """The entry as the gateway config holds it, masked; None when not imported."""
-    changed: tuple[str, ...] = ()
-    """For `updated`: the connection fields brought in line with the client."""
-    reason: str | None = None
-    """For `skipped` and `gateway`: why it was not imported."""
-    notes: tuple[str, ...] = ()
-
-    @property
-    def imported(self) -> bool:
-        return self.status in IMPORTED
-
-
-@dataclass(frozen=True)
-class NeededVariable:
-    """A variable the imported servers use, which the client used to supply and the gateway now needs."""
-
-    name: str
-    set_here: bool
-    """Whether it is set (and not empty) in the environment the import ran in."""
-
-
-@dataclass(frozen=True)
-class ClientEntry:
-    """The gateway's entry as write-back puts it into the client file, and what it replaces there."""
-
-    path: Path
-    block: tuple[str, ...]
-    """Where the servers live in the client's document: `("mcpServers",)`, …"""
-    replaced: int
-    """Imported servers the entry takes the place of."""
-    kept: int
-    """Servers that could not be imported and stay."""
-    text: str
-    """The entry exactly as written, masked."""
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ClientWrite:
-    path: Path
-    backup: Path | None
-    """The copy taken before the rewrite; None when the file already held exactly this entry."""
-    kept: int
-    """Servers left in it besides the gateway."""
-
-
-ConfigWrite = Literal["written", "unchanged"]
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    client: ClientFormat
-    scope: Scope
-    path: Path
-    """The client file that was read."""
-    servers: tuple[ServerOutcome, ...]
-    """Every entry of the client, in its order."""
-    notes: tuple[str, ...]
-    """What concerns no single server (other scopes that hold servers, …)."""
-    gateway_config: Path
-    variables: tuple[NeededVariable, ...]
-    client_entry: ClientEntry
-    dry_run: bool
-    config_write: ConfigWrite | None = None
-    """None: the gateway config was not written (a dry run, nothing imported, or the write failed)."""
-    client_write: ClientWrite | None = None
-    """None: the client file was not rewritten (not asked, or the write failed)."""
-    write_failure: str | None = None
-    """A write that failed, and that the file is unchanged; nothing after it was attempted."""
-
-    @property
-    def imported(self) -> bool:
-        return any(server.imported for server in self.servers)
-
-    @property
-    def has_gateway(self) -> bool:
-        return any(server.status == "gateway" for server in self.servers)
-
-    def count(self, status: ServerStatus) -> int:
-        return sum(1 for server in self.servers if server.status == status)
-
-
-@dataclass(frozen=True)
-class Detection:
-    """Every client with a config file in its default scope."""
-
-    found: tuple[Detected, ...]
-
-    @property
-    def with_servers(self) -> tuple[Detected, ...]:
-        return tuple(detected for detected in self.found if detected.servers)
-
-    @property
-    def chosen(self) -> ClientFormat | None:
-        """The client to import from when none was named: the only one with servers, if there is one."""
-        candidates = self.with_servers
-        return candidates[0].client if len(candidates) == 1 else None
-
-
-@dataclass(frozen=True)
-class RestoreRequest:
-    backup: str | None = None
-    """A backup as the person named it (relative to the current directory); None: the newest one."""
-    client: str | None = None
-    """Without `backup`: look only at this client's files."""
-    scope: Scope | None = None
-    source: Path | None = None
-    """Without `backup`: look only at this file's backups."""
-
-
-@dataclass(frozen=True)
-class RestoreReport:
-    backup: Path
-    original: Path
-    kept_current: Path | None
-    """Where the version it replaced was kept, when that differed from the backup."""
-
-
-@dataclass(frozen=True)
-class BackedUpFile:
-    path: Path
-    newest: Path
-    count: int
-
-
-@dataclass(frozen=True)
-class BackupChoice:
-    """No backup was named and the newest is not one file's: none has backups, or several have."""
-
-    files: tuple[BackedUpFile, ...]
+    installation: Installation
+    check: LaunchChecker
 
 
 class ImportService:
@@ -239,16 +103,24 @@ class ImportService:
 
     @classmethod
     def for_home(
-        cls, home: str | os.PathLike[str] | None, *, where: Where, probe: Probe, clock: Clock
+        cls,
+        home: str | os.PathLike[str] | None,
+        *,
+        where: Where,
+        probe: Probe,
+        clock: Clock,
+        launching: Launching,
     ) -> ImportService:
         """The service importing into the workspace at `home` (else `$MCP_GATEWAY_HOME`, else the platform's)."""
-        return cls(where=where, workspace=Workspace.from_environment(home), probe=probe, clock=clock)
+        workspace = Workspace.from_environment(home)
+        return cls(where=where, workspace=workspace, probe=probe, clock=clock, launching=launching)
 
-    def __init__(self, *, where: Where, workspace: Workspace, probe: Probe, clock: Clock) -> None:
+    def __init__(self, *, where: Where, workspace: Workspace, probe: Probe, clock: Clock, launching: Launching) -> None:
         self._where = where
         self._workspace = workspace
         self._probe = probe
         self._clock = clock
+        self._launching = launching
 
     async def detect(self) -> Detection:
         return Detection(tuple(await anyio.to_thread.run_sync(detect, self._where)))
@@ -283,7 +155,9 @@ class ImportService:
         return await anyio.to_thread.run_sync(self._restore, request)
 
     def _merge_and_write(self, client: ClientFormat, reading: ClientReading, request: ImportRequest) -> ImportReport:
-        plan = plan_merge(self._workspace.config_path, reading.servers)
+        plan = plan_merge(self._workspace.config_path, reading.servers, replace=request.replace)
+        outcomes = _server_outcomes(reading, plan, client.title)
+        reading = _without_conflicts(reading, plan)  # a conflicting server stays in its client
         needed = needed_variables(reading)
         # The client's gateway runs every server of the workspace, so it passes on what all of them use; a
         # re-run then writes the same entry even when this client has nothing left to import.
@@ -291,22 +165,28 @@ class ImportService:
             self._workspace.config_dir,
             gui=client.gui,
             client=client.title,
+            installation=self._launching.installation,
+            launcher=request.launcher,
             needed=[*needed, *plan.variables()],
             which=self._which,
         )
+        entry = _client_entry(client, reading, launch)
+        if reading.imported or reading.has_gateway:
+            entry = replace(entry, start_problem=self._launching.check(launch.launch, self._where.environ))
         report = ImportReport(
             client,
             reading.scope,
             reading.path,
-            servers=_server_outcomes(reading, plan),
+            servers=outcomes,
             notes=reading.notes,
             gateway_config=plan.path,
             variables=tuple(NeededVariable(name, bool(self._where.environ.get(name))) for name in needed),
-            client_entry=_client_entry(client, reading, launch),
+            client_entry=entry,
             dry_run=request.dry_run,
         )
+        rewritten_here = reading.path if request.write_client_config else None
         if request.dry_run:
-            return report
+            return replace(report, refreshed=self._refresh_gateways(plan.variables(), rewritten_here, dry_run=True))
         if not reading.imported:
             if reading.has_gateway and request.write_client_config:
                 return self._write_client(report, client, reading, launch.launch)
@@ -316,6 +196,7 @@ class ImportService:
         except ConfigError as error:
             return replace(report, write_failure=error.message)
         report = replace(report, config_write="written" if plan.changed else "unchanged")
+        report = replace(report, refreshed=self._refresh_gateways(plan.variables(), rewritten_here, dry_run=False))
         if request.write_client_config:
             return self._write_client(report, client, reading, launch.launch)
         return report
@@ -324,6 +205,12 @@ class ImportService:
         self, report: ImportReport, client: ClientFormat, reading: ClientReading, launch: Launch
     ) -> ImportReport:
         """Back the client file up and rewrite it so the gateway replaces the imported servers."""
+        if report.client_entry.start_problem is not None:
+            failure = (
+                f"{reading.path}: not rewritten, since the gateway command does not start "
+                f"({report.client_entry.start_problem}); it is unchanged"
+            )
+            return replace(report, write_failure=failure)
         kept = len(reading.skipped)
         try:
             text = client.rewrite(reading, launch)
@@ -338,6 +225,29 @@ class ImportService:
             failure = f"{reading.path}: cannot write it ({error.strerror or error}); it is unchanged"
             return replace(report, write_failure=failure)
         return replace(report, client_write=ClientWrite(reading.path, backup, kept))
+
+    def _refresh_gateways(
+        self, needed: list[str], besides: Path | None, *, dry_run: bool
+    ) -> tuple[GatewayRefresh, ...]:
+        """Bring other clients' gateway entries for this workspace up to date (see `importers.refresh`)."""
+        refreshed: list[GatewayRefresh] = []
+        for stale in stale_gateways(self._where, self._workspace.config_dir, needed, besides=besides):
+            refresh = GatewayRefresh(stale.client.title, stale.reading.path, stale.missing)
+            if dry_run:
+                refreshed.append(refresh)
+                continue
+            try:
+                text = stale.client.rewrite(stale.reading, stale.launch)
+                backup = create_backup(stale.reading.path, self._clock())
+                write_atomically(stale.reading.path, text.encode("utf-8"))
+            except ConfigError as error:
+                refreshed.append(replace(refresh, failure=error.message))
+            except OSError as error:
+                failure = f"cannot write it ({error.strerror or error}); it is unchanged"
+                refreshed.append(replace(refresh, failure=failure))
+            else:
+                refreshed.append(replace(refresh, backup=backup))
+        return tuple(refreshed)
 
     def _restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice:
         if request.backup:
@@ -371,7 +281,7 @@ def _client_named(name: str, *, listed: bool) -> ClientFormat:
     return client
 
 
-def _server_outcomes(reading: ClientReading, plan: MergePlan) -> tuple[ServerOutcome, ...]:
+def _server_outcomes(reading: ClientReading, plan: MergePlan, client: str) -> tuple[ServerOutcome, ...]:
     merged = {outcome.name: outcome for outcome in plan.outcomes}
     outcomes: list[ServerOutcome] = []
     for server in reading.servers:
@@ -382,14 +292,41 @@ def _server_outcomes(reading: ClientReading, plan: MergePlan) -> tuple[ServerOut
             outcomes.append(ServerOutcome(server.name, "skipped", reason=server.skipped, notes=server.warnings))
         else:
             entry = as_object(mask_json(outcome.entry)) or {}
-            outcomes.append(ServerOutcome(server.name, outcome.status, entry, outcome.changed, notes=server.warnings))
+            reason = _conflict_reason(server.name, outcome.changed, client) if outcome.status == "conflict" else None
+            outcomes.append(
+                ServerOutcome(server.name, outcome.status, entry, outcome.changed, reason, notes=server.warnings)
+            )
     return tuple(outcomes)
+
+
+def _conflict_reason(name: str, differing: tuple[str, ...], client: str) -> str:
+    return (
+        f"the gateway already has a '{name}' with a different {', '.join(differing)}, which clients already "
+        f"pointed at the gateway use; this one stays in {client}. To use {client}'s for every client instead, "
+        "import again with --replace"
+    )
+
+
+def _without_conflicts(reading: ClientReading, plan: MergePlan) -> ClientReading:
+    """The reading with each conflicting server turned into a skipped one, so write-back leaves it in place."""
+    conflicts = {outcome.name for outcome in plan.conflicts}
+    if not conflicts:
+        return reading
+    servers = tuple(
+        ImportedServer(server.name, skipped="conflict", warnings=server.warnings)
+        if server.name in conflicts
+        else server
+        for server in reading.servers
+    )
+    return replace(reading, servers=servers)
 
 
 def _client_entry(client: ClientFormat, reading: ClientReading, launch: LaunchPlan) -> ClientEntry:
     rendered = _masked_rendering(client.render_entry(launch.launch))
     replaced, kept = len(reading.imported), len(reading.skipped)
-    return ClientEntry(reading.path, reading.block, replaced, kept, rendered, launch.warnings)
+    return ClientEntry(
+        reading.path, reading.block, replaced, kept, rendered, launch.launcher, launch.why, warnings=launch.warnings
+    )
 
 
 def _masked_rendering(rendered: str) -> str:

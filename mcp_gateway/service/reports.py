@@ -71,6 +71,14 @@ class ToolDefinition:
 
 
 @dataclass(frozen=True)
+class ToolDescription:
+    """One tool's whole definition, with what its server's own instructions say (masked and bounded)."""
+
+    tool: ToolDefinition
+    server_instructions: str | None
+
+
+@dataclass(frozen=True)
 class SearchHit:
     tool: ToolDefinition
     confidence: Literal["high", "medium", "low"]
@@ -102,7 +110,7 @@ class ToolPage:
     total: int
     offset: int
     instructions: str | None
-    """The server's own instructions from its handshake, if it gave any."""
+    """The server's own instructions from its handshake, if it gave any (masked and bounded)."""
 
     @property
     def next_offset(self) -> int | None:

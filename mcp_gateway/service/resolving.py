@@ -3,24 +3,23 @@
 A call may name its tool before the gateway has listed that tool's server: a first start with an empty
 cache lists every server in the background, and a server whose entry is missing is listed on demand when a
 call names it (explicitly, or as the prefix of a qualified name). A bare tool name nobody has listed yet
-waits, boundedly, for the listings under way before it is called unknown.
+waits, boundedly (`listing_wait`), for the listings under way before it is called unknown. A call that
+will run the tool waits for its server's listing as long as the server takes to start (running the tool
+needs it started anyway); one that only reads the definition (`patient=False`) waits within the bound.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import anyio
-
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import ServerCatalog
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import ToolCallError, UnknownToolError
 from mcp_gateway.service.directory import CatalogDirectory
+from mcp_gateway.service.listing_wait import ListingWait
 from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
-
-LOADING_WAIT_SECONDS = 15.0
-"""How long a call for a tool nobody has listed yet waits for servers still loading."""
 
 
 class ToolResolver:
@@ -30,11 +29,13 @@ class ToolResolver:
         catalog: Catalog,
         directory: CatalogDirectory,
         ensure_listed: Callable[[str], Awaitable[ServerCatalog]],
+        waiting: ListingWait,
     ) -> None:
         self._config = config
         self._catalog = catalog
         self._directory = directory
         self._ensure_listed = ensure_listed
+        self._waiting = waiting
 
     def server(self, name: str) -> str:
         """The configured server `name` means, by the one rule (`search/servers.py`); else an error to show."""
@@ -46,24 +47,35 @@ class ToolResolver:
         except ToolCallError:
             return None
 
-    async def tool(self, tool: str, server: str | None) -> ResolvedTool:
+    async def tool(
+        self,
+        tool: str,
+        server: str | None,
+        *,
+        patient: bool = True,
+        call: str = "describe_tool",
+        on_progress: ProgressCallback | None = None,
+    ) -> ResolvedTool:
         """The tool `tool` (qualified or bare, optionally within `server`) means.
 
+        `patient`: wait for the named server's listing as long as it takes (to run the tool); else within the
+        listing wait's bound, then raise `StillLoadingError` naming `call` to make again.
+
         Raises:
-            ToolCallError: unknown, ambiguous, or not allowed (filtered, or its server disabled).
+            ToolCallError: unknown, ambiguous, not allowed (filtered, or its server disabled), still loading.
         """
         await self._catalog.sync_from_disk()
         named = self._named_server(tool, server)
         if named is not None and self._catalog.entry(named) is None and not self._config.servers[named].spec.disabled:
+            if not patient and await self._waiting.settle([named], on_progress):
+                raise self._waiting.still_loading(named, call)
             await self._ensure_listed(named)
         try:
             return resolve_tool(self._directory, tool, server)
         except UnknownToolError:
             if not self._catalog.loading():
                 raise
-        with anyio.move_on_after(LOADING_WAIT_SECONDS):
-            while self._catalog.loading():
-                await self._catalog.wait_loaded()
+        await self._waiting.settle(None, on_progress)
         return resolve_tool(self._directory, tool, server)
 
     def _named_server(self, tool: str, server: str | None) -> str | None:

@@ -1,29 +1,37 @@
 """What the gateway offers a model: its four meta-tools, exactly as a client sees them in `tools/list`, the
-instructions it gives at the handshake, and the hint for a gateway with no server configured.
+instructions it gives at the handshake (with a digest of the servers, see `digest`), and the hint for a
+gateway with no server configured.
 
 The MCP server serves these; the command line counts what they cost (`doctor`). The list is fixed: clients
 ignore `tools/list_changed`, and a list that never changes keeps the client's prompt cache warm. Every tool
-carries `_meta["anthropic/alwaysLoad"]` so clients that defer tool definitions still load these.
+carries `_meta["anthropic/alwaysLoad"]` so clients that defer tool definitions still load these, and the
+three whose results can be large carry `_meta["anthropic/maxResultSizeChars"]` (see `MAX_RESULT_SIZE_CHARS`).
 Descriptions are short English written for a model; the whole list must stay within a few hundred tokens
 (measured in tests and `benchmarks/tokens.py`).
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from mcp_gateway.catalog.filters import tool_allowed
+from mcp_gateway.catalog.summary import ServerSummary
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
+from mcp_gateway.service.digest import SAMPLE_TOOLS_SHOWN, ServerLine, digest
 from mcp_gateway.tokens import compact_json
 
 if TYPE_CHECKING:
     import mcp_types as types
 
+    from mcp_gateway.catalog.catalog import Catalog
+
 LIST_PAGE_SIZE = 100
 """Tools per `list_tools` page when the model names no limit (a server may have thousands)."""
 MAX_LIST_PAGE_SIZE = 500
-MAX_SERVERS_NAMED = 24
-"""Past this many, the instructions name the first ones and count the rest (they cost tokens every session)."""
 
 SEARCH_TOOLS = "search_tools"
 LIST_TOOLS = "list_tools"
@@ -31,7 +39,20 @@ DESCRIBE_TOOL = "describe_tool"
 EXECUTE_TOOL = "execute_tool"
 META_TOOL_NAMES = (SEARCH_TOOLS, LIST_TOOLS, DESCRIBE_TOOL, EXECUTE_TOOL)
 
+MAX_RESULT_SIZE_CHARS = 100_000
+"""The result size, in characters, up to which Claude Code keeps a meta-tool's result in the conversation.
+
+Claude Code saves a tool result over 50,000 characters to a file and shows the model a 2 KB preview and the
+path, unless the tool's definition carries `_meta["anthropic/maxResultSizeChars"]`, which it honours up to
+500,000. Behind `execute_tool` stand every server's tools, so its value is every one's: 100,000 characters is
+about 25,000 tokens at Claude Code's 4 characters per token, the ceiling Claude Code sets for an MCP result
+by default (`MAX_MCP_OUTPUT_TOKENS`), and the value most of its own tools declare. A snapshot of a web page or
+a file a little over 50,000 characters then stays whole, while a result of hundreds of thousands still goes
+to a file instead of flooding the context. `describe_tool` (a schema up to 60,000 characters) and
+`list_tools` (up to 500 tools a page) can pass 50,000 too; `search_tools` is budgeted far below it."""
+
 _ALWAYS_LOAD = {"anthropic/alwaysLoad": True}
+_LARGE_RESULTS = {**_ALWAYS_LOAD, "anthropic/maxResultSizeChars": MAX_RESULT_SIZE_CHARS}
 _READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 _SERVER_HINT = {"type": "string", "description": "Server name or alias (optional)"}
 
@@ -108,7 +129,10 @@ _DEFINITIONS: list[dict[str, Any]] = [
 def meta_tool_definitions() -> list[dict[str, Any]]:
     """The four tools as plain JSON: what `meta_tools()` validates, and what the server's early answer to
     `tools/list` sends before the SDK (and its `mcp_types`) is imported."""
-    return [{**definition, "_meta": _ALWAYS_LOAD} for definition in _DEFINITIONS]
+    return [
+        {**definition, "_meta": _ALWAYS_LOAD if definition["name"] == SEARCH_TOOLS else _LARGE_RESULTS}
+        for definition in _DEFINITIONS
+    ]
 
 
 def meta_tools() -> list[types.Tool]:
@@ -117,25 +141,57 @@ def meta_tools() -> list[types.Tool]:
     return [types.Tool.model_validate(definition) for definition in meta_tool_definitions()]
 
 
-def instructions(config: GatewayConfig) -> str:
+def instructions(
+    config: GatewayConfig,
+    summaries: Mapping[str, ServerSummary] | None = None,
+    *,
+    mask: Callable[[str], str] = str,
+) -> str:
+    """The gateway's instructions: how to use the four tools, then a digest of the enabled servers (`digest`).
+
+    `summaries` is what the catalog's digest says of each server (see `catalog.summary`); `mask` hides the
+    gateway's known secrets in whatever the config or a server wrote.
+    """
     enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
     if not enabled:
-        servers = "no MCP servers yet (search_tools explains how to add them)"
-    else:
-        named = ", ".join(enabled[:MAX_SERVERS_NAMED])
-        more = f" and {len(enabled) - MAX_SERVERS_NAMED} more" if len(enabled) > MAX_SERVERS_NAMED else ""
-        servers = f"{len(enabled)} MCP servers ({named}{more})"
-    return (
-        f"This gateway gives access to the tools of {servers}. Find a tool with search_tools (describe the task "
-        "in plain words), then run it with execute_tool using its qualified name server.tool and arguments that "
-        "match its input schema. list_tools browses one server; describe_tool shows a tool's full definition."
-    )
+        return (
+            "This gateway gives access to the tools of no MCP servers yet (search_tools explains how to add them). "
+            + _HOW_TO
+        )
+    preamble = f"This gateway gives access to the tools of {len(enabled)} MCP servers (below). " + _HOW_TO
+    lines = [_line(config, name, (summaries or {}).get(name)) for name in enabled]
+    return digest(preamble, lines, mask=mask)
 
 
-def initial_context(config: GatewayConfig) -> str:
+_HOW_TO = (
+    "Find a tool with search_tools (describe the task in plain words; server= searches one server), then run "
+    "it with execute_tool using its qualified name server.tool and arguments that match its input schema. "
+    "list_tools browses one server and describe_tool shows a tool's full definition, each with the server's "
+    "own instructions."
+)
+
+
+def _line(config: GatewayConfig, name: str, summary: ServerSummary | None) -> ServerLine:
+    spec = config.servers[name].spec
+    about = spec.description or (summary.about if summary is not None else None)
+    allowed = (tool for tool in (summary.tools if summary is not None else ()))
+    allowed = (tool for tool in allowed if tool_allowed(tool, spec.include_tools, spec.exclude_tools))
+    return ServerLine(name, tuple(spec.aliases), about, tuple(itertools.islice(allowed, SAMPLE_TOOLS_SHOWN)))
+
+
+async def current_instructions(config: GatewayConfig, catalog: Catalog, mask: Callable[[str], str]) -> str:
+    """`instructions` as the catalog's digest has them now, read and built in worker threads (a digest of
+    hundreds of servers takes milliseconds to build, and the event loop serves meanwhile)."""
+    import anyio.to_thread  # not on the path to the early handshake (`server.start`)
+
+    summaries = await catalog.summaries()
+    return await anyio.to_thread.run_sync(functools.partial(instructions, config, summaries, mask=mask))
+
+
+def initial_context(config: GatewayConfig, gateway_instructions: str) -> str:
     """What a client puts before the model for the gateway before any call: its tool list and instructions."""
     tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in meta_tools()]
-    return compact_json(tools) + instructions(config)
+    return compact_json(tools) + gateway_instructions
 
 
 def no_servers_hint(config: GatewayConfig) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
-from mcp_gateway.service.reports import SearchReport, ToolDefinition, ToolPage
+from mcp_gateway.service.reports import SearchReport, ToolDefinition, ToolDescription, ToolPage
 from mcp_gateway.service.schema_cut import cut_schema, without_boilerplate
 from mcp_gateway.tokens import compact_json
 
@@ -90,11 +90,13 @@ def list_payload(page: ToolPage) -> dict[str, Any]:
     if page.next_offset is not None:
         payload["nextOffset"] = page.next_offset
     if page.instructions and page.offset == 0:
-        payload["serverInstructions"] = shorten(page.instructions, TAIL_SCHEMA_CHARS * 2)
+        payload["serverInstructions"] = page.instructions
     return payload
 
 
-def describe_payload(tool: ToolDefinition) -> dict[str, Any]:
+def describe_payload(description: ToolDescription) -> dict[str, Any]:
+    """The tool as its server listed it (the input schema bounded), and its server's own instructions."""
+    tool = description.tool
     wire = tool.to_wire()
     schema, cut = cut_schema(wire["inputSchema"], DESCRIBE_SCHEMA_CHARS)
     payload: dict[str, Any] = {"tool": tool.qualified, "server": tool.server}
@@ -102,6 +104,8 @@ def describe_payload(tool: ToolDefinition) -> dict[str, Any]:
     payload["inputSchema"] = schema
     if cut:
         payload["schemaShortened"] = True
+    if description.server_instructions:
+        payload["serverInstructions"] = description.server_instructions
     return payload
 
 

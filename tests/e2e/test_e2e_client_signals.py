@@ -4,9 +4,10 @@ With nothing running the gateway must be gone before that SIGTERM. So that a bus
 measure and its bound alike, each trial first measures how long a bare Python process takes to die on
 SIGINT, and the SIGTERM follows 100 ms after that; most trials must end before it.
 
-With servers running, SIGINT then SIGTERM is one graceful shutdown: a server that exits on stdin EOF
-(taking a moment, as real ones do) is left to do so, which the fake server's exit log records; a stubborn
-one is stopped by the escalation; all is over within the bound. A third signal forces the stop.
+With servers running, SIGINT then SIGTERM is one shutdown, and an urgent one: Claude Code SIGKILLs the
+gateway about 500 ms after SIGINT, so a server that would take longer to exit on stdin EOF than the few
+milliseconds a signalled stop allows is stopped by SIGTERM instead (the fake server's exit log records no
+EOF exit), a stubborn one by SIGKILL, and all is over within the bound. A third signal forces the stop.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ CLAUDE_CODE_SIGTERM_DELAY_SECONDS = 0.1
 """Claude Code ends a session with SIGINT, then SIGTERM if the server is still there this much later."""
 TRIALS = 5
 WIND_DOWN_SECONDS = 0.5
-"""A plain server's clean exit after stdin EOF takes a moment (longer than the gap between the signals)."""
+"""A plain server's clean exit after stdin EOF takes a moment (as long as Claude Code waits to SIGKILL)."""
 IDLE_SECONDS = 0.3
 """A gateway that has used no CPU time for this long is done starting up, as at the end of a real session."""
 BARE_PYTHON = "import sys; sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.read()"
@@ -130,7 +131,7 @@ async def pid_through(gateway: RawGateway, server: str) -> int:
     return int(result["structuredContent"]["pid"])
 
 
-async def test_sigint_then_sigterm_is_one_graceful_shutdown_that_ends_within_the_bound(tmp_path: Path) -> None:
+async def test_sigint_then_sigterm_is_one_urgent_shutdown_that_stops_every_server(tmp_path: Path) -> None:
     exits = tmp_path / "exits.log"
     plain_server = fake_server(exit_log=str(exits), exit_delay=str(WIND_DOWN_SECONDS))
     servers = {"plain": plain_server, "stubborn": fake_server(stubborn="1")}
@@ -148,7 +149,7 @@ async def test_sigint_then_sigterm_is_one_graceful_shutdown_that_ends_within_the
             assert await gateway.wait_exit(SHUTDOWN_BOUND_SECONDS) == 0
             await wait_groups_empty(learned, max(0.1, SHUTDOWN_BOUND_SECONDS - (time.monotonic() - stopping)))
         assert time.monotonic() - stopping < SHUTDOWN_BOUND_SECONDS
-        assert read_lines(exits) == [f"{plain} stdin-eof"], "the plain server was left to exit on stdin EOF"
+        assert read_lines(exits) == [], "the plain server was not left its slow exit on stdin EOF"
     finally:
         kill_groups_quietly(learned)
 

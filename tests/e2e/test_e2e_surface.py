@@ -50,6 +50,9 @@ async def test_tools_list_is_exactly_the_four_meta_tools_in_order_marked_always_
     assert [tool.name for tool in listed.tools] == META_TOOLS
     for tool in listed.tools:
         assert (tool.meta or {}).get("anthropic/alwaysLoad") is True, tool
+    # Claude Code keeps results up to this size in the conversation (beyond its 50,000-character default).
+    sizes = {tool.name: (tool.meta or {}).get("anthropic/maxResultSizeChars") for tool in listed.tools}
+    assert sizes == {"search_tools": None, "list_tools": 100_000, "describe_tool": 100_000, "execute_tool": 100_000}
 
 
 async def test_search_tools_ranks_get_sum_in_the_top_three_for_add_two_numbers(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@
 Claude Code and OpenCode each hold two fake servers (plus unrelated settings, comments and an entry that
 cannot be imported). Detection asks which client; a dry run writes nothing; the imports fill the
 gateway's config; write-back leaves Claude Code's file holding the gateway entry and everything else
-byte for byte; the gateway started on that workspace finds and runs imported tools; `--restore` brings
-the original file back byte-identical, and importing again changes nothing.
+byte for byte, and its entry starts this checkout's gateway (the launcher `auto` picks for a gateway not
+installed from the package index) and was tried before it was written; the gateway started exactly as
+that entry says finds and runs imported tools; `--restore` brings the original file back byte-identical,
+and importing again changes nothing.
 """
 
 from __future__ import annotations
@@ -88,17 +90,14 @@ class NewUser:
             check=False,
         )
 
-    def gateway_params(self) -> StdioServerParameters:
-        command, *args = self.program()
-        return StdioServerParameters(command=command, args=args, env=self.environment)
-
 
 def expected_claude_after_write_back(gateway_home: Path) -> str:
-    entry = {
+    entry: dict[str, object] = {
         "type": "stdio",
-        "command": "uvx",
-        "args": ["--from", "mcp-meta-gateway", "mcp-gateway"],
+        "command": str(GATEWAY_BIN),
+        "args": [],
         "env": {"MCP_GATEWAY_HOME": str(gateway_home)},
+        "alwaysLoad": True,
     }
     linear = {"type": "http", "url": "https://mcp.linear.app/mcp", "oauth": {"clientId": "claude"}}
     block = (
@@ -149,6 +148,8 @@ async def test_a_new_user_imports_writes_back_serves_and_restores(tmp_path: Path
 
     claude = user.cli("--client", "claude-code", "--write-client-config")
     assert claude.returncode == 0, claude.stderr
+    assert "Launcher: path (this gateway was installed from " in claude.stdout
+    assert "Checked: the entry's command starts the gateway." in claude.stdout
     assert user.claude.read_text() == expected_claude_after_write_back(user.gateway)
     (backup,) = user.home.glob(".claude.json.mcp-gateway-backup-*")
     assert backup.read_text() == user.claude_text
@@ -157,8 +158,12 @@ async def test_a_new_user_imports_writes_back_serves_and_restores(tmp_path: Path
     assert set(config["mcpServers"]) == {"notes", "weather-mcp-server", "search-docs", "calendar"}
     assert config["mcpServers"]["weather-mcp-server"]["aliases"] == ["weather"]
 
+    written = json.loads(user.claude.read_text())["mcpServers"]["mcp-gateway"]
+    as_claude_code_starts_it = StdioServerParameters(
+        command=written["command"], args=written["args"], env=user.environment | written["env"]
+    )
     with anyio.fail_after(SESSION_SECONDS):
-        async with Client(user.gateway_params(), mode="legacy") as client:
+        async with Client(as_claude_code_starts_it, mode="legacy") as client:
             found = await search_until_loaded(client, "echo the message")
             assert {hit["tool"] for hit in found["results"]} >= {"notes.echo", "calendar.echo"}
             for tool in ("weather.echo", "search-docs.echo"):

@@ -74,6 +74,10 @@ class FakeDownstream:
     """When set, `tools/list` waits for it: a server that is slow to list its tools."""
     extra_tools: list[types.Tool] = field(default_factory=list[types.Tool])
     """Listed after TOOLS; calling one echoes its arguments as JSON text (sorted keys)."""
+    title: str | None = None
+    description: str | None = None
+    instructions: str | None = None
+    """What its handshake says about it (`serverInfo.title`, `serverInfo.description`, `instructions`)."""
 
     def server(self) -> Server[Any]:
         async def list_tools(
@@ -142,7 +146,15 @@ class FakeDownstream:
                     raise MCPError(code=-32602, message=f"Unknown tool: {params.name}")
             raise AssertionError("unreachable")
 
-        return Server(self.name, version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
+        return Server(
+            self.name,
+            version="1.0.0",
+            title=self.title,
+            description=self.description,
+            instructions=self.instructions,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+        )
 
 
 class InProcessConnector:

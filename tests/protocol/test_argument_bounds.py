@@ -65,7 +65,7 @@ def text_of(result: types.CallToolResult) -> str:
 async def test_a_call_whose_check_runs_out_of_time_is_sent_unchecked_and_logged_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mcp_gateway.service.gateway")
+    caplog.set_level(logging.WARNING, logger="mcp_gateway.service.arguments")
     with anyio.fail_after(WAIT_SECONDS):
         async with hostile_gateway(tmp_path) as client:
             result = await execute(client, "hostile.catastrophic", {"text": HOSTILE_TEXT})
@@ -79,7 +79,7 @@ async def test_a_call_whose_check_runs_out_of_time_is_sent_unchecked_and_logged_
 async def test_a_tool_whose_schema_refers_to_itself_forever_is_callable(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mcp_gateway.service.gateway")
+    caplog.set_level(logging.WARNING, logger="mcp_gateway.service.arguments")
     with anyio.fail_after(WAIT_SECONDS):
         async with hostile_gateway(tmp_path) as client:
             result = await execute(client, "hostile.cyclic", {"anything": 1})

@@ -29,6 +29,7 @@ from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.server.stdio import line_streams
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.surface import instructions
 
 pytestmark = pytest.mark.anyio
 
@@ -94,7 +95,7 @@ async def session(home: Path, lines: ClientLines, handshake: Handshake) -> Async
 
 
 def handshake_of(home: Path) -> Handshake:
-    return Handshake.for_config(load(write_workspace(home, SERVERS)))
+    return Handshake.saying(instructions(load(write_workspace(home, SERVERS))))
 
 
 @pytest.mark.parametrize("list_params", [..., None, {}])

@@ -66,7 +66,7 @@ async def test_tools_list_is_exactly_the_four_meta_tools_marked_always_load(tmp_
     async with gateway_client(tmp_path, FakeDownstream(), mode=mode) as client:
         listed = await client.list_tools()
     assert [tool.name for tool in listed.tools] == ["search_tools", "list_tools", "describe_tool", "execute_tool"]
-    assert all(tool.meta == {"anthropic/alwaysLoad": True} for tool in listed.tools)
+    assert all((tool.meta or {}).get("anthropic/alwaysLoad") is True for tool in listed.tools)
 
 
 @pytest.mark.parametrize("mode", ERAS)

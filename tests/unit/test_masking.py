@@ -183,3 +183,29 @@ def test_the_mask_of_a_config_holds_every_configured_secret_and_no_ordinary_valu
     assert sorted(mask.values) == sorted(secrets)
     ordinary = "NODE_ENV=production PROJECT_DIR=/home/me/project --port 8080 Accept: application/json"
     assert mask.mask(f"{' '.join(secrets)} {ordinary}") == f"{' '.join([MASK] * len(secrets))} {ordinary}"
+
+
+# ---- mask_clipped: outside text kept bounded ----
+
+
+def test_mask_clipped_masks_and_bounds_and_says_how_much_was_left_out() -> None:
+    secret = "sk-live-0123456789abcdefABCDEF"
+    mask = SecretMask([secret])
+    assert mask.mask_clipped(f"use {secret} now", 100) == "use *** now"
+    clipped = mask.mask_clipped("x" * 1000, 100)
+    assert len(clipped) == 100
+    assert clipped.endswith("… (900 more characters)")
+
+
+def test_mask_clipped_never_shows_a_secret_split_by_the_cut() -> None:
+    secret = "sk-live-0123456789abcdefABCDEF"
+    text = "a" * 90 + secret + "b" * 1000  # the cut falls inside the secret
+    clipped = SecretMask([secret]).mask_clipped(text, 100)
+    assert "sk-live" not in clipped
+    assert len(clipped) <= 100
+
+
+def test_mask_clipped_text_passes_through_it_again_unchanged() -> None:
+    mask = SecretMask(["sk-live-0123456789abcdefABCDEF"])
+    once = mask.mask_clipped("word " * 500, 300)
+    assert mask.mask_clipped(once, 300) == once

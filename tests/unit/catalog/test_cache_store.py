@@ -62,6 +62,8 @@ def test_round_trip_keeps_every_tool_field_and_server_metadata(tmp_path: Path) -
         server_name="github-mcp",
         server_version="1.2.3",
         instructions="Use owner/repo form.",
+        server_title="GitHub",
+        server_description="Issues, pull requests and code on GitHub.",
     )
     store.save_server(entry)
 
@@ -72,6 +74,7 @@ def test_round_trip_keeps_every_tool_field_and_server_metadata(tmp_path: Path) -
     assert on_disk["version"] == 1
     assert on_disk["servers"]["git.hub"]["tools"][0] == RICH_TOOL
     assert on_disk["servers"]["git.hub"]["protocolVersion"] == "2025-11-25"
+    assert on_disk["servers"]["git.hub"]["serverDescription"] == "Issues, pull requests and code on GitHub."
 
 
 def test_file_is_compact_json_with_unicode_unescaped(tmp_path: Path) -> None:
@@ -219,7 +222,7 @@ def test_failed_write_keeps_the_old_file_and_leaves_no_temp_file(
     monkeypatch.undo()
 
     assert store.path.read_bytes() == before
-    assert sorted(p.name for p in store.path.parent.iterdir()) == ["cache.json", "cache.json.lock"]
+    assert sorted(p.name for p in store.path.parent.iterdir()) == ["cache-digest.json", "cache.json", "cache.json.lock"]
 
 
 def test_temp_file_left_by_a_crashed_writer_is_removed_by_the_next_write(tmp_path: Path) -> None:

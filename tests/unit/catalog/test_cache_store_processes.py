@@ -49,7 +49,13 @@ def test_concurrent_processes_saving_different_servers_lose_no_entry(tmp_path: P
     document = json.loads(cache_path.read_bytes())
     expected = {f"worker{w}.server{i}" for w in range(WORKERS) for i in range(SERVERS_PER_WORKER)}
     assert document["servers"].keys() == expected
-    loaded = CacheStore(cache_path, lock_path).load().servers
-    assert loaded.keys() == expected
-    assert all(len(catalog.tools) == 5 for catalog in loaded.values())
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["cache.json", "cache.json.lock"]
+    store = CacheStore(cache_path, lock_path)
+    view = store.load()
+    assert view.servers.keys() == expected
+    assert all(len(catalog.tools) == 5 for catalog in view.servers.values())
+    # The digest is written under the same lock as the file it was derived from: the last one is the file's.
+    digest = store.load_digest()
+    assert view.signature is not None
+    assert digest.cache == (view.signature.mtime_ns, view.signature.size, view.signature.inode)
+    assert digest.servers.keys() == expected
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cache-digest.json", "cache.json", "cache.json.lock"]

@@ -9,6 +9,9 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mcp_gateway.importers import Launch
+from mcp_gateway.importers.launch import Installation
+
 SAMPLES = Path(__file__).parent / "samples"
 GATEWAY_HOME = "/home/me/.mcp-gateway"
 UVX_PATH = "/opt/uv/bin/uvx"
@@ -42,3 +45,31 @@ class Answers:
         if answer is None:
             raise AssertionError(f"the probe was not expected to ask {url}")
         return answer
+
+
+INDEX_INSTALL = Installation(
+    from_index=True,
+    directory=None,
+    script=Path("/opt/tools/mcp-gateway/bin/mcp-gateway"),
+    python=Path("/opt/tools/mcp-gateway/bin/python"),
+)
+"""A gateway installed from the package index (by pipx, say): `--launcher auto` picks uvx when it is there."""
+CHECKOUT_INSTALL = Installation(
+    from_index=False,
+    directory=Path("/src/mcp-gateway"),
+    script=Path("/src/mcp-gateway/.venv/bin/mcp-gateway"),
+    python=Path("/src/mcp-gateway/.venv/bin/python"),
+)
+"""A gateway installed from a checkout into its venv: `--launcher auto` picks that venv's script."""
+
+
+class LaunchChecks:
+    """A launch check that starts nothing: it records each command and answers with `problem`."""
+
+    def __init__(self, problem: str | None = None) -> None:
+        self.problem = problem
+        self.checked: list[tuple[Launch, Mapping[str, str]]] = []
+
+    def __call__(self, launch: Launch, environ: Mapping[str, str]) -> str | None:
+        self.checked.append((launch, environ))
+        return self.problem

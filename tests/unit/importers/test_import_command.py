@@ -1,7 +1,8 @@
 """`mcp-gateway import` as a user runs it: detection, dry run, import, write-back, restore, exit codes.
 
-The command runs in-process with a fake sign-in probe and a fixed clock handed to it, as `main` hands it
-the real ones; `User.run_main` goes through `main` itself, for the commands that never reach the probe.
+The command runs in-process with a fake sign-in probe, a fixed clock and a gateway installed from the index
+whose launch check starts nothing, handed to it as `main` hands it the real ones; `User.run_main` goes
+through `main` itself, for the commands that never reach them.
 """
 
 from __future__ import annotations
@@ -12,12 +13,23 @@ import sys
 from pathlib import Path
 
 import pytest
-from importer_testing import OFFLINE, STAMP, Answers, InstallSample, fixed_clock
+from importer_testing import (
+    CHECKOUT_INSTALL,
+    INDEX_INSTALL,
+    OFFLINE,
+    STAMP,
+    Answers,
+    InstallSample,
+    LaunchChecks,
+    fixed_clock,
+)
 
 from mcp_gateway.cli import main
 from mcp_gateway.cli.importing import run_import
 from mcp_gateway.cli.main import build_parser
 from mcp_gateway.errors import GatewayError
+from mcp_gateway.importers.launch import LAUNCHERS
+from mcp_gateway.service.importing import Launching
 
 CLIENT_VARIABLES = (
     "MCP_GATEWAY_HOME",
@@ -39,6 +51,8 @@ class User:
 
     def __init__(self, root: Path, capsys: pytest.CaptureFixture[str], probe: Answers) -> None:
         self.probe = probe
+        self.checks = LaunchChecks()
+        self.installation = INDEX_INSTALL
         self.home = root / "home"
         self.project = root / "project"
         self.gateway = root / "gateway"
@@ -55,7 +69,8 @@ class User:
         """The import command with this user's probe and the fixed clock; an error is shown as `main` does."""
         parsed = build_parser().parse_args(["--home", str(self.gateway), "import", *args])
         try:
-            code = run_import(parsed, probe=self.probe, clock=fixed_clock)
+            launching = Launching(self.installation, self.checks)
+            code = run_import(parsed, probe=self.probe, clock=fixed_clock, launching=launching)
         except GatewayError as error:
             print(f"mcp-gateway: {error.message}", file=sys.stderr)
             code = error.exit_code
@@ -90,6 +105,7 @@ def test_dry_run_shows_each_server_the_entries_and_the_client_entry_with_secrets
     user: User, install_sample: InstallSample
 ) -> None:
     install_sample("claude_code.claude.json", user.home / ".claude.json")
+    user.put_uvx_on_path()
     code, out, _ = user.run("--client", "claude-code", "--dry-run")
     assert code == 0
     assert "  github: imported (new in the gateway)\n" in out
@@ -101,6 +117,9 @@ def test_dry_run_shows_each_server_the_entries_and_the_client_entry_with_secrets
     assert "GITHUB_TOKEN (not set in this shell)" in out
     assert '  "mcp-gateway": {\n    "type": "stdio",\n    "command": "uvx",' in out
     assert f'"MCP_GATEWAY_HOME": "{user.gateway}"' in out
+    assert '"alwaysLoad": true' in out
+    assert "Launcher: uvx (this gateway was installed from the package index)." in out
+    assert "Checked: the entry's command starts the gateway." in out
     assert "Dry run: nothing was written." in out
     assert not user.gateway.exists()
     assert not list(user.home.glob("*.mcp-gateway-backup-*"))
@@ -243,16 +262,73 @@ def test_a_client_file_that_cannot_be_written_exits_1_after_saying_what_was_writ
     assert path.read_bytes() == original
 
 
-def test_gui_clients_get_the_absolute_uvx_path_or_a_warning(user: User, install_sample: InstallSample) -> None:
+def test_gui_clients_get_the_absolute_uvx_path(user: User, install_sample: InstallSample) -> None:
     install_sample("cursor.mcp.json", user.home / ".cursor" / "mcp.json")
-    _, out, _ = user.run("--client", "cursor", "--dry-run")
-    assert "warning: uvx is not on this PATH" in out
     uvx = user.put_uvx_on_path()
     code, out, _ = user.run("--client", "cursor", "--write-client-config")
     assert code == 0
     written = json.loads((user.home / ".cursor" / "mcp.json").read_text())
     assert written["mcpServers"]["mcp-gateway"]["command"] == str(uvx)
     assert "warning" not in out
+
+
+def test_without_uvx_an_index_install_is_started_by_its_own_path(user: User, install_sample: InstallSample) -> None:
+    install_sample("cursor.mcp.json", user.home / ".cursor" / "mcp.json")
+    code, out, _ = user.run("--client", "cursor", "--write-client-config")
+    assert code == 0
+    assert "Launcher: path (uvx is not on this PATH" in out
+    entry = json.loads((user.home / ".cursor" / "mcp.json").read_text())["mcpServers"]["mcp-gateway"]
+    assert (entry["command"], entry["args"]) == (str(INDEX_INSTALL.script), [])
+
+
+@pytest.mark.parametrize("client", ["claude-code", "cursor"])
+def test_asking_for_uvx_without_uvx_warns_for_every_client(
+    user: User, install_sample: InstallSample, client: str
+) -> None:
+    install_sample("claude_code.claude.json", user.home / ".claude.json")
+    install_sample("cursor.mcp.json", user.home / ".cursor" / "mcp.json")
+    code, out, _ = user.run("--client", client, "--launcher", "uvx", "--dry-run")
+    assert code == 0
+    assert "Launcher: uvx (asked for)." in out
+    assert "cannot start the gateway with this entry: install uv (https://docs.astral.sh/uv/)" in out
+
+
+def test_a_checkout_install_is_started_by_its_own_path_unless_uvx_is_asked_for(
+    user: User, install_sample: InstallSample
+) -> None:
+    install_sample("claude_code.claude.json", user.home / ".claude.json")
+    user.put_uvx_on_path()
+    user.installation = CHECKOUT_INSTALL
+    code, out, _ = user.run("--client", "claude-code", "--write-client-config")
+    assert code == 0
+    assert "Launcher: path (this gateway was installed from /src/mcp-gateway, not from the package index)." in out
+    entry = json.loads((user.home / ".claude.json").read_text())["mcpServers"]["mcp-gateway"]
+    assert (entry["command"], entry["args"]) == (str(CHECKOUT_INSTALL.script), [])
+    (checked, environ), *_ = user.checks.checked
+    assert checked.command == str(CHECKOUT_INSTALL.script)
+    assert checked.env == {"MCP_GATEWAY_HOME": str(user.gateway)}
+    assert environ["HOME"] == str(user.home)  # run in the import's own environment, as the client would
+    code, out, _ = user.run("--client", "claude-code", "--launcher", "uvx", "--write-client-config")
+    assert code == 0
+    entry = json.loads((user.home / ".claude.json").read_text())["mcpServers"]["mcp-gateway"]
+    assert (entry["command"], entry["args"]) == ("uvx", ["--from", "mcp-meta-gateway", "mcp-gateway"])
+
+
+def test_an_entry_whose_command_does_not_start_is_never_written(user: User, install_sample: InstallSample) -> None:
+    path = install_sample("claude_code.claude.json", user.home / ".claude.json")
+    original = path.read_bytes()
+    user.put_uvx_on_path()
+    user.checks.problem = "'uvx --from mcp-meta-gateway mcp-gateway' exited with status 2: error: not found"
+    code, out, _ = user.run("--client", "claude-code", "--dry-run")
+    assert code == 0
+    assert "problem: the entry's command does not start the gateway, so the client could not either: " in out
+    assert "Try --launcher path (this installation)" in out
+    code, out, err = user.run("--client", "claude-code", "--write-client-config")
+    assert code == 1
+    assert f"Wrote {user.gateway / 'config.json'}." in out
+    assert f"{path}: not rewritten, since the gateway command does not start (" in err
+    assert path.read_bytes() == original
+    assert not list(path.parent.glob("*backup*"))
 
 
 def test_project_scope_files_are_found_in_the_project_dir(user: User, install_sample: InstallSample) -> None:
@@ -334,3 +410,13 @@ def test_every_client_round_trips_write_back_rerun_and_restore(
     code, out, err = user.run("--restore", "--client", client)
     assert code == 0, out + err
     assert path.read_bytes() == original
+
+
+def test_the_launcher_choices_are_the_importers_own() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["import", "--launcher", "path"]).launcher == "path"
+    assert parser.parse_args(["import"]).launcher == "auto"
+    for launcher in LAUNCHERS:
+        assert parser.parse_args(["import", "--launcher", launcher]).launcher == launcher
+    with pytest.raises(SystemExit):
+        parser.parse_args(["import", "--launcher", "npx"])

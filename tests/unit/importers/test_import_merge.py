@@ -62,7 +62,7 @@ def test_an_update_changes_connection_fields_and_keeps_hand_made_ones_and_the_fi
         "disabled": True,
     }
     path.write_text(json.dumps({"version": 1, "mcpServers": {"github-mcp-server": hand_made}}, indent=4))
-    plan = plan_merge(path, [GITHUB])
+    plan = plan_merge(path, [GITHUB], replace=True)
     (outcome,) = plan.outcomes
     assert outcome.status == "updated"
     assert outcome.changed == ("command", "args", "env")
@@ -79,8 +79,34 @@ def test_a_transport_change_drops_the_old_transports_fields(tmp_path: Path) -> N
     path = tmp_path / "config.json"
     old = {"command": "npx", "args": ["x"], "cwd": "/srv", "inheritEnv": False, "aliases": ["d"]}
     path.write_text(json.dumps({"mcpServers": {"docs": old}}))
-    (outcome,) = plan_merge(path, [DOCS]).outcomes
+    (outcome,) = plan_merge(path, [DOCS], replace=True).outcomes
     assert outcome.entry == {"type": "http", "url": "https://docs.example.com/mcp", "aliases": ["d"]}
+
+
+def test_a_server_the_gateway_has_with_another_connection_is_a_conflict_and_nothing_of_it_changes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.json"
+    theirs = {"type": "http", "url": "https://docs.example.com/mcp", "headers": {"X-Key": "k"}, "connectTimeoutMs": 9}
+    text = json.dumps({"mcpServers": {"docs": theirs}}, indent=2)
+    path.write_text(text)
+    stdio_variant = ImportedServer("docs", entry={"command": "npx", "args": ["-y", "docs-mcp"]})
+    plan = plan_merge(path, [stdio_variant, GITHUB])
+    conflict, added = plan.outcomes
+    assert (conflict.status, conflict.entry, conflict.changed) == ("conflict", theirs, ("type", "command", "args"))
+    assert plan.conflicts == (conflict,)
+    assert added.status == "added"
+    assert json.loads(plan.text)["mcpServers"]["docs"] == theirs
+    assert plan.text.startswith(text[: text.index('"connectTimeoutMs": 9') + 21])
+
+
+def test_the_same_definition_again_is_unchanged_whatever_the_gateway_added_around_it(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    assert DOCS.entry is not None
+    path.write_text(json.dumps({"mcpServers": {"docs": {**DOCS.entry, "aliases": ["d"], "connectTimeoutMs": 9}}}))
+    plan = plan_merge(path, [DOCS])
+    assert [outcome.status for outcome in plan.outcomes] == ["unchanged"]
+    assert not plan.changed
 
 
 def test_a_cwd_the_client_cannot_express_is_kept(tmp_path: Path) -> None:

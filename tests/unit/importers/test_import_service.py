@@ -8,28 +8,31 @@ from __future__ import annotations
 
 import json
 import os
+import tomllib
 from pathlib import Path
 
 import pytest
-from importer_testing import OFFLINE, STAMP, Answers, fixed_clock
+from importer_testing import INDEX_INSTALL, OFFLINE, STAMP, Answers, LaunchChecks, fixed_clock
 
 from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
 from mcp_gateway.importers import Where
 from mcp_gateway.paths import Workspace
-from mcp_gateway.service.importing import (
+from mcp_gateway.service.import_reports import (
     AskingForSignIns,
     BackedUpFile,
     BackupChoice,
     ClientWrite,
     ImportReport,
     ImportRequest,
-    ImportService,
     NeededVariable,
     RestoreReport,
     RestoreRequest,
 )
+from mcp_gateway.service.importing import ImportService, Launching
 
 pytestmark = pytest.mark.anyio
+
+LAUNCHING = Launching(INDEX_INSTALL, LaunchChecks())
 
 LOCKED = "https://locked.example/mcp"
 OPEN = "https://open.example/mcp"
@@ -65,7 +68,7 @@ def probe() -> Answers:
 
 @pytest.fixture
 def service(where: Where, workspace: Workspace, probe: Answers) -> ImportService:
-    return ImportService(where=where, workspace=workspace, probe=probe, clock=fixed_clock)
+    return ImportService(where=where, workspace=workspace, probe=probe, clock=fixed_clock, launching=LAUNCHING)
 
 
 def cursor_file(where: Where, servers: dict[str, object] | None = None) -> Path:
@@ -107,8 +110,9 @@ async def test_a_dry_run_reports_every_server_the_client_entry_and_the_variables
     assert (entry.path, entry.block, entry.replaced, entry.kept) == (path, ("mcpServers",), 2, 2)
     assert entry.text.startswith('"mcp-gateway": {\n  "type": "stdio",')
     assert str(workspace.config_dir) in entry.text
-    [warning] = entry.warnings  # Cursor is a GUI app, and this PATH has no uvx
-    assert warning.startswith("uvx is not on this PATH, so the entry says plain 'uvx'")
+    # This PATH has no uvx: the gateway, installed from the index, is started by its own path, which was tried.
+    assert (entry.launcher, entry.start_problem, entry.warnings) == ("path", None, ())
+    assert f'"command": "{INDEX_INSTALL.script}"' in entry.text
 
     assert SECRET not in repr(report)
     assert (report.config_write, report.client_write, report.write_failure) == (None, None, None)
@@ -305,8 +309,138 @@ async def test_restoring_a_named_file_that_is_no_backup_or_is_gone_raises(servic
 
 async def test_an_offline_sign_in_check_imports_the_server_with_a_note(where: Where, workspace: Workspace) -> None:
     cursor_file(where, {"open": CURSOR_SERVERS["open"]})
-    offline = ImportService(where=where, workspace=workspace, probe=Answers(default=OFFLINE), clock=fixed_clock)
+    offline = ImportService(
+        where=where, workspace=workspace, probe=Answers(default=OFFLINE), clock=fixed_clock, launching=LAUNCHING
+    )
     report = await offline.import_client(ImportRequest("cursor", dry_run=True))
     [server] = report.servers
     assert server.status == "added"
     assert f"asking whether it needs a sign-in failed ({OFFLINE})" in server.notes[-1]
+
+
+CONTEXT7_HTTP = {"type": "http", "url": "https://mcp.context7.com/mcp", "headers": {"CONTEXT7_API_KEY": SECRET}}
+CODEX_CONFIG = """\
+[mcp_servers.context7]
+command = "npx"
+args = ["-y", "@upstash/context7-mcp"]
+
+[mcp_servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+env_vars = ["GITHUB_TOKEN"]
+
+[mcp_servers.memory]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-memory"]
+"""
+
+
+async def test_a_later_client_never_replaces_a_same_named_server_with_another_definition(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    claude = where.home / ".claude.json"
+    github = {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}
+    claude.write_text(json.dumps({"mcpServers": {"context7": CONTEXT7_HTTP, "github": github}}))
+    await service.import_client(ImportRequest("claude-code", write_client_config=True))
+    imported_from_claude = json.loads(workspace.config_path.read_text())["mcpServers"]
+    codex = where.home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text(CODEX_CONFIG)
+
+    report = await service.import_client(ImportRequest("codex", write_client_config=True))
+
+    outcomes = {server.name: server for server in report.servers}
+    assert {name: server.status for name, server in outcomes.items()} == {
+        "context7": "conflict",
+        "github": "conflict",
+        "memory": "added",
+    }
+    assert outcomes["context7"].changed == ("type", "command", "args")
+    assert outcomes["github"].changed == ("env",)
+    assert str(outcomes["github"].reason).startswith("the gateway already has a 'github' with a different env, ")
+    assert str(outcomes["github"].reason).endswith("import again with --replace")
+    assert SECRET not in repr(report)
+    servers = json.loads(workspace.config_path.read_text())["mcpServers"]
+    assert {name: servers[name] for name in imported_from_claude} == imported_from_claude  # Claude's still work
+    assert set(servers) == {"context7", "github", "memory"}
+    codex_servers = tomllib.loads(codex.read_text())["mcp_servers"]
+    assert set(codex_servers) == {"context7", "github", "mcp-gateway"}  # the conflicting ones stay in Codex
+    assert codex_servers["github"] == tomllib.loads(CODEX_CONFIG)["mcp_servers"]["github"]
+
+    config = json.loads(workspace.config_path.read_text())
+    config["mcpServers"]["github"]["idleTimeout"] = 3  # made by hand since
+    workspace.config_path.write_text(json.dumps(config))
+    replaced = await service.import_client(ImportRequest("codex", replace=True))
+    assert {server.name: server.status for server in replaced.servers} == {
+        "context7": "updated",
+        "github": "updated",
+        "mcp-gateway": "gateway",
+    }
+    servers = json.loads(workspace.config_path.read_text())["mcpServers"]
+    assert servers["github"]["env"] == {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}
+    assert servers["github"]["idleTimeout"] == 3  # what was made by hand stays
+
+
+async def test_a_later_import_brings_other_clients_gateway_entries_up_to_date_with_the_variables_now_needed(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    codex = where.home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    signs_in = '[mcp_servers.notion]\nurl = "https://mcp.notion.example/mcp"\nscopes = ["read"]\n'
+    codex.write_text(f"{CODEX_CONFIG}\n{signs_in}")
+    await service.import_client(ImportRequest("codex", write_client_config=True))
+    codex_before = tomllib.loads(codex.read_text())["mcp_servers"]
+    assert set(codex_before) == {"notion", "mcp-gateway"}  # OAuth: it stays in Codex
+    assert codex_before["mcp-gateway"]["env_vars"] == ["GITHUB_TOKEN"]
+    claude = where.home / ".claude.json"
+    linear = {"type": "http", "url": "https://linear.example/mcp", "headers": {"Authorization": "Bearer ${LINEAR}"}}
+    claude.write_text(json.dumps({"mcpServers": {"linear": linear}}))
+
+    planned = await service.import_client(ImportRequest("claude-code", dry_run=True))
+    assert [(r.client, r.path, r.missing, r.backup) for r in planned.refreshed] == [
+        ("Codex CLI", codex, ("LINEAR",), None)
+    ]
+    assert tomllib.loads(codex.read_text())["mcp_servers"] == codex_before
+
+    report = await service.import_client(ImportRequest("claude-code", write_client_config=True))
+
+    [refresh] = report.refreshed
+    assert (refresh.client, refresh.missing, refresh.failure) == ("Codex CLI", ("LINEAR",), None)
+    assert refresh.backup is not None
+    assert tomllib.loads(refresh.backup.read_text())["mcp_servers"] == codex_before
+    codex_after = tomllib.loads(codex.read_text())["mcp_servers"]
+    assert codex_after["mcp-gateway"]["env_vars"] == ["GITHUB_TOKEN", "LINEAR"]
+    assert {k: v for k, v in codex_after["mcp-gateway"].items() if k != "env_vars"} == {
+        k: v for k, v in codex_before["mcp-gateway"].items() if k != "env_vars"
+    }
+    assert {name: codex_after[name] for name in codex_before if name != "mcp-gateway"} == {
+        name: codex_before[name] for name in codex_before if name != "mcp-gateway"
+    }
+
+    again = await service.import_client(ImportRequest("claude-code", write_client_config=True))
+    assert again.refreshed == ()  # up to date now: nothing more is rewritten
+
+
+async def test_gemini_gateway_entries_for_other_workspaces_are_left_alone_and_this_ones_updated(
+    service: ImportService, where: Where, workspace: Workspace
+) -> None:
+    def gemini_entry(home: Path) -> dict[str, object]:
+        return {"command": "uvx", "args": ["--from", "mcp-meta-gateway", "mcp-gateway"],
+                "env": {"MCP_GATEWAY_HOME": str(home), "DEBUG": "1", "A": "$A"}}  # fmt: skip
+
+    user_settings = where.home / ".gemini" / "settings.json"
+    project_settings = where.project / ".gemini" / "settings.json"
+    for path, home in ((user_settings, workspace.config_dir), (project_settings, where.home / "elsewhere")):
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"mcpServers": {"mcp-gateway": gemini_entry(home)}}, indent=2))
+    project_text = project_settings.read_text()
+    claude = where.home / ".claude.json"
+    claude.write_text(json.dumps({"mcpServers": {"b": {"command": "b-mcp", "env": {"B": "${B}"}}}}))
+
+    report = await service.import_client(ImportRequest("claude-code"))
+
+    assert [(r.client, r.path, r.missing) for r in report.refreshed] == [("Gemini CLI", user_settings, ("B",))]
+    entry = json.loads(user_settings.read_text())["mcpServers"]["mcp-gateway"]
+    assert entry["env"] == {"MCP_GATEWAY_HOME": str(workspace.config_dir), "DEBUG": "1", "A": "$A", "B": "$B"}
+    assert entry["command"] == "uvx"
+    assert project_settings.read_text() == project_text  # its gateway serves another workspace

@@ -113,7 +113,13 @@ def test_the_gateway_entry_has_each_clients_own_shape(where_shop: Where, launch:
         shapes[client] = value_at(rewrite(reading, launch), reading.block)[GATEWAY_NAME]
     args = ["--from", "mcp-meta-gateway", "mcp-gateway"]
     env = {"MCP_GATEWAY_HOME": GATEWAY_HOME}
-    assert shapes["claude-code"] == {"type": "stdio", "command": UVX_PATH, "args": args, "env": env}
+    assert shapes["claude-code"] == {
+        "type": "stdio",
+        "command": UVX_PATH,
+        "args": args,
+        "env": env,
+        "alwaysLoad": True,  # Claude Code waits for it before the first turn
+    }
     assert shapes["opencode"] == {"type": "local", "command": [UVX_PATH, *args], "environment": env, "enabled": True}
     assert shapes["vscode"] == {"type": "stdio", "command": UVX_PATH, "args": args, "env": env}
     assert shapes["zed"] == {"source": "custom", "enabled": True, "command": UVX_PATH, "args": args, "env": env}
@@ -162,6 +168,7 @@ def test_codex_write_back_replaces_only_the_imported_tables(where: Where, launch
         f'env = {{ MCP_GATEWAY_HOME = "{GATEWAY_HOME}" }}\n'
         'env_vars = ["GITHUB_PERSONAL_ACCESS_TOKEN", "DOCS_TOKEN"]\n'
         "startup_timeout_sec = 60\n"
+        "required = true\n"
         "\n"
         "# Figma signs in with OAuth (codex mcp login figma)\n"
         "[mcp_servers.figma]\n"

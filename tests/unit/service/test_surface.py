@@ -7,10 +7,15 @@ import json
 import mcp_types as types
 import tiktoken
 
-from mcp_gateway.service.surface import META_TOOL_NAMES, meta_tools
+from mcp_gateway.bounds import MAX_SERVER_INSTRUCTIONS_CHARS
+from mcp_gateway.service.surface import MAX_RESULT_SIZE_CHARS, META_TOOL_NAMES, meta_tools
+from mcp_gateway.service.views import DESCRIBE_SCHEMA_CHARS
 
 MAX_LIST_TOKENS = 600
 MAX_NAME_CHARS = 64
+MAX_RESULT_KEY = "anthropic/maxResultSizeChars"
+CLAUDE_CODE_DEFAULT_RESULT_CHARS = 50_000
+CLAUDE_CODE_MAX_RESULT_CHARS = 500_000
 
 
 def list_result_json() -> str:
@@ -25,9 +30,25 @@ def test_the_list_is_exactly_the_four_meta_tools_in_order() -> None:
 
 def test_every_meta_tool_asks_to_be_always_loaded() -> None:
     for tool in meta_tools():
-        assert tool.meta == {"anthropic/alwaysLoad": True}
+        assert (tool.meta or {}).get("anthropic/alwaysLoad") is True
     for tool in json.loads(list_result_json())["tools"]:
-        assert tool["_meta"] == {"anthropic/alwaysLoad": True}
+        assert tool["_meta"]["anthropic/alwaysLoad"] is True
+
+
+def test_the_tools_whose_results_can_pass_50000_characters_declare_a_larger_result_size() -> None:
+    sizes = {tool["name"]: tool["_meta"].get(MAX_RESULT_KEY) for tool in json.loads(list_result_json())["tools"]}
+    assert sizes == {
+        "search_tools": None,
+        "list_tools": MAX_RESULT_SIZE_CHARS,
+        "describe_tool": MAX_RESULT_SIZE_CHARS,
+        "execute_tool": MAX_RESULT_SIZE_CHARS,
+    }
+    # Claude Code's default is 50,000 characters and it honours at most 500,000.
+    assert CLAUDE_CODE_DEFAULT_RESULT_CHARS < MAX_RESULT_SIZE_CHARS <= CLAUDE_CODE_MAX_RESULT_CHARS
+
+
+def test_describe_tool_fits_its_largest_schema_within_the_declared_result_size() -> None:
+    assert DESCRIBE_SCHEMA_CHARS + MAX_SERVER_INSTRUCTIONS_CHARS < MAX_RESULT_SIZE_CHARS
 
 
 def test_meta_tool_names_are_shorter_than_64_characters() -> None:

@@ -273,7 +273,7 @@ async def test_search_list_describe_and_execute_read_a_server_name_as_the_same_s
     assert report.focused_server == "github"
     assert {hit.tool.server for hit in report.hits} == {"github"}
     assert page.server == "github"
-    assert described.qualified == "github.echo"
+    assert described.tool.qualified == "github.echo"
     assert result["content"] == [{"type": "text", "text": "hi"}]
     assert (github.calls, gitlab.calls) == (["echo"], [])
 

@@ -8,7 +8,7 @@ from typing import Any
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import InvalidArgumentsError, UnknownToolError
 from mcp_gateway.search.confidence import Confidence
-from mcp_gateway.service.reports import SearchHit, SearchReport, ToolDefinition, ToolPage
+from mcp_gateway.service.reports import SearchHit, SearchReport, ToolDefinition, ToolDescription, ToolPage
 from mcp_gateway.service.views import (
     LIST_DESCRIPTION_CHARS,
     describe_payload,
@@ -145,9 +145,11 @@ def test_list_descriptions_are_short() -> None:
     assert len(list_payload(long)["tools"][0]["description"]) <= LIST_DESCRIPTION_CHARS + 2
 
 
-def test_server_instructions_appear_on_the_first_page_only() -> None:
-    assert list_payload(page(1, offset=0, total=2, instructions="Use UTC."))["serverInstructions"] == "Use UTC."
-    assert "serverInstructions" not in list_payload(page(1, offset=1, total=2, instructions="Use UTC."))
+def test_server_instructions_appear_whole_on_the_first_page_only() -> None:
+    # Whole: the catalog bounded them when the server was listed; a page never cuts them again.
+    instructions = "Use UTC. " * 300
+    assert list_payload(page(1, offset=0, total=2, instructions=instructions))["serverInstructions"] == instructions
+    assert "serverInstructions" not in list_payload(page(1, offset=1, total=2, instructions=instructions))
 
 
 # ---- describe ----
@@ -165,13 +167,20 @@ def test_describe_keeps_every_field_of_the_tool() -> None:
         "icons": [{"src": "https://example.com/icon.png"}],
         "execution": {"taskSupport": "optional"},
     }
-    payload = describe_payload(ToolDefinition("github", ToolRecord.from_wire(wire)))
+    payload = describe_payload(ToolDescription(ToolDefinition("github", ToolRecord.from_wire(wire)), None))
     assert payload["tool"] == "github.create_issue"
     assert payload["server"] == "github"
     assert "schemaShortened" not in payload
+    assert "serverInstructions" not in payload
     for key, value in wire.items():
         if key != "name":
             assert payload[key] == value
+
+
+def test_describe_carries_the_server_instructions_whole() -> None:
+    instructions = "Use owner/repo form. " * 100  # 2,100 characters, longer than any other text a payload cuts
+    description = ToolDescription(ToolDefinition("github", ToolRecord("create_issue")), instructions)
+    assert describe_payload(description)["serverInstructions"] == instructions
 
 
 # ---- errors and text ----
