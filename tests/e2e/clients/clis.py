@@ -263,13 +263,6 @@ class Codex:
         for name in as_dict(tomllib.loads(path.read_text()).get("mcp_servers")):
             self._set_keys(place, name, {"required": "true"})
 
-    def require_gateway(self, place: Place) -> None:
-        """`required = true` on the gateway's entry: the one setting that makes `codex exec` wait for the
-        server before its first request (measured: without it, and with `startup_readiness` "connection" or
-        "catalog", the first request goes out without the server's tools, which arrive in later ones)."""
-        self._set_keys(place, GATEWAY_NAME, {"required": "true"})
-        assert self.gateway_entry(place).get("required") is True
-
     def _set_keys(self, place: Place, server: str, values: Mapping[str, str]) -> None:
         """Set keys (TOML values as text) in a server's table, in place; keys it lacks are appended to it."""
         path = self.config_file(place)
