@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from mcp_gateway.search.deprecation import Deprecation, deprecation_of
 from mcp_gateway.search.fields import FIELD_POSITIONS, TOOL_FIELDS, ServerField, ToolField
 from mcp_gateway.search.lexicon import concepts_of, expansions_of, translations_of
 from mcp_gateway.search.text import Terms, analyze, is_cjk, split_identifier, stem
@@ -53,6 +54,8 @@ class IndexedTool:
     counts: tuple[Mapping[str, int], ...]
     has_cjk: bool = False
     """Its text has CJK words (so CJK terms' document frequency is judged among tools like it)."""
+    deprecation: Deprecation | None = None
+    """What its text says of its deprecation: ranked lower, and never `high` beside its replacement."""
 
     def field(self, name: ToolField) -> Mapping[str, int]:
         return self.counts[FIELD_POSITIONS[name]]
@@ -84,7 +87,8 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
         "name_concepts": term_counts(name_concepts),
     }
     has_cjk = bool(name.cjk_runs or title.cjk_runs or description.cjk_runs)
-    return IndexedTool(entry, tuple(fields[field] for field in TOOL_FIELDS), has_cjk)
+    deprecation = deprecation_of(entry.name, entry.title, entry.description)
+    return IndexedTool(entry, tuple(fields[field] for field in TOOL_FIELDS), has_cjk, deprecation)
 
 
 SERVER_NAME_NOISE = frozenset(

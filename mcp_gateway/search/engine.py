@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.confidence import Confidence, Evidence, evidence_of, judge
+from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.query import Vocabulary, parse_query
@@ -124,12 +125,13 @@ class SearchEngine:
                 rankings.append(rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH))
             ranked = fuse(rankings)
         evidence = evidence_of(self._index, parsed)
-        hits = tuple(self._hit(evidence, scored.doc_id, scored.score) for scored in ranked[:limit])
+        found = [self._index.tools[scored.doc_id].entry for scored in ranked[:limit]]
+        hits = tuple(self._hit(evidence, scored.doc_id, scored.score, found) for scored in ranked[:limit])
         if not hits:
             notes.append(self._nothing_matched(query, focus))
         return SearchResult(hits, tuple(notes), focus)
 
-    def _hit(self, evidence: Evidence, doc_id: int, score: float) -> SearchHit:
+    def _hit(self, evidence: Evidence, doc_id: int, score: float, found: Sequence[ToolEntry]) -> SearchHit:
         parsed = evidence.query
         tool = self._index.tools[doc_id]
         server = tool.entry.server
@@ -137,7 +139,14 @@ class SearchEngine:
         server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
         named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
         judgement = judge(evidence, tool, server_terms=server_terms, named_exactly=named)
-        return SearchHit(server, tool.entry.name, round(score, 3), judgement.confidence, judgement.reasons)
+        confidence, reasons = judgement.confidence, judgement.reasons
+        if tool.deprecation is not None:
+            # Beside the tool that replaces it, a deprecated tool is at best the second choice.
+            replacement = superseded_by(tool.deprecation, [entry.name for entry in found if entry.server == server])
+            if replacement is not None and confidence == "high":
+                confidence = "medium"
+            reasons = (deprecation_reason(replacement), *reasons)
+        return SearchHit(server, tool.entry.name, round(score, 3), confidence, reasons)
 
     def _nothing_matched(self, query: str, focus: str | None) -> str:
         if focus is not None:

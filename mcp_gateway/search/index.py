@@ -201,6 +201,8 @@ class SearchIndex:
         """A CJK name phrase (matched as a substring, there are no spaces) → its servers."""
         self.named_after_server: set[int] = set()
         """Tools whose name holds a distinctive word of their own server's key or aliases."""
+        self.deprecated: set[int] = set()
+        """Tools whose text says they are deprecated (`IndexedTool.deprecation`), for the ranking's demotion."""
         self.name_keys: dict[str, tuple[int, ...]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
         self.term_scores = ScoreCache()
@@ -241,6 +243,8 @@ class SearchIndex:
             server_words = {word for phrase in indexed_server.phrases for word in phrase}
             if not server_words.isdisjoint(indexed.field("name")):
                 self.named_after_server.add(doc_id)
+            if indexed.deprecation is not None:
+                self.deprecated.add(doc_id)
             for key in _name_keys(entry):
                 self.name_keys[key] = (*self.name_keys.get(key, ()), doc_id)
             ids.append(doc_id)
@@ -277,6 +281,7 @@ class SearchIndex:
             _forget(self.doc_freq, _distinct_terms(indexed.counts))
             self.cjk_tools -= indexed.has_cjk
             self.named_after_server.discard(doc_id)
+            self.deprecated.discard(doc_id)
             for key in _name_keys(indexed.entry):
                 holders = tuple(held for held in self.name_keys.get(key, ()) if held != doc_id)
                 if holders:
