@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 CHARS_PER_TOKEN = 4.5
+EXACT_COUNTS_INSTALL = "pip install 'mcp-meta-gateway[tokens]'"
+"""What a person runs for exact counts: the `tokens` extra of this package (pyproject.toml)."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class TokenCounter:
 
     @property
     def unit(self) -> str:
-        return "tokens (cl100k)" if self.exact else "tokens (estimated; install the 'tokens' extra for exact counts)"
+        return "tokens (cl100k)" if self.exact else f"tokens (estimated; for exact counts: {EXACT_COUNTS_INSTALL})"
 
 
 def token_counter() -> TokenCounter:
