@@ -14,6 +14,7 @@ import json
 import shutil
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,15 @@ from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult, ImageContent, TextContent
 
 from mcp_gateway.service.status import running_servers
-from mcp_gateway.tokens import compact_json, token_counter
+from mcp_gateway.service.views import shorten
+from mcp_gateway.tokens import EXACT_COUNTS_INSTALL, compact_json, token_counter
 
 LOADING_POLL_SECONDS = 0.2
 LOADING_WAIT_SECONDS = 60.0
 WIDTH = 100
+"""Columns the demo's lines fit in: text is wrapped at spaces, never cut inside a word, and a tool's
+description is shortened at a word boundary to one line (the whole of it is one describe_tool away)."""
+INDENT = "  "
 PRIVATE = 0o600
 """A config file can name secrets: only its owner reads it."""
 DEMO_SERVERS = {
@@ -72,7 +77,8 @@ async def _drive(workspace: Path) -> None:
         await _search(client, "anything")
     catalog = json.loads((workspace / "cache.json").read_text())["servers"]
     counts = ", ".join(f"{name} {len(entry['tools'])} tools" for name, entry in catalog.items())
-    print(f"  cached in {workspace / 'cache.json'}: {counts}\n")
+    _say(f"cached in {workspace / 'cache.json'}: {counts}")
+    print()
     print("Second start, as in every later client session: nothing runs until a tool is really called.\n")
     async with Client(gateway) as client:
         listed = await client.list_tools()
@@ -81,43 +87,50 @@ async def _drive(workspace: Path) -> None:
         gateway_tools = compact_json(listed.model_dump(by_alias=True, mode="json", exclude_none=True)["tools"])
 
         query = "convert 30 degrees celsius to fahrenheit"
-        payload = await _search(client, query)
-        _step(f"search_tools {{'query': '{query}'}}", _hits(payload))
-
+        _step(f"search_tools {_shown({'query': query})}", _hits(await _search(client, query)))
         chinese = "添加一条笔记"
-        _step(f"search_tools {{'query': '{chinese}'}}  (Chinese: 'add a note')", _hits(await _search(client, chinese)))
-        print(f"  downstream servers running after searching: {_running(workspace)}\n")
+        found = await _search(client, chinese)
+        _step(f"search_tools {_shown({'query': chinese})}   (Chinese: 'add a note')", _hits(found))
+        _say(
+            "[high], [medium], [low]: how much of the request the tool's own words account for; "
+            "'why' names the words that matched."
+        )
+        _say(f"downstream servers running after searching: {_running(workspace)}")
+        print()
 
         described = await client.call_tool("describe_tool", {"tool": "toolbox.convert_temperature"})
         schema = json.loads(_text(described))["inputSchema"]
-        _step("describe_tool {'tool': 'toolbox.convert_temperature'}", f"input schema: {compact_json(schema)}")
+        _step('describe_tool {"tool": "toolbox.convert_temperature"}', f"input schema: {_shown(schema)}")
 
         started = time.perf_counter()
         arguments = {"value": 30, "from_unit": "C", "to_unit": "F"}
         result = await client.call_tool("execute_tool", {"tool": "toolbox.convert_temperature", "arguments": arguments})
         elapsed = time.perf_counter() - started
         _step(
-            f"execute_tool toolbox.convert_temperature {compact_json(arguments)}",
-            f"result: {_text(result)}   (structuredContent {compact_json(result.structured_content)})\n"
+            f"execute_tool toolbox.convert_temperature {_shown(arguments)}",
+            f"result: {_text(result)}   (structuredContent {_shown(result.structured_content)})\n"
             f"the call woke the toolbox server ({elapsed:.2f}s in all); running now: {_running(workspace)}",
         )
 
-        note = {"title": "Demo", "text": "The gateway found this tool by searching.", "tags": ["demo"]}
+        note = {"title": "Demo", "text": "Found by searching.", "tags": ["demo"]}
         result = await client.call_tool("execute_tool", {"tool": "notes.add_note", "arguments": note})
-        _step(f"execute_tool notes.add_note {compact_json(note)}", f"result: {_compact(_text(result))}")
+        _step(f"execute_tool notes.add_note {_shown(note)}", f"result: {_readable(_text(result))}")
 
-        result = await client.call_tool("execute_tool", {"tool": "toolbox.make_badge", "arguments": {"color": "blue"}})
+        badge = {"color": "blue"}
+        result = await client.call_tool("execute_tool", {"tool": "toolbox.make_badge", "arguments": badge})
         images = [item for item in result.content if isinstance(item, ImageContent)]
         kinds = ", ".join(f"{item.mime_type} ({len(item.data)} base64 chars)" for item in images)
-        _step("execute_tool toolbox.make_badge {'color': 'blue'}", f"an image content item, passed through: {kinds}")
+        _step(f"execute_tool toolbox.make_badge {_shown(badge)}", f"an image content item, passed through: {kinds}")
 
         bad = {"value": "thirty", "from_unit": "C"}
         result = await client.call_tool("execute_tool", {"tool": "toolbox.convert_temperature", "arguments": bad})
-        first_line = _text(result).splitlines()[0]
-        _step(
-            f"execute_tool toolbox.convert_temperature {compact_json(bad)}   (a mistake)",
-            f"isError={result.is_error}, and no server was called: {first_line}",
-        )
+        # The point of this step is the message itself: shown whole, never shortened.
+        message, *schema_lines = _text(result).splitlines() or ["(the error came with no text)"]
+        _say(f"> execute_tool toolbox.convert_temperature {_shown(bad)}   (a mistake)", indent="")
+        then = ", then the tool's input schema" if schema_lines else ""
+        _say(f"isError={result.is_error}, and no server was called. The model reads this{then}:")
+        _say(message, indent=2 * INDENT, hanging="")
+        print()
 
     direct_tools = await _direct_tool_lists(workspace)
     _token_summary(gateway_tools, direct_tools)
@@ -151,14 +164,16 @@ async def _direct_tool_lists(workspace: Path) -> str:
 def _token_summary(gateway_tools: str, direct_tools: str) -> None:
     counter = token_counter()
     through, direct = counter.count(gateway_tools), counter.count(direct_tools)
-    unit = counter.unit if counter.exact else "tokens (estimated)"
-    print("\nTool definitions a client sends to the model with every request (compact JSON):")
+    unit = "tokens (cl100k)" if counter.exact else "tokens (estimated)"
+    print("Tool definitions a client sends to the model with every request (compact JSON):")
     print(f"  directly, both demo servers' tools:  {direct:>6,} {unit}")
     print(f"  through the gateway, 4 meta-tools:   {through:>6,} {unit}")
-    print(
-        "  The gateway's cost stays the same however many servers stand behind it: with a real 7-server setup\n"
-        "  (352 tools, 56,621 tokens directly) it is these four tools plus a short instruction, 530 tokens in\n"
-        "  all (see Performance in the README)."
+    if not counter.exact:
+        _say(f"Estimates from the text's length; for exact counts: {EXACT_COUNTS_INSTALL}")
+    _say(
+        "The gateway's cost hardly grows with the servers behind it: with a real 7-server setup (352 tools, "
+        "56,621 tokens directly) it is these four tools plus instructions with a line per server, 760 tokens "
+        "in all (see Performance in the README)."
     )
 
 
@@ -167,20 +182,44 @@ def _running(workspace: Path) -> str:
 
 
 def _step(request: str, outcome: str) -> None:
-    print(f"> {request}")
+    _say(f"> {request}", indent="")
     for line in outcome.splitlines():
-        print(f"  {line if len(line) <= WIDTH * 2 else line[: WIDTH * 2] + ' …'}")
+        _say(line)
     print()
 
 
+def _say(text: str, indent: str = INDENT, hanging: str = INDENT) -> None:
+    """`text` in lines of at most `WIDTH` columns, broken at spaces only (a word longer than a line stays whole);
+    lines after the first are indented by `hanging` more."""
+    lines = textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + hanging,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    print("\n".join(lines))
+
+
 def _hits(payload: dict[str, Any]) -> str:
-    lines = [f"{hit['tool']}  [{hit['confidence']}]  {hit['description'][:70]}" for hit in payload.get("results", [])]
+    """Each hit as `mcp-gateway search` prints it: the tool and its confidence, its description, and why."""
+    lines: list[str] = []
+    for hit in payload.get("results", []):
+        lines.append(f"{hit['tool']}  [{hit['confidence']}]")
+        lines.append(f"{INDENT}{shorten(hit['description'], WIDTH - 2 * len(INDENT))}")
+        lines.append(f"{INDENT}why: {hit['why']}")
     return "\n".join(lines) or "no match: " + "; ".join(payload.get("notes", []))
 
 
-def _compact(text: str) -> str:
+def _shown(value: Any) -> str:
+    """JSON as a person reads it on one line: a space after each comma and colon, so it wraps between items."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _readable(text: str) -> str:
     try:
-        return compact_json(json.loads(text))
+        return _shown(json.loads(text))
     except ValueError:
         return text
 

@@ -116,14 +116,6 @@ async def test_config_path_prints_the_workspace_config_file(tmp_path: Path) -> N
     assert done.stdout.strip() == str(tmp_path / "config.json")
 
 
-async def test_demo_exits_zero_after_converting_30_celsius_to_86_fahrenheit(tmp_path: Path) -> None:
-    # The demo writes a throwaway workspace under the temporary directory: keep it inside this test's.
-    done = await run_cli_async("demo", extra_env={"TMPDIR": str(tmp_path)})
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "toolbox.convert_temperature" in done.stdout
-    assert "86" in done.stdout
-
-
 class RawResult(RootModel[dict[str, Any]]):
     """A result exactly as the server sent it."""
 
