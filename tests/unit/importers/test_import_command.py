@@ -351,9 +351,10 @@ def test_restore_lists_backups_of_several_files_and_restores_a_named_one(
     assert "Backups exist for several files" in out
     assert "choose one" in err
     (backup,) = (user.home / ".cursor").glob("mcp.json.mcp-gateway-backup-*")
+    kept = backup.read_bytes()
     code, _, _ = user.run("--restore", str(backup))
     assert code == 0
-    assert (user.home / ".cursor" / "mcp.json").read_bytes() == backup.read_bytes()
+    assert (user.home / ".cursor" / "mcp.json").read_bytes() == kept
 
 
 def test_restore_without_backups_exits_1_and_a_foreign_file_exits_2(user: User) -> None:

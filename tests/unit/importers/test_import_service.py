@@ -270,6 +270,8 @@ async def test_restore_puts_the_newest_backup_back_and_keeps_the_version_it_repl
         backup=path.with_name(f"mcp.json.mcp-gateway-backup-{STAMP}"),
         original=path,
         kept_current=path.with_name(f"mcp.json.mcp-gateway-before-restore-{STAMP}"),
+        marked=(path.with_name(f"mcp.json.mcp-gateway-restored-{STAMP}"),),
+        is_original=True,
     )
     assert path.read_bytes() == original
     assert path.with_name(f"mcp.json.mcp-gateway-before-restore-{STAMP}").read_bytes() == rewritten
