@@ -73,12 +73,14 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         write_client_config=args.write_client_config,
         launcher=args.launcher,
         replace=args.replace,
+        probe=not args.no_probe,
     )
     report = anyio.run(functools.partial(service.import_client, request, progress=_show_progress))
     title = report.client.title
     print(f"{title} ({report.scope} scope): {report.path}")
     print("\n".join(_server_lines(report)) or f"{INDENT}(no servers)")
     print()
+    _show_network(report)
     for note in report.notes:
         print(f"Note: {note}")
     if not report.imported:
@@ -148,6 +150,20 @@ def _show_progress(event: AskingForSignIns) -> None:
         f"Asking {event.servers} remote server{plural} without credentials whether they need a sign-in…",
         file=sys.stderr,
     )
+
+
+def _show_network(report: ImportReport) -> None:
+    """Which urls the import requested (a dry run too), and why: the one way it reaches the network."""
+    if report.contacted:
+        print(
+            f"Contacted, to see whether each needs a sign-in (one request without credentials; --no-probe skips "
+            f"it): {', '.join(report.contacted)}"
+        )
+    if report.not_contacted:
+        print(
+            f"Not contacted (--no-probe): {', '.join(report.not_contacted)}; whether each needs a sign-in is "
+            "unknown, see its note"
+        )
 
 
 def _server_lines(report: ImportReport) -> list[str]:

@@ -41,6 +41,8 @@ class ImportRequest:
     """How the client is to start the gateway; `auto` decides by how this gateway was installed."""
     replace: bool = False
     """A server the gateway already has with a different definition takes the client's definition."""
+    probe: bool = True
+    """Ask each remote server without credentials whether it needs a sign-in (one unauthenticated request)."""
 
 
 ServerStatus = Literal["added", "updated", "unchanged", "conflict", "skipped", "gateway"]
@@ -144,6 +146,10 @@ class ImportReport:
     """A write that failed, and that the file is unchanged; nothing after it was attempted."""
     refreshed: tuple[GatewayRefresh, ...] = ()
     """Other clients' gateway entries for this workspace that missed a variable (to do, in a dry run)."""
+    contacted: tuple[str, ...] = ()
+    """The urls the sign-in check requested (masked), a dry run's included."""
+    not_contacted: tuple[str, ...] = ()
+    """The urls it would have requested, had the probe not been skipped (masked)."""
 
     @property
     def imported(self) -> bool:

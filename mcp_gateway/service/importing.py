@@ -13,8 +13,9 @@ Its collaborators are passed in, never looked up: where the client files are (`W
 environment, platform), the workspace the servers go into, the sign-in `probe` (the real one asks over
 HTTP), the `clock` that stamps backups, and `launching`: how this gateway is installed and the check that
 runs the command written for the client (a command that does not start the gateway is never written). It
-prints nothing. A report holds no secret: entries are masked before they go in, so any front end may show
-all of it.
+prints nothing. A report holds no secret: entries are masked before they go in, and its free text (notes,
+reasons, a launch check's output, a failure) passes through a `SecretMask` of the client's secrets, so any
+front end may show all of it.
 
 A request that cannot be met raises before anything is written: `ImportUsageError` when the request names
 what does not exist, `ConfigError` when a file cannot be read or used, `ImportFailedError` when a backup
@@ -56,11 +57,12 @@ from mcp_gateway.importers import (
 from mcp_gateway.importers.files import write_atomically
 from mcp_gateway.importers.launch import Installation, LaunchPlan
 from mcp_gateway.importers.launch_check import LaunchChecker
-from mcp_gateway.importers.masking import mask_json
+from mcp_gateway.importers.masking import mask_json, secrets_in
 from mcp_gateway.importers.model import ImportedServer
 from mcp_gateway.importers.refresh import stale_gateways
-from mcp_gateway.importers.sign_in import Probe, needs_probe, screen_sign_ins
+from mcp_gateway.importers.sign_in import Probe, probe_targets, screen_sign_ins, skip_sign_ins
 from mcp_gateway.importers.variables import needed_variables
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.import_reports import (
     AskingForSignIns,
@@ -79,6 +81,7 @@ from mcp_gateway.service.import_reports import (
     ServerOutcome,
     WalkEnded,
 )
+from mcp_gateway.service.report_masking import masked_report
 from mcp_gateway.service.restoring import list_backups, restore_backup
 
 Clock = Callable[[], datetime]
@@ -137,12 +140,19 @@ class ImportService:
             raise ImportUsageError(f"{client.title} has no {scope} scope; use one of: {', '.join(client.scopes)}")
         read = functools.partial(read_client, client, self._where, scope, request.source)
         reading = await anyio.to_thread.run_sync(read)
-        asked = sum(1 for server in reading.servers if needs_probe(server))
-        if asked and progress is not None:
-            progress(AskingForSignIns(asked))
-        reading = await screen_sign_ins(reading, client.title, probe=self._probe, environ=self._where.environ)
+        mask = SecretMask(secret for server in reading.servers for secret in secrets_in(server.entry))
+        targets = probe_targets(reading, self._where.environ)
+        urls = tuple(mask.mask(url) for url in targets.values() if isinstance(url, str))
+        if request.probe:
+            if targets and progress is not None:
+                progress(AskingForSignIns(len(targets)))
+            reading = await screen_sign_ins(reading, client.title, probe=self._probe, environ=self._where.environ)
+        else:
+            reading = skip_sign_ins(reading, client.title)
         merge_and_write = functools.partial(self._merge_and_write, client, reading, request)
-        return await anyio.to_thread.run_sync(merge_and_write)
+        report = await anyio.to_thread.run_sync(merge_and_write)
+        report = replace(report, contacted=urls) if request.probe else replace(report, not_contacted=urls)
+        return masked_report(report, mask)
 
     async def restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice | WalkEnded:
         """Put a kept version back: the one named, else the original, else one step back (`service.restoring`).
