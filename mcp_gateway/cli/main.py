@@ -91,9 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     importing.add_argument(
         "--no-probe",
         action="store_true",
-        help="contact no server: without it, import (a dry run too) sends each remote server that has no "
-        "credentials in the client one request without them, to see whether it needs a sign-in the gateway "
-        "cannot do, and prints which urls it contacted; with it, whether they need one is left unknown",
+        help="send the client's remote servers no request: without it, import (a dry run too) sends each "
+        "remote server that has no credentials in the client one request without them, to see whether it needs "
+        "a sign-in the gateway cannot do, and prints which urls it contacted; with it, that is left unknown",
     )
     importing.add_argument(
         "--restore",
