@@ -23,6 +23,7 @@ fixed one in tests). Everything here does file I/O: call it from a worker thread
 
 from __future__ import annotations
 
+import errno
 import filecmp
 import os
 import re
@@ -191,7 +192,15 @@ def _mark_restored(backup: Backup) -> Path:
     """Rename a backup as restored; a hard link then an unlink, so nothing at the new name is ever replaced."""
     name = backup.path.name
     renamed = backup.path.with_name(name.replace(BACKUP_MARK, RESTORED_MARK, 1))
-    os.link(backup.path, renamed, follow_symlinks=False)
+    try:
+        os.link(backup.path, renamed, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: a rename, once nothing is at the new name
+        if os.path.lexists(renamed):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(renamed)) from None
+        os.rename(backup.path, renamed)
+        return renamed
     os.unlink(backup.path)
     return renamed
 

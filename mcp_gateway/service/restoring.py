@@ -66,7 +66,8 @@ def restore_backup(
         restored = restore(chosen, clock())
     except OSError as error:
         raise ImportFailedError(
-            f"cannot restore {chosen.original} from {chosen.path}: {error.strerror or error}; the file is unchanged"
+            f"cannot restore {chosen.original} from {chosen.path} ({error.strerror or error}); see where it stands "
+            "with mcp-gateway import --backups"
         ) from error
     first = original_of(chosen.original)
     return RestoreReport(
