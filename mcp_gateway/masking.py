@@ -59,6 +59,11 @@ _ASSIGNMENT_ARG = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.+)$"
 # In free text as in a URL: stop at whitespace and quotes, which end a URL in a log line or a message.
 _URL_USERINFO = re.compile(r"(?P<head>://)(?P<user>[^/:@\s\"'<>]+)(?::(?P<password>[^/@\s\"'<>]+))?@")
 _URL_QUERY = re.compile(r"(?P<head>[?&](?P<name>[A-Za-z0-9_.\-\[\]]+)=)(?P<value>[^&#\s\"'<>]+)")
+_SPACE = re.compile(r"\s")
+# A shell word, without the quotes and operators around it: `TOKEN=abc;` is the assignment `TOKEN=abc`.
+_SHELL_WORD = re.compile(r"[^\s'\"`;&|()<>]+")
+_QUOTED_HEADER = re.compile(r"[\"'](?P<name>[A-Za-z0-9-]+)\s*:\s*(?P<value>[^\"'\n]+)")
+_QUOTED_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<quote>[\"'])(?P<value>[^\"'\n]+)(?P=quote)")
 _PATH_START = re.compile(r"^(?:/|~|\.{1,2}/|[A-Za-z]:\\)")
 
 
@@ -128,7 +133,9 @@ def redact_url(text: str, redact: Redact) -> str:
 
 def redact_args(args: Sequence[str], redact: Redact) -> list[str]:
     """A command line: the value after a secret flag (`--api-key X`, `--token=X`), header-shaped arguments
-    (`Authorization: Bearer X`), `NAME=VALUE` assignments, URLs, and anything that looks like a token."""
+    (`Authorization: Bearer X`), `NAME=VALUE` assignments, URLs, anything that looks like a token (`sk-…`,
+    `ghp_…`, a long mix of cases and digits), and the same inside an argument that is itself a command line
+    (`sh -c '…'`)."""
     shown: list[str] = []
     secret_next = False
     for arg in args:
@@ -147,17 +154,47 @@ def _redact_arg(arg: str, redact: Redact) -> str:
         if declares_secret(flag):
             return f"{flag}={value if looks_like_path(value) else redact(value)}"
         return f"{flag}={_redact_arg(value, redact)}"
-    if "://" in arg:
+    spaced = bool(_SPACE.search(arg))
+    if "://" in arg and not spaced:
         return redact_url(arg, redact)
     header = _HEADER_ARG.match(arg)
     if header:
         return arg[: header.start("value")] + redact_header(header.group("name"), header.group("value"), redact)
-    assignment = _ASSIGNMENT_ARG.match(arg)
+    return _redact_script(arg, redact) if spaced else _redact_word(arg, redact)
+
+
+def _redact_word(word: str, redact: Redact) -> str:
+    """One argument without spaces: a `NAME=VALUE` assignment by the env rule, else secret by its looks."""
+    assignment = _ASSIGNMENT_ARG.match(word)
     if assignment:
-        return arg[: assignment.start("value")] + redact_env(
+        return word[: assignment.start("value")] + redact_env(
             assignment.group("name"), assignment.group("value"), redact
         )
-    return redact(arg) if looks_like_token(arg) else arg
+    return redact(word) if looks_like_token(word) else word
+
+
+def _redact_script(script: str, redact: Redact) -> str:
+    """A command line in one argument (`sh -c 'TOKEN=abc server --api-key sk-…'`): its quoted header-shaped
+    text (`-H "Authorization: Bearer X"`) and quoted assignments (`KEY='X'`), then its words as a command
+    line; quotes and spacing stay."""
+
+    def header(match: re.Match[str]) -> str:
+        head = match.group()[: match.start("value") - match.start()]
+        return head + redact_header(match.group("name"), match.group("value"), redact)
+
+    def assignment(match: re.Match[str]) -> str:
+        head = match.group()[: match.start("value") - match.start()]
+        return head + redact_env(match.group("name"), match.group("value"), redact) + match.group("quote")
+
+    script = _QUOTED_ASSIGNMENT.sub(assignment, _QUOTED_HEADER.sub(header, script))
+    words = list(_SHELL_WORD.finditer(script))
+    shown = redact_args([word.group() for word in words], redact)
+    pieces: list[str] = []
+    end = 0
+    for word, replacement in zip(words, shown, strict=True):
+        pieces += [script[end : word.start()], replacement]
+        end = word.end()
+    return "".join([*pieces, script[end:]])
 
 
 # The mask.

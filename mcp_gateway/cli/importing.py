@@ -5,7 +5,7 @@ collaborators (the real sign-in probe and the system clock; tests hand it fakes)
 a person and maps outcomes to exit codes: 0 done (or nothing left to do), 1 nothing could be imported
 or a file could not be read or written, 2 a usage problem (an unknown client, a scope the client does not
 have, several clients detected and none chosen, an ambiguous `--restore`). Progress (the sign-in check)
-goes to stderr, everything else to stdout.
+goes to stderr, everything else to stdout. `--restore` and `--backups` are `cli.undoing`'s.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import anyio
 
+from mcp_gateway.cli import undoing
 from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
 from mcp_gateway.importers import Where
 from mcp_gateway.importers.launch import this_installation
@@ -26,11 +27,9 @@ from mcp_gateway.importers.launch_check import check_launch
 from mcp_gateway.importers.sign_in import Probe, http_status
 from mcp_gateway.service.import_reports import (
     AskingForSignIns,
-    BackupChoice,
     ClientEntry,
     ImportReport,
     ImportRequest,
-    RestoreRequest,
     ServerOutcome,
 )
 from mcp_gateway.service.importing import Clock, ImportService, Launching, system_clock
@@ -56,7 +55,9 @@ def run_import(
     service = ImportService.for_home(args.home, where=where, probe=probe, clock=clock, launching=launching)
     try:
         if args.restore is not None:
-            return _restore(args, service)
+            return undoing.run_restore(args, service)
+        if args.backups:
+            return undoing.run_list(args, service)
         return _import(args, service)
     except ConfigError as error:  # the gateway's own config cannot be read: the import failed (exit 1)
         raise ImportFailedError(error.message) from error
@@ -72,12 +73,14 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         write_client_config=args.write_client_config,
         launcher=args.launcher,
         replace=args.replace,
+        probe=not args.no_probe,
     )
     report = anyio.run(functools.partial(service.import_client, request, progress=_show_progress))
     title = report.client.title
     print(f"{title} ({report.scope} scope): {report.path}")
     print("\n".join(_server_lines(report)) or f"{INDENT}(no servers)")
     print()
+    _show_network(report)
     for note in report.notes:
         print(f"Note: {note}")
     if not report.imported:
@@ -149,6 +152,20 @@ def _show_progress(event: AskingForSignIns) -> None:
     )
 
 
+def _show_network(report: ImportReport) -> None:
+    """Which urls the import requested (a dry run too), and why: the one way it reaches the network."""
+    if report.contacted:
+        print(
+            f"Contacted, to see whether each needs a sign-in (one request without credentials; --no-probe skips "
+            f"it): {', '.join(report.contacted)}"
+        )
+    if report.not_contacted:
+        print(
+            f"Not contacted (--no-probe): {', '.join(report.not_contacted)}; whether each needs a sign-in is "
+            "unknown, see its note"
+        )
+
+
 def _server_lines(report: ImportReport) -> list[str]:
     """One block per server of the client: imported (with its gateway entry) or skipped (with why)."""
     lines: list[str] = []
@@ -210,6 +227,7 @@ def _show_client_write(report: ImportReport) -> None:
     )
     print(f"Restart {report.client.title} so it starts the gateway.")
     print(f"Undo: mcp-gateway import --restore {written.backup}")
+    print(f"Every kept version of it: mcp-gateway import --backups --client {report.client.name}")
 
 
 def _show_refreshed(report: ImportReport) -> None:
@@ -234,28 +252,6 @@ def _fail_on_write_failure(report: ImportReport) -> None:
     """Everything written before the failure has been shown; the failure ends the command."""
     if report.write_failure is not None:
         raise ImportFailedError(report.write_failure)
-
-
-def _restore(args: argparse.Namespace, service: ImportService) -> int:
-    request = RestoreRequest(
-        backup=args.restore or None,
-        client=args.client,
-        scope=args.scope,
-        source=Path(args.source) if args.source else None,
-    )
-    result = anyio.run(service.restore, request)
-    if isinstance(result, BackupChoice):
-        if not result.files:
-            raise ImportFailedError("found no backups to restore (they are made by import --write-client-config)")
-        print("Backups exist for several files:")
-        for file in result.files:
-            print(f"  {file.path}: newest {file.newest} ({file.count} in all)")
-        raise ImportUsageError("choose one: mcp-gateway import --restore BACKUP (or narrow it with --client)")
-    print(f"Restored {result.original} from {result.backup} (byte for byte).")
-    if result.kept_current:
-        print(f"The version it replaced is kept as {result.kept_current}.")
-    print("Restart the client so it reads the restored config.")
-    return 0
 
 
 def _s(count: int) -> str:

@@ -89,7 +89,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="a server the gateway already has with another definition takes this client's",
     )
     importing.add_argument(
-        "--restore", nargs="?", const="", metavar="BACKUP", help="put a client file back from its backup"
+        "--no-probe",
+        action="store_true",
+        help="send the client's remote servers no request: without it, import (a dry run too) sends each "
+        "remote server that has no credentials in the client one request without them, to see whether it needs "
+        "a sign-in the gateway cannot do, and prints which urls it contacted; with it, that is left unknown",
+    )
+    importing.add_argument(
+        "--restore",
+        nargs="?",
+        const="",
+        metavar="BACKUP",
+        help="undo import's writes to a client file (with --client): alone, one step back (run it again to go "
+        "one further); 'original', the file as it was before the gateway first changed it; a path, that kept "
+        "version. Each restore keeps the version it replaces, so it can be undone too",
+    )
+    importing.add_argument(
+        "--backups",
+        action="store_true",
+        help="list the kept versions of the client's file (with --client; every client's without): when, "
+        "which write made each, size, which is the original and which --restore puts back next",
     )
 
     demo = commands.add_parser("demo", help="see the gateway work end to end on two bundled demo servers")

@@ -4,12 +4,21 @@ One module per client format reads that client's files into `ImportedServer` val
 or why the entry was skipped) and knows the gateway's entry in the client's own shape. Shared modules:
 `variables` (each client's `${env:X}`, `{env:X}`, `$X` → `${X}`), `masking` (secrets out of output),
 `jsonc` / `jsonc_edit` / `toml_edit` (text-level edits that keep every unrelated byte), `merge` (into
-the gateway's config.json without overwriting hand-made fields), `backups` (taken before every
-write-back, restored byte for byte), `launch` (the gateway command each client runs) and `sign_in`
-(whether a credential-less remote server needs a sign-in the gateway cannot do).
+the gateway's config.json without overwriting hand-made fields), `backups` (taken before every write,
+restored byte for byte: one step back at a time, or the original), `launch` (the gateway command each
+client runs) and `sign_in` (whether a credential-less remote server needs a sign-in the gateway cannot do).
 """
 
-from mcp_gateway.importers.backups import Backup, backups_of, create_backup, parse_backup, restore
+from mcp_gateway.importers.backups import (
+    Backup,
+    backups_of,
+    create_backup,
+    history_of,
+    next_step_back,
+    original_of,
+    parse_backup,
+    restore,
+)
 from mcp_gateway.importers.client import ClientFormat, Launch
 from mcp_gateway.importers.clients import CLIENTS, Detected, NoClientFileError, detect, find_client, read_client
 from mcp_gateway.importers.launch import LaunchPlan, gateway_launch
@@ -46,6 +55,9 @@ __all__ = [
     "detect",
     "find_client",
     "gateway_launch",
+    "history_of",
+    "next_step_back",
+    "original_of",
     "parse_backup",
     "plan_merge",
     "read_client",

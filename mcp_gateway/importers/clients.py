@@ -4,7 +4,7 @@ A client may keep its file in several places (an older location, an editor varia
 `.json`); the first one that holds servers wins, else the first that exists. Detection looks at every
 client's default scope and reports each file with its server count, so `import` without `--client` can
 proceed when exactly one client has servers and otherwise ask which one. `files_with_backups` looks in the
-same places for the backups `--restore` can choose from.
+same places for the backups `--restore` and `--backups` work on.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from mcp_gateway.importers import (
     windsurf,
     zed,
 )
-from mcp_gateway.importers.backups import Backup, backups_of
+from mcp_gateway.importers.backups import Backup, history_of
 from mcp_gateway.importers.client import ClientFormat
 from mcp_gateway.importers.model import ClientConfigError, ClientReading, Scope, Where
 
@@ -125,8 +125,8 @@ def detect(where: Where) -> list[Detected]:
 def files_with_backups(
     where: Where, *, client: ClientFormat | None = None, scope: Scope | None = None, source: Path | None = None
 ) -> dict[Path, list[Backup]]:
-    """Each client file that has backups, with them oldest first: `source` only, else every file of `client`
-    (every client's when None) in `scope` (every scope when None)."""
+    """Each client file with kept versions (`backups.history_of`), oldest first: `source` only, else every file
+    of `client` (every client's when None) in `scope` (every scope when None)."""
     files: dict[Path, None] = {}
     if source is not None:
         files[source.absolute()] = None
@@ -135,4 +135,4 @@ def files_with_backups(
             for wanted in [scope] if scope else each.scopes:
                 if wanted in each.scopes:
                     files.update(dict.fromkeys(each.candidates(where, wanted)))
-    return {path: backups for path in files if (backups := backups_of(path))}
+    return {path: history for path in files if (history := history_of(path))}

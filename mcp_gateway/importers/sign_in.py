@@ -8,13 +8,15 @@ Any other answer means it works without one. No answer at all (offline, a DNS fa
 nothing: the entry stays imported with a note saying it could not be checked.
 
 The question is asked through a `Probe` the caller passes in: `http_status` is the real one, and tests
-answer from a table instead of reaching the network.
+answer from a table instead of reaching the network. It reaches the network even in a dry run, so the
+import says which urls it asked (`probe_targets`), and `--no-probe` skips it (`skip_sign_ins`): each such
+server is then imported with a note that nobody asked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import anyio
 import httpx2
@@ -68,27 +70,61 @@ async def screen_sign_ins(
 
     `environ` expands the variables of each url; `client` is the client's title, for the reasons.
     """
-    variables = dict(environ)
+    targets = probe_targets(reading, environ)
     answers: dict[str, int | str] = {}
 
-    async def ask(server: ImportedServer) -> None:
+    async def ask(server: ImportedServer, url: str) -> None:
         assert server.entry is not None
-        url, unset = expand_text(str(server.entry.get("url", "")), variables)
-        if unset:
-            answers[server.name] = f"its url uses {', '.join(unset)}, which is not set here"
-            return
         answers[server.name] = "it did not answer in time"
         with anyio.move_on_after(PROBE_SECONDS * 2):
             answers[server.name] = await probe(str(server.entry["type"]), url)
 
     async with anyio.create_task_group() as probes:
         for server in reading.servers:
-            if needs_probe(server):
-                probes.start_soon(ask, server)
+            target = targets.get(server.name)
+            if isinstance(target, Unexpanded):
+                answers[server.name] = f"its url uses {', '.join(target.unset)}, which is not set here"
+            elif target is not None:
+                probes.start_soon(ask, server, target)
     if not answers:
         return reading
     servers = tuple(_judged(server, answers.get(server.name), client) for server in reading.servers)
     return replace(reading, servers=servers)
+
+
+@dataclass(frozen=True)
+class Unexpanded:
+    """A url that cannot be asked: it uses variables not set in the import's environment."""
+
+    unset: tuple[str, ...]
+
+
+def probe_targets(reading: ClientReading, environ: Mapping[str, str]) -> dict[str, str | Unexpanded]:
+    """Each server the sign-in check asks, by name: the url it requests (variables expanded), or why not."""
+    targets: dict[str, str | Unexpanded] = {}
+    for server in reading.servers:
+        if needs_probe(server):
+            assert server.entry is not None
+            url, unset = expand_text(str(server.entry.get("url", "")), dict(environ))
+            targets[server.name] = Unexpanded(tuple(unset)) if unset else url
+    return targets
+
+
+def skip_sign_ins(reading: ClientReading, client: str) -> ClientReading:
+    """`reading` without the check (`--no-probe`): each server it would ask says that nobody asked it."""
+    note = (
+        f"{NO_CREDENTIALS}, and it was not asked whether it needs a sign-in (--no-probe); if it signs in with "
+        f"OAuth in {client}, keep it there: the gateway cannot reuse that sign-in"
+    )
+    servers = tuple(
+        replace(server, warnings=(*_without_credentials_notes(server), note)) if needs_probe(server) else server
+        for server in reading.servers
+    )
+    return replace(reading, servers=servers)
+
+
+def _without_credentials_notes(server: ImportedServer) -> tuple[str, ...]:
+    return tuple(warning for warning in server.warnings if not warning.startswith(NO_CREDENTIALS))
 
 
 def _judged(server: ImportedServer, answer: int | str | None, client: str) -> ImportedServer:
@@ -102,7 +138,7 @@ def _judged(server: ImportedServer, answer: int | str | None, client: str) -> Im
                 f"reuse {client}'s sign-in"
             ),
         )
-    kept = tuple(warning for warning in server.warnings if not warning.startswith(NO_CREDENTIALS))
+    kept = _without_credentials_notes(server)
     if isinstance(answer, int) and answer < HTTP_REDIRECT:
         note = f"{NO_CREDENTIALS} and answered without them: no sign-in needed"
     elif isinstance(answer, int):

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
 from mcp_gateway.importers import ClientFormat, Detected, Scope
+from mcp_gateway.importers.backups import MadeBy
 from mcp_gateway.importers.launch import Launcher
 from mcp_gateway.importers.model import JsonObject
 
@@ -39,6 +41,8 @@ class ImportRequest:
     """How the client is to start the gateway; `auto` decides by how this gateway was installed."""
     replace: bool = False
     """A server the gateway already has with a different definition takes the client's definition."""
+    probe: bool = True
+    """Ask each remote server without credentials whether it needs a sign-in (one unauthenticated request)."""
 
 
 ServerStatus = Literal["added", "updated", "unchanged", "conflict", "skipped", "gateway"]
@@ -142,6 +146,10 @@ class ImportReport:
     """A write that failed, and that the file is unchanged; nothing after it was attempted."""
     refreshed: tuple[GatewayRefresh, ...] = ()
     """Other clients' gateway entries for this workspace that missed a variable (to do, in a dry run)."""
+    contacted: tuple[str, ...] = ()
+    """The urls the sign-in check requested (masked), a dry run's included."""
+    not_contacted: tuple[str, ...] = ()
+    """The urls it would have requested, had the probe not been skipped (masked)."""
 
     @property
     def imported(self) -> bool:
@@ -174,8 +182,12 @@ class Detection:
 
 @dataclass(frozen=True)
 class RestoreRequest:
+    """What to put back (`--restore`), or whose kept versions to list (`--backups`)."""
+
     backup: str | None = None
-    """A backup as the person named it (relative to the current directory); None: the newest one."""
+    """A kept version as the person named it (relative to the current directory); None: one step back."""
+    original: bool = False
+    """Without `backup`: the file as it was before the gateway first changed it (its oldest backup)."""
     client: str | None = None
     """Without `backup`: look only at this client's files."""
     scope: Scope | None = None
@@ -186,9 +198,57 @@ class RestoreRequest:
 @dataclass(frozen=True)
 class RestoreReport:
     backup: Path
+    """The kept version put back, by the name it had when chosen."""
     original: Path
     kept_current: Path | None
-    """Where the version it replaced was kept, when that differed from the backup."""
+    """Where the version it replaced was kept, when that differed from the backup: restoring it undoes this."""
+    changed: bool = True
+    """False: the file already held the backup's bytes."""
+    marked: tuple[Path, ...] = ()
+    """Backups renamed as restored (new names), so the next step back goes one further."""
+    made_by: MadeBy = "write-back"
+    is_original: bool = False
+    """The backup put back is the oldest: the file is as it was before the gateway first changed it."""
+
+
+@dataclass(frozen=True)
+class WalkEnded:
+    """One step back was asked, and no backup is left that would change the file."""
+
+    path: Path
+    original: Path | None
+    """The oldest backup (by its current name), which `--restore original` puts back."""
+
+
+@dataclass(frozen=True)
+class KeptVersion:
+    """One kept version of a client file, for `--backups`."""
+
+    path: Path
+    taken: datetime
+    made_by: MadeBy
+    size: int
+    restored: bool
+    is_original: bool
+    """The oldest backup: the file before the gateway first changed it."""
+    same_as_file: bool
+    """It holds exactly the file's bytes now."""
+    next_step: bool
+    """`--restore` without a name puts this one back next."""
+
+
+@dataclass(frozen=True)
+class FileHistory:
+    path: Path
+    size: int | None
+    """The file's size now; None when it is gone."""
+    versions: tuple[KeptVersion, ...]
+    """Newest first."""
+
+
+@dataclass(frozen=True)
+class BackupListing:
+    files: tuple[FileHistory, ...]
 
 
 @dataclass(frozen=True)

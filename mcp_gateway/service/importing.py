@@ -13,8 +13,9 @@ Its collaborators are passed in, never looked up: where the client files are (`W
 environment, platform), the workspace the servers go into, the sign-in `probe` (the real one asks over
 HTTP), the `clock` that stamps backups, and `launching`: how this gateway is installed and the check that
 runs the command written for the client (a command that does not start the gateway is never written). It
-prints nothing. A report holds no secret: entries are masked before they go in, so any front end may show
-all of it.
+prints nothing. A report holds no secret: entries are masked before they go in, and its free text (notes,
+reasons, a launch check's output, a failure) passes through a `SecretMask` of the client's secrets, so any
+front end may show all of it.
 
 A request that cannot be met raises before anything is written: `ImportUsageError` when the request names
 what does not exist, `ConfigError` when a file cannot be read or used, `ImportFailedError` when a backup
@@ -37,7 +38,7 @@ from pathlib import Path
 import anyio
 
 from mcp_gateway.config.jsonfile import as_object
-from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
+from mcp_gateway.errors import ConfigError, ImportUsageError
 from mcp_gateway.importers import (
     CLIENTS,
     ClientFormat,
@@ -49,26 +50,24 @@ from mcp_gateway.importers import (
     detect,
     find_client,
     gateway_launch,
-    parse_backup,
     plan_merge,
     read_client,
-    restore,
     write_plan,
 )
-from mcp_gateway.importers.clients import files_with_backups
 from mcp_gateway.importers.files import write_atomically
 from mcp_gateway.importers.launch import Installation, LaunchPlan
 from mcp_gateway.importers.launch_check import LaunchChecker
-from mcp_gateway.importers.masking import mask_json
+from mcp_gateway.importers.masking import mask_json, secrets_in
 from mcp_gateway.importers.model import ImportedServer
 from mcp_gateway.importers.refresh import stale_gateways
-from mcp_gateway.importers.sign_in import Probe, needs_probe, screen_sign_ins
+from mcp_gateway.importers.sign_in import Probe, probe_targets, screen_sign_ins, skip_sign_ins
 from mcp_gateway.importers.variables import needed_variables
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.import_reports import (
     AskingForSignIns,
-    BackedUpFile,
     BackupChoice,
+    BackupListing,
     ClientEntry,
     ClientWrite,
     Detection,
@@ -80,7 +79,10 @@ from mcp_gateway.service.import_reports import (
     RestoreReport,
     RestoreRequest,
     ServerOutcome,
+    WalkEnded,
 )
+from mcp_gateway.service.report_masking import masked_report
+from mcp_gateway.service.restoring import list_backups, restore_backup
 
 Clock = Callable[[], datetime]
 """The current time, for the names of backups."""
@@ -138,21 +140,32 @@ class ImportService:
             raise ImportUsageError(f"{client.title} has no {scope} scope; use one of: {', '.join(client.scopes)}")
         read = functools.partial(read_client, client, self._where, scope, request.source)
         reading = await anyio.to_thread.run_sync(read)
-        asked = sum(1 for server in reading.servers if needs_probe(server))
-        if asked and progress is not None:
-            progress(AskingForSignIns(asked))
-        reading = await screen_sign_ins(reading, client.title, probe=self._probe, environ=self._where.environ)
+        mask = SecretMask(secret for server in reading.servers for secret in secrets_in(server.entry))
+        targets = probe_targets(reading, self._where.environ)
+        urls = tuple(mask.mask(url) for url in targets.values() if isinstance(url, str))
+        if request.probe:
+            if targets and progress is not None:
+                progress(AskingForSignIns(len(targets)))
+            reading = await screen_sign_ins(reading, client.title, probe=self._probe, environ=self._where.environ)
+        else:
+            reading = skip_sign_ins(reading, client.title)
         merge_and_write = functools.partial(self._merge_and_write, client, reading, request)
-        return await anyio.to_thread.run_sync(merge_and_write)
+        report = await anyio.to_thread.run_sync(merge_and_write)
+        report = replace(report, contacted=urls) if request.probe else replace(report, not_contacted=urls)
+        return masked_report(report, mask)
 
-    async def restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice:
-        """Put a backup back: the one named, else the newest of the one file that has backups.
+    async def restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice | WalkEnded:
+        """Put a kept version back: the one named, else the original, else one step back (`service.restoring`).
 
         Raises:
-            ImportUsageError: the named file is not a backup, or the client is unknown.
-            ImportFailedError: the named backup is gone, or it cannot be put back.
+            ImportUsageError: the named file is not a copy import made, or the client is unknown.
+            ImportFailedError: the named copy is gone, or it cannot be put back.
         """
-        return await anyio.to_thread.run_sync(self._restore, request)
+        return await anyio.to_thread.run_sync(restore_backup, self._where, request, self._clock)
+
+    async def backups(self, request: RestoreRequest) -> BackupListing:
+        """Every kept version of the client files the request narrows to, newest first."""
+        return await anyio.to_thread.run_sync(list_backups, self._where, request)
 
     def _merge_and_write(self, client: ClientFormat, reading: ClientReading, request: ImportRequest) -> ImportReport:
         plan = plan_merge(self._workspace.config_path, reading.servers, replace=request.replace)
@@ -238,7 +251,7 @@ class ImportService:
                 continue
             try:
                 text = stale.client.rewrite(stale.reading, stale.launch)
-                backup = create_backup(stale.reading.path, self._clock())
+                backup = create_backup(stale.reading.path, self._clock(), "entry-update")
                 write_atomically(stale.reading.path, text.encode("utf-8"))
             except ConfigError as error:
                 refreshed.append(replace(refresh, failure=error.message))
@@ -248,25 +261,6 @@ class ImportService:
             else:
                 refreshed.append(replace(refresh, backup=backup))
         return tuple(refreshed)
-
-    def _restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice:
-        if request.backup:
-            backup = parse_backup(Path(request.backup).absolute())
-            if backup is None:
-                raise ImportUsageError(f"{request.backup} is not a backup made by mcp-gateway import")
-            if not backup.path.is_file():
-                raise ImportFailedError(f"{backup.path}: no such backup")
-        else:
-            client = _client_named(request.client, listed=False) if request.client else None
-            found = files_with_backups(self._where, client=client, scope=request.scope, source=request.source)
-            if len(found) != 1:
-                return BackupChoice(tuple(BackedUpFile(path, b[-1].path, len(b)) for path, b in found.items()))
-            backup = next(iter(found.values()))[-1]
-        try:
-            restored = restore(backup, self._clock())
-        except OSError as error:
-            raise ImportFailedError(f"cannot restore {backup.original}: {error.strerror or error}") from error
-        return RestoreReport(backup.path, restored.original, restored.kept_current)
 
     def _which(self, program: str) -> str | None:
         """`program` on the PATH of `Where.environ` (the import's environment, not necessarily this process's)."""

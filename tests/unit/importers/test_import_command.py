@@ -110,7 +110,7 @@ def test_dry_run_shows_each_server_the_entries_and_the_client_entry_with_secrets
     assert code == 0
     assert "  github: imported (new in the gateway)\n" in out
     assert '"env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}' in out
-    assert '"headers": {"Authorization": "***"}' in out
+    assert '"headers": {"Authorization": "Bearer ***"}' in out
     assert "sntrys_" not in out
     assert "  linear: skipped: it signs in with OAuth" in out
     assert "it stays in Claude Code as it is" in out
@@ -227,6 +227,39 @@ def test_the_sign_in_check_is_announced_on_stderr_and_the_probes_answers_decide(
     assert "  open: imported (new in the gateway)\n" in out
     assert "    note: it sends no credentials and answered without them: no sign-in needed\n" in out
     assert sorted(user.probe.asked) == [("http", "https://locked.example/mcp"), ("http", "https://open.example/mcp")]
+    contacted = next(line for line in out.splitlines() if line.startswith("Contacted"))
+    assert "to see whether each needs a sign-in" in contacted
+    assert "https://locked.example/mcp" in contacted
+    assert "https://open.example/mcp" in contacted
+
+
+def test_no_probe_asks_no_server_and_says_what_is_unknown(user: User) -> None:
+    cursor_with_remotes(user)
+    code, out, err = user.run("--client", "cursor", "--dry-run", "--no-probe")
+    assert code == 0
+    assert user.probe.asked == []
+    assert err == ""
+    assert "Contacted" not in out
+    assert (
+        "Not contacted (--no-probe): https://locked.example/mcp, https://open.example/mcp; whether each needs a "
+        "sign-in is unknown, see its note\n"
+    ) in out
+    assert "  locked: imported (new in the gateway)\n" in out
+    assert out.count("note: it sends no credentials, and it was not asked whether it needs a sign-in (--no-probe)") == 2
+
+
+def test_a_url_password_reported_back_by_a_failed_probe_is_masked(user: User) -> None:
+    path = user.home / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    url = "https://me:hunter22@down.example/mcp?token=abc123&team=core"
+    path.write_text(json.dumps({"mcpServers": {"down": {"url": url}}}))
+    user.probe.answers[url] = f"All connection attempts failed for {url}"
+    code, out, _ = user.run("--client", "cursor", "--dry-run")
+    assert code == 0
+    assert "hunter22" not in out
+    assert "abc123" not in out
+    assert "https://me:***@down.example/mcp?token=***&team=core" in out
+    assert "asking whether it needs a sign-in failed (All connection attempts failed for https://me:***@" in out
 
 
 def test_an_import_says_what_is_left_to_do_and_the_backup_carries_the_clocks_time(user: User) -> None:
@@ -351,9 +384,10 @@ def test_restore_lists_backups_of_several_files_and_restores_a_named_one(
     assert "Backups exist for several files" in out
     assert "choose one" in err
     (backup,) = (user.home / ".cursor").glob("mcp.json.mcp-gateway-backup-*")
+    kept = backup.read_bytes()
     code, _, _ = user.run("--restore", str(backup))
     assert code == 0
-    assert (user.home / ".cursor" / "mcp.json").read_bytes() == backup.read_bytes()
+    assert (user.home / ".cursor" / "mcp.json").read_bytes() == kept
 
 
 def test_restore_without_backups_exits_1_and_a_foreign_file_exits_2(user: User) -> None:

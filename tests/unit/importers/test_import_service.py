@@ -270,6 +270,8 @@ async def test_restore_puts_the_newest_backup_back_and_keeps_the_version_it_repl
         backup=path.with_name(f"mcp.json.mcp-gateway-backup-{STAMP}"),
         original=path,
         kept_current=path.with_name(f"mcp.json.mcp-gateway-before-restore-{STAMP}"),
+        marked=(path.with_name(f"mcp.json.mcp-gateway-restored-{STAMP}"),),
+        is_original=True,
     )
     assert path.read_bytes() == original
     assert path.with_name(f"mcp.json.mcp-gateway-before-restore-{STAMP}").read_bytes() == rewritten
@@ -295,6 +297,24 @@ async def test_restore_without_a_single_file_with_backups_returns_the_choice(
     restored = await service.restore(RestoreRequest(client="windsurf"))
     assert isinstance(restored, RestoreReport)
     assert restored.original == windsurf
+
+
+async def test_a_backup_named_as_printed_is_found_after_a_step_back_renamed_it(
+    service: ImportService, where: Where
+) -> None:
+    path = cursor_file(where)
+    original = path.read_bytes()
+    report = await write_back(service)
+    assert report.client_write is not None
+    printed = report.client_write.backup
+    assert printed is not None
+    assert isinstance(await service.restore(RestoreRequest(client="cursor")), RestoreReport)
+    assert not printed.exists()
+    await write_back(service)
+    again = await service.restore(RestoreRequest(backup=str(printed)))
+    assert isinstance(again, RestoreReport)
+    assert again.backup == path.with_name(f"mcp.json.mcp-gateway-restored-{STAMP}")
+    assert path.read_bytes() == original
 
 
 async def test_restoring_a_named_file_that_is_no_backup_or_is_gone_raises(service: ImportService, where: Where) -> None:
