@@ -145,11 +145,8 @@ def _detected_client(args: argparse.Namespace, service: ImportService) -> str:
 
 
 def _show_progress(event: AskingForSignIns) -> None:
-    plural = "s" if event.servers > 1 else ""
-    print(
-        f"Asking {event.servers} remote server{plural} without credentials whether they need a sign-in…",
-        file=sys.stderr,
-    )
+    which = "1 remote server" if event.servers == 1 else f"{event.servers} remote servers"
+    print(f"Asking {which} without credentials whether each needs a sign-in…", file=sys.stderr)
 
 
 def _show_network(report: ImportReport) -> None:

@@ -222,7 +222,7 @@ def test_the_sign_in_check_is_announced_on_stderr_and_the_probes_answers_decide(
     cursor_with_remotes(user)
     code, out, err = user.run("--client", "cursor", "--dry-run")
     assert code == 0
-    assert err == "Asking 2 remote servers without credentials whether they need a sign-in…\n"
+    assert err == "Asking 2 remote servers without credentials whether each needs a sign-in…\n"
     assert "  locked: skipped: it signs in with OAuth (without credentials it answered HTTP 401)" in out
     assert "  open: imported (new in the gateway)\n" in out
     assert "    note: it sends no credentials and answered without them: no sign-in needed\n" in out
