@@ -25,7 +25,7 @@ from mcp_gateway.cli.progress import ProgressLines
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import CommandFailedError, ToolCallError
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.home import config_path
+from mcp_gateway.service.home import ensure_config_file
 from mcp_gateway.service.reports import RefreshReport, ServerState, StatusReport
 
 REFRESH_FAILED = 1
@@ -146,7 +146,10 @@ def status_lines(report: StatusReport) -> list[str]:
 
 def run_config(args: argparse.Namespace) -> int:
     if args.config_command == "path":
-        print(config_path(args.home))
+        path, created = ensure_config_file(args.home)
+        if created:
+            print(f"mcp-gateway: created {path} from the template (no servers yet)", file=sys.stderr)
+        print(path)
         return 0
     config = load(args)
     counts = (
