@@ -1,5 +1,10 @@
 """`refresh`, `status` and `config`: looking after the workspace.
 
+`refresh` lists servers now: a line on stderr as each one starts and as it ends (`cli/progress.py`, as
+`doctor` shows them), its report on stdout (a line per server, then the totals), exit 1 when one failed.
+`config path` prints only the path, having created the file from the template (with its folder) when
+nothing was there, and says so on stderr; `config check` prints every diagnostic on stderr and the counts.
+
 `status` reports what this workspace knows without starting anything: each server's cache state and tool
 count from cache.json, whether a running gateway has it started (from the process records gateways keep),
 and its last error (from errors.json, written by whichever gateway saw it). Then what failed in the
