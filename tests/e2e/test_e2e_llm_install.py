@@ -37,7 +37,7 @@ from guide_shell import GuideShell, files_under, guide_commands
 
 from mcp_gateway.importers.clients import CLIENTS
 
-pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "llm-install.md"
@@ -256,6 +256,7 @@ def backups(home: Path) -> set[str]:
     return {path.name for path in home.glob(".claude.json.mcp-gateway-*")}
 
 
+@pytest.mark.anyio
 async def test_llm_install_md_followed_literally_on_a_fresh_home_does_what_each_step_says(tmp_path: Path) -> None:
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
@@ -293,3 +294,16 @@ async def test_llm_install_md_followed_literally_on_a_fresh_home_does_what_each_
 def bare(command: str) -> str:
     """The command without its trailing comment (the guide puts none inside quotes)."""
     return re.sub(r"\s+#.*$", "", command).strip()
+
+
+def test_the_guide_is_read_from_its_fenced_shell_blocks_and_an_indented_block_is_refused() -> None:
+    guide = "# Guide\n\n## 1. First\n\n```bash\nexport A=1\nmcp-gateway a \\\n  --b  # c\n```\n\n```json\n{}\n```\n"
+
+    found = guide_commands(guide)
+
+    assert [(step.section, step.command) for step in found] == [
+        ("1. First", "export A=1"),
+        ("1. First", "mcp-gateway a    --b  # c"),
+    ]
+    with pytest.raises(AssertionError, match="indented code block"):
+        guide_commands(guide + "\n## 2. Second\n\n    mcp-gateway hidden\n")
