@@ -41,6 +41,8 @@ EntryState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled
 
 
 Lister = Callable[[str], Awaitable[Listing]]
+ListingStep = Literal["starting", "done"]
+"""A server's turn to be listed has come / its listing is over (listed or failed: see `failure`)."""
 
 
 class Catalog:
@@ -280,12 +282,19 @@ class Catalog:
         self._notice = merged.notice
         await self._apply(merged.servers, keep=entry.server, signature=merged.signature)
 
-    async def refresh_many(self, servers: Iterable[str], lister: Lister, *, concurrency: int) -> None:
-        """Refresh servers with bounded parallelism; a failing server never stops the others.
+    async def refresh_many(
+        self,
+        servers: Iterable[str],
+        lister: Lister,
+        *,
+        on_step: Callable[[str, ListingStep], None] | None = None,
+    ) -> None:
+        """Refresh servers, `refreshConcurrency` at a time; a failing server never stops the others.
 
-        Every server is queued at once (see `queue`), before the first is listed.
+        Every server is queued at once (see `queue`), before the first is listed. `on_step` hears when each
+        server's turn comes and when its listing is over, for a person watching.
         """
-        limiter = anyio.CapacityLimiter(concurrency)
+        limiter = anyio.CapacityLimiter(self._config.settings.refresh_concurrency)
         names = list(servers)
         self.queue(names)
 
@@ -293,8 +302,12 @@ class Catalog:
             # A failure is recorded in `failure(name)`, which searches report.
             try:
                 async with limiter:
+                    if on_step is not None:
+                        on_step(name, "starting")
                     with contextlib.suppress(DownstreamError):
                         await self.refresh(name, lister)
+                    if on_step is not None:
+                        on_step(name, "done")
             finally:
                 self._listing_over(name)  # also when cancelled before its turn came
 

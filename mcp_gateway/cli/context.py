@@ -23,7 +23,6 @@ from mcp_gateway.service.home import load_workspace_config
 
 if TYPE_CHECKING:
     from mcp_gateway.service.gateway import Gateway
-    from mcp_gateway.service.reports import RefreshReport
 
 _T = TypeVar("_T")
 
@@ -79,17 +78,3 @@ def print_loading(gateway: Gateway) -> None:
     due = gateway.servers_to_load()
     if due:
         print(f"mcp-gateway: loading the tools of {', '.join(due)} …", file=sys.stderr)
-
-
-def print_refreshed(report: RefreshReport) -> int:
-    """One line per server listed; how many failed (or could not be saved)."""
-    failed = len(report.failed)
-    if report.cache_notice is not None:  # listed, but not saved for the next start
-        failed += 1
-        print(f"mcp-gateway: {report.cache_notice}", file=sys.stderr)
-    for outcome in report.outcomes:
-        if outcome.failure is not None:
-            print(f"{outcome.server}: failed: {outcome.failure}")
-        else:
-            print(f"{outcome.server}: {outcome.tool_count} tools")
-    return failed

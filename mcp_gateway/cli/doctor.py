@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import asdict
 from typing import Any
 
 from mcp_gateway.cli.context import load, secret_mask, with_gateway
+from mcp_gateway.cli.plural import counted
+from mcp_gateway.cli.progress import ProgressLines, seconds
 from mcp_gateway.errors import CommandFailedError, ToolCallError
-from mcp_gateway.service.doctor import DoctorReport, ServerCheck, Stage
+from mcp_gateway.service.doctor import DoctorReport, ServerCheck
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.tokens import TokenCounter, token_counter
 
@@ -26,7 +27,7 @@ INDENT = "    "
 def run_doctor(args: argparse.Namespace) -> int:
     config = load(args, quiet=args.json)
     counter = token_counter()
-    progress = _Progress()
+    progress = ProgressLines()
 
     async def work(gateway: Gateway) -> DoctorReport:
         try:
@@ -52,22 +53,6 @@ def run_doctor(args: argparse.Namespace) -> int:
     return SOME_FAILED if any(not c.listed and not c.disabled for c in report.checks) else 0
 
 
-class _Progress:
-    """One stderr line per server as it starts and as it answers."""
-
-    def __init__(self) -> None:
-        self.total = 0
-        self.started = 0
-
-    def show(self, server: str, stage: Stage, check: ServerCheck | None) -> None:
-        if stage == "starting":
-            self.started += 1
-            print(f"mcp-gateway: [{self.started}/{self.total}] starting {server} …", file=sys.stderr)
-        elif check is not None:
-            outcome = f"{check.tool_count} tools" if check.listed else "failed"
-            print(f"mcp-gateway: {server}: {outcome} ({_seconds(check.seconds)})", file=sys.stderr)
-
-
 def _check_lines(check: ServerCheck, counter: TokenCounter) -> list[str]:
     kind = f"{check.transport}, {check.lifecycle}"
     if check.disabled:
@@ -76,11 +61,11 @@ def _check_lines(check: ServerCheck, counter: TokenCounter) -> list[str]:
         tokens = f"{_approx(counter)}{check.schema_tokens:,} tokens"
         protocol = f", protocol {check.protocol_version}" if check.protocol_version else ""
         lines = [
-            f"{check.name}: ok, {check.tool_count} tools, {tokens} of definitions, "
-            f"started and listed in {_seconds(check.seconds)} ({kind}{protocol})"
+            f"{check.name}: ok, {counted(check.tool_count, 'tool')}, {tokens} of definitions, "
+            f"started and listed in {seconds(check.seconds)} ({kind}{protocol})"
         ]
     else:
-        lines = [f"{check.name}: FAILED after {_seconds(check.seconds)} ({kind})"]
+        lines = [f"{check.name}: FAILED after {seconds(check.seconds)} ({kind})"]
         if check.problem is not None:
             retry = "a retry may help" if check.problem.retryable else "a retry will not help"
             lines.append(f"{INDENT}{check.problem.phase}, {retry}: {check.problem.message}")
@@ -98,12 +83,13 @@ def _summary_text(report: DoctorReport, counter: TokenCounter) -> str:
     share = f", {summary.gateway_tokens / summary.direct_tokens:.1%} of that" if summary.direct_tokens else ""
     text = (
         f"Directly, a client would send {approx}{summary.direct_tokens:,} tokens of tool definitions "
-        f"({summary.tools:,} tools from {summary.listed} servers) with every request; through the gateway it "
-        f"sends {approx}{summary.gateway_tokens:,} (four meta-tools and their instructions){share}."
+        f"({counted(summary.tools, 'tool')} from {counted(summary.listed, 'server')}) with every request; "
+        f"through the gateway it sends {approx}{summary.gateway_tokens:,} "
+        f"(four meta-tools and their instructions){share}."
     )
     failed = summary.servers - summary.listed
     if failed:
-        text += f"\nNot counted: {failed} server{'s' if failed > 1 else ''} that did not list tools."
+        text += f"\nNot counted: {counted(failed, 'server')} that did not list tools."
     if not counter.exact:
         text += f"\nCounts are {counter.unit}."
     return text
@@ -130,7 +116,3 @@ def _camel(name: str) -> str:
 
 def _approx(counter: TokenCounter) -> str:
     return "" if counter.exact else "≈"
-
-
-def _seconds(seconds: float | None) -> str:
-    return f"{seconds:.2f} s" if seconds is not None else "not started"

@@ -58,7 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     config = commands.add_parser("config", help="config file commands")
     config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
-    config_commands.add_parser("path", help="print the config file's path")
+    config_commands.add_parser(
+        "path",
+        help="print the config file's path (created from a template, with its folder, if missing)",
+        description="Print where the workspace's config.json is. If nothing is there, first create it (and its "
+        "folder) from the template, every setting at its default and no servers, and say so on stderr; an existing "
+        'file is never changed. Only the path goes to stdout, e.g. $EDITOR "$(mcp-gateway config path)".',
+    )
     config_commands.add_parser("check", help="validate the config file and print every diagnostic")
 
     importing = commands.add_parser(

@@ -1,5 +1,10 @@
 """`refresh`, `status` and `config`: looking after the workspace.
 
+`refresh` lists servers now: a line on stderr as each one starts and as it ends (`cli/progress.py`, as
+`doctor` shows them), its report on stdout (a line per server, then the totals), exit 1 when one failed.
+`config path` prints only the path, having created the file from the template (with its folder) when
+nothing was there, and says so on stderr; `config check` prints every diagnostic on stderr and the counts.
+
 `status` reports what this workspace knows without starting anything: each server's cache state and tool
 count from cache.json, whether a running gateway has it started (from the process records gateways keep),
 and its last error (from errors.json, written by whichever gateway saw it). Then what failed in the
@@ -14,29 +19,64 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import asdict
 from typing import Any
 
-from mcp_gateway.cli.context import load, print_refreshed, with_gateway
+from mcp_gateway.cli.context import load, with_gateway
+from mcp_gateway.cli.plural import counted
+from mcp_gateway.cli.progress import ProgressLines
+from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import CommandFailedError, ToolCallError
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.home import config_path
-from mcp_gateway.service.reports import ServerState, StatusReport
+from mcp_gateway.service.home import ensure_config_file
+from mcp_gateway.service.reports import RefreshReport, ServerState, StatusReport
 
 REFRESH_FAILED = 1
 CONFIG_INVALID = 1
+NO_SERVERS = "no enabled servers; run `mcp-gateway import --client NAME`, or add servers under 'mcpServers'"
 
 
 def run_refresh(args: argparse.Namespace) -> int:
-    async def work(gateway: Gateway) -> int:
+    config = load(args)
+    progress = ProgressLines()
+
+    async def work(gateway: Gateway) -> RefreshReport:
         try:
             names = [gateway.resolve_server(args.server)] if args.server else None
         except ToolCallError as error:
             raise CommandFailedError(error.message) from error
-        return print_refreshed(await gateway.refresh(names))
+        # Named servers are listed as named; without names, the enabled ones are (see `Gateway.refresh`).
+        progress.total = len(names) if names is not None else len(enabled_servers(config))
+        return await gateway.refresh(names, on_progress=progress.show)
 
-    return REFRESH_FAILED if with_gateway(args, work) else 0
+    report = with_gateway(args, work, config=config)
+    return REFRESH_FAILED if print_refreshed(report) else 0
+
+
+def print_refreshed(report: RefreshReport) -> int:
+    """One line per server listed, then the totals; how many failed (or could not be saved)."""
+    failed = len(report.failed)
+    if report.cache_notice is not None:  # listed, but not saved for the next start
+        failed += 1
+        print(f"mcp-gateway: {report.cache_notice}", file=sys.stderr)
+    if not report.outcomes:
+        print(f"Nothing to refresh: {NO_SERVERS}.")
+        return failed
+    for outcome in report.outcomes:
+        if outcome.failure is not None:
+            print(f"{outcome.server}: failed: {outcome.failure}")
+        else:
+            print(f"{outcome.server}: {counted(outcome.tool_count or 0, 'tool')}")
+    total = counted(len(report.outcomes), "server")
+    tools = counted(sum(outcome.tool_count or 0 for outcome in report.outcomes), "tool")
+    if report.failed:
+        listed = len(report.outcomes) - len(report.failed)
+        print(f"Refreshed {listed} of {total}: {tools}; {len(report.failed)} failed.")
+    else:
+        print(f"Refreshed {total}: {tools}.")
+    return failed
 
 
 def run_status(args: argparse.Namespace) -> int:
@@ -111,13 +151,22 @@ def status_lines(report: StatusReport) -> list[str]:
 
 def run_config(args: argparse.Namespace) -> int:
     if args.config_command == "path":
-        print(config_path(args.home))
+        path, created = ensure_config_file(args.home)
+        if created:
+            print(f"mcp-gateway: created {path} from the template (no servers yet)", file=sys.stderr)
+        print(path)
         return 0
     config = load(args)
-    enabled = sum(1 for server in config.servers.values() if not server.spec.disabled)
-    counts = f"{enabled} enabled servers, {len(config.rejected)} invalid, {len(config.diagnostics)} diagnostics"
+    counts = (
+        f"{counted(len(enabled_servers(config)), 'enabled server')}, {len(config.rejected)} invalid, "
+        f"{counted(len(config.diagnostics), 'diagnostic')}"
+    )
     print(f"{config.path}: {counts}")
     return CONFIG_INVALID if config.errors else 0
+
+
+def enabled_servers(config: GatewayConfig) -> list[str]:
+    return [name for name, server in config.servers.items() if not server.spec.disabled]
 
 
 def _ago(epoch: float) -> str:

@@ -101,20 +101,34 @@ class Problem:
     suggestion: str | None
 
 
-def explain(error: ValidationError, json_path: str, spelled: Mapping[str, str]) -> list[Problem]:
-    """One `Problem` per pydantic error, in file order; `spelled` maps camelCase keys to the file's spelling."""
-    problems = [_explain_one(detail, json_path, spelled) for detail in error.errors(include_url=False)]
+def explain(
+    error: ValidationError,
+    json_path: str,
+    spelled: Mapping[str, str],
+    near_misses: Mapping[str, str] | None = None,
+) -> list[Problem]:
+    """One `Problem` per pydantic error, in file order; `spelled` maps camelCase keys to the file's spelling,
+    `near_misses` a field to the unknown key that was probably meant as it (named when the field is missing)."""
+    problems = [
+        _explain_one(detail, json_path, spelled, near_misses or {}) for detail in error.errors(include_url=False)
+    ]
     position = {key: index for index, key in enumerate(spelled)}
     return sorted(problems, key=lambda problem: position.get(problem.field, len(position)))
 
 
-def _explain_one(detail: ErrorDetails, json_path: str, spelled: Mapping[str, str]) -> Problem:
+def _explain_one(
+    detail: ErrorDetails, json_path: str, spelled: Mapping[str, str], near_misses: Mapping[str, str]
+) -> Problem:
     loc = detail["loc"]
     field = camel_case(str(loc[0])) if loc else ""
     written = spelled.get(field, field)
     label = join_path("", written, *loc[1:])
     path = join_path(json_path, written, *loc[1:]) if loc else json_path
     message, suggestion = _describe(detail, field, label)
+    near = near_misses.get(field)
+    if detail["type"] == "missing" and len(loc) == 1 and near is not None:
+        message = f"{message} (it has '{near}', which is probably '{label}')"
+        suggestion = f"rename '{near}' to '{label}'"
     return Problem(field, path, message, suggestion)
 
 

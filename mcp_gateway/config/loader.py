@@ -201,7 +201,7 @@ def _load_server(
     try:
         spec = SERVER_MODELS[transport].model_validate(expanded)
     except ValidationError as exc:
-        for problem in explain(exc, path, entry.spelled):
+        for problem in explain(exc, path, entry.spelled, entry.near_misses):
             report.error(problem.json_path, problem.message, problem.suggestion)
         return None
     return ServerConfig(name=name, spec=spec, identity=connection_identity(spec, entry.fields))

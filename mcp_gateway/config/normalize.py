@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from mcp_gateway.config.diagnostics import DiagnosticReport, did_you_mean, join_path
+from mcp_gateway.config.diagnostics import DiagnosticReport, closest, join_path
 from mcp_gateway.config.models import Settings
 
 LEGACY_METADATA_BOOTSTRAP = "metadataBootstrap"
@@ -28,6 +28,8 @@ class Entry:
     fields: dict[str, object]
     json_path: str
     spelled: dict[str, str] = field(default_factory=dict[str, str])
+    near_misses: dict[str, str] = field(default_factory=dict[str, str])
+    """Known field → the unknown key, as written, that was probably meant to be it (`comand` for `command`)."""
 
     def path_of(self, key: str) -> str:
         return join_path(self.json_path, self.spelled.get(key, key))
@@ -45,6 +47,41 @@ def field_names(model: type[BaseModel]) -> frozenset[str]:
 
 
 SETTINGS_FIELDS = field_names(Settings)
+
+FIELD_SYNONYMS: dict[str, str] = {
+    "environment": "env",
+    "environ": "env",
+    "envVars": "env",
+    "environmentVariables": "env",
+    "arguments": "args",
+    "argv": "args",
+    "cmd": "command",
+    "exec": "command",
+    "executable": "command",
+    "program": "command",
+    "uri": "url",
+    "endpoint": "url",
+    "serverUrl": "url",
+    "httpUrl": "url",
+    "workingDirectory": "cwd",
+    "workingDir": "cwd",
+    "mcp": "mcpServers",
+    "contextServers": "mcpServers",
+}
+"""What other clients or habits call a field (Gemini's `httpUrl`, Zed's `context_servers`, OpenCode's `mcp`,
+the word `environment`): too far from the field's own name for a spelling match, but clearly meant as it.
+Misspellings of these are caught too (`enviroment`)."""
+ENABLED_KEY = "enabled"
+"""Not a field: a server is on unless `"disabled": true`. Said as such, since `enabled` is not a typo of it."""
+
+
+def suggest_field(key: str, candidates: frozenset[str]) -> str | None:
+    """The one of `candidates` that `key` most likely means (a misspelling or another client's name), or None."""
+    pool = {name: name for name in candidates} | {
+        other: name for other, name in FIELD_SYNONYMS.items() if name in candidates
+    }
+    match = closest(key, pool)
+    return pool[match] if match is not None else None
 
 
 def normalize_keys(raw: Mapping[str, object], known: frozenset[str], json_path: str, report: DiagnosticReport) -> Entry:
@@ -72,14 +109,24 @@ def drop_unknown_fields(
 ) -> None:
     """Remove and report fields the model does not have; `elsewhere` maps a known-but-misplaced field to a hint."""
     for key in [key for key in entry.fields if key not in allowed]:
-        del entry.fields[key]
+        value = entry.fields.pop(key)
         written = entry.spelled.pop(key, key)
         hint = (elsewhere or {}).get(key)
         if hint is not None:
             report.warning(entry.path_of(written), f"field '{written}' does not apply here and is ignored", hint)
-        else:
-            suggestion = did_you_mean(key, allowed) or "remove it"
-            report.warning(entry.path_of(written), f"unknown field '{written}' is ignored", suggestion)
+            continue
+        meant = suggest_field(key, allowed)
+        if meant is not None and meant not in entry.fields:
+            entry.near_misses.setdefault(meant, written)
+        report.warning(entry.path_of(written), f"unknown field '{written}' is ignored", _fix_for(key, value, meant))
+
+
+def _fix_for(key: str, value: object, meant: str | None) -> str:
+    if key.casefold() == ENABLED_KEY and meant == "disabled":
+        if value is False:
+            return 'write "disabled": true to turn the server off'
+        return 'remove it: a server is on unless "disabled": true'
+    return f"did you mean '{meant}'?" if meant is not None else "remove it"
 
 
 def normalize_settings(raw: Mapping[str, object], json_path: str, report: DiagnosticReport) -> Entry:

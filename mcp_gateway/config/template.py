@@ -30,8 +30,9 @@ def default_config_text() -> str:
     return json.dumps(document, indent=JSON_INDENT, ensure_ascii=False) + "\n"
 
 
-def write_default_config(path: Path) -> None:
-    """Create `path` with the template unless it exists.
+def write_default_config(path: Path) -> bool:
+    """Create `path` (and its directory) with the template unless something, a link included, is there;
+    whether it was created.
 
     Raises:
         ConfigError: the file or its directory cannot be created.
@@ -40,7 +41,7 @@ def write_default_config(path: Path) -> None:
         ensure_private_dir(path.parent)
         fd = create_exclusive(path)
     except FileExistsError:
-        return
+        return False
     except OSError as exc:
         raise _cannot_create(path, exc) from exc
     try:
@@ -49,6 +50,7 @@ def write_default_config(path: Path) -> None:
     except OSError as exc:
         path.unlink(missing_ok=True)  # a half-written template would fail to parse on the next start
         raise _cannot_create(path, exc) from exc
+    return True
 
 
 def _cannot_create(path: Path, exc: OSError) -> ConfigError:

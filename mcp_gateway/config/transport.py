@@ -13,7 +13,7 @@ from typing import Literal
 
 from mcp_gateway.config.diagnostics import DiagnosticReport, did_you_mean
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
-from mcp_gateway.config.normalize import Entry, drop_unknown_fields, field_names, normalize_keys
+from mcp_gateway.config.normalize import Entry, drop_unknown_fields, field_names, normalize_keys, suggest_field
 
 Transport = Literal["stdio", "http", "sse"]
 ServerModel = type[StdioServer] | type[HttpServer] | type[SseServer]
@@ -41,6 +41,8 @@ def normalize_server(
     entry = normalize_keys(raw, ALL_SERVER_FIELDS | {TRANSPORT_ALIAS_KEY}, json_path, report)
     transport = _choose_transport(entry, report)
     if transport is None:
+        # Rejected, but every unknown key is still said, with its likely meaning: one round of fixes, not one per run.
+        drop_unknown_fields(entry, ALL_SERVER_FIELDS | {TRANSPORT_ALIAS_KEY}, report)
         return None
     entry.fields.pop(TRANSPORT_ALIAS_KEY, None)
     entry.spelled.pop(TRANSPORT_ALIAS_KEY, None)
@@ -81,11 +83,23 @@ def _choose_transport(entry: Entry, report: DiagnosticReport) -> Transport | Non
             'set "type": "http", or "sse" if the server uses the older SSE transport',
         )
         return "http"
-    report.error(
-        entry.json_path,
-        "the server has neither 'command' nor 'url', so there is nothing to start or connect to",
-        'add "command" for a local server, or "url" and "type" for a remote one',
-    )
+    near = _near_miss(entry, frozenset({"command", "url"}))
+    if near is None:
+        fix, which = 'add "command" for a local server, or "url" and "type" for a remote one', ""
+    else:
+        fix, which = f"rename '{near[0]}' to '{near[1]}'", f" (it has '{near[0]}', which is probably '{near[1]}')"
+    message = f"the server has neither 'command' nor 'url'{which}, so there is nothing to start or connect to"
+    report.error(entry.json_path, message, fix)
+    return None
+
+
+def _near_miss(entry: Entry, wanted: frozenset[str]) -> tuple[str, str] | None:
+    """The first unknown key (as written) that probably means one of `wanted`, and which one."""
+    for key in entry.fields:
+        if key not in ALL_SERVER_FIELDS and key != TRANSPORT_ALIAS_KEY:
+            meant = suggest_field(key, wanted)
+            if meant is not None:
+                return entry.spelled.get(key, key), meant
     return None
 
 

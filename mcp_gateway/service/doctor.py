@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
 
 import anyio
 
@@ -23,6 +22,7 @@ from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import StdioServer
 from mcp_gateway.errors import DownstreamError
+from mcp_gateway.service.progress import ProgressFn, ServerProgress
 from mcp_gateway.tokens import TokenCounter, compact_json
 
 MAX_QUALIFIED_NAME = 64
@@ -30,9 +30,6 @@ MAX_QUALIFIED_NAME = 64
 MAX_TOOL_NAME = 128
 TOOL_NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_.-]+")
 """The characters the MCP specification (2025-11-25) recommends for tool names."""
-
-Stage = Literal["starting", "listed", "failed"]
-ProgressFn = Callable[[str, Stage, "ServerCheck | None"], None]
 
 
 @dataclass(frozen=True)
@@ -108,11 +105,11 @@ async def examine(
     async def check(name: str) -> None:
         async with limiter:
             if on_progress is not None:
-                on_progress(name, "starting", None)
+                on_progress(ServerProgress(name, "starting"))
             result = await _check_server(gateway, name, counter)
             checks[name] = result
             if on_progress is not None:
-                on_progress(name, "listed" if result.listed else "failed", result)
+                on_progress(_progress(result))
 
     async with anyio.create_task_group() as group:
         for name in names:
@@ -149,6 +146,13 @@ async def _check_server(gateway: Examination, name: str, counter: TokenCounter) 
         protocol_version=entry.protocol_version,
         name_problems=name_problems(name, entry.tools),
     )
+
+
+def _progress(check: ServerCheck) -> ServerProgress:
+    if check.listed:
+        return ServerProgress(check.name, "listed", tool_count=check.tool_count, seconds=check.seconds)
+    error = check.problem.message if check.problem is not None else None
+    return ServerProgress(check.name, "failed", seconds=check.seconds, error=error)
 
 
 def _describe(gateway: Examination, name: str, *, disabled: bool) -> ServerCheck:

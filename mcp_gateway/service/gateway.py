@@ -45,10 +45,10 @@ from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
 from mcp_gateway.service.directory import CatalogDirectory
-from mcp_gateway.service.doctor import DoctorReport, Examination, ProgressFn, examine
+from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
+from mcp_gateway.service.progress import ProgressFn, listing_steps, refresh_report
 from mcp_gateway.service.reports import (
-    RefreshOutcome,
     RefreshReport,
     SearchHit,
     SearchReport,
@@ -293,20 +293,16 @@ class Gateway:
             return await anyio.to_thread.run_sync(mask_error_texts, result, self._secrets)
         return result
 
-    async def refresh(self, servers: Sequence[str] | None = None) -> RefreshReport:
+    async def refresh(
+        self, servers: Sequence[str] | None = None, *, on_progress: ProgressFn | None = None
+    ) -> RefreshReport:
         """List `servers` (default: every enabled one) now, a few at a time, and store what they list."""
         await self.loaded()
         names = list(servers) if servers is not None else self._enabled()
         await self._catalog.refresh_many(
-            names, self._list_downstream, concurrency=self._config.settings.refresh_concurrency
+            names, self._list_downstream, on_step=listing_steps(on_progress, self._catalog, self.mask)
         )
-        outcomes = tuple(
-            RefreshOutcome(name, None, self.mask(failure))
-            if (failure := self._catalog.failure(name)) is not None
-            else RefreshOutcome(name, len(self._catalog.tools(name)), None)
-            for name in names
-        )
-        return RefreshReport(outcomes, self._catalog.notice)
+        return refresh_report(names, self._catalog, self.mask)
 
     def servers_to_load(self) -> list[str]:
         """Enabled servers whose cached tools are missing, stale, failed or due a refresh at start."""

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from mcp_gateway.config import GatewayConfig, load_config
+from mcp_gateway.config.template import write_default_config
 from mcp_gateway.paths import Workspace, directory_problem
 
 GATEWAY_LOG = "gateway.log"
@@ -18,6 +19,17 @@ GATEWAY_LOG = "gateway.log"
 def config_path(home: str | os.PathLike[str] | None) -> Path:
     """Where the config file of the workspace at `home` is (see `Gateway.for_home`)."""
     return Workspace.from_environment(home).config_path
+
+
+def ensure_config_file(home: str | os.PathLike[str] | None) -> tuple[Path, bool]:
+    """The config file of the workspace at `home`, and whether it was just created (from the template, with
+    its folder) because nothing was there. An existing file, or a link, is never touched.
+
+    Raises:
+        ConfigError: the file or its folder cannot be created.
+    """
+    path = config_path(home)
+    return path, write_default_config(path)
 
 
 def load_workspace_config(home: str | os.PathLike[str] | None) -> GatewayConfig:

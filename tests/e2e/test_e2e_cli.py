@@ -171,7 +171,7 @@ async def test_doctor_as_text_ends_with_what_the_client_pays_directly_and_throug
     assert done.returncode == 0, done.stderr
     assert re.search(r"^good: ok, \d+ tools, [\d,]+ tokens of definitions, started and listed in", done.stdout, re.M)
     assert re.search(
-        r"Directly, a client would send [\d,]+ tokens of tool definitions \(\d+ tools from 1 servers\) with every "
+        r"Directly, a client would send [\d,]+ tokens of tool definitions \(\d+ tools from 1 server\) with every "
         r"request; through the gateway it sends [\d,]+ \(four meta-tools and their instructions\), [\d.]+% of that",
         done.stdout,
     )
