@@ -119,7 +119,12 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
         await anyio.to_thread.run_sync(processes.warm_up)
         launch = _stdio_launch(spec, options)
         transport = StdioTransport(server.name, launch, options.log, options.notes, records=options.records, link=link)
-        client = await _handshake(stack, link.around(transport), mode, options, link)
+        try:
+            client = await _handshake(stack, link.around(transport), mode, options, link)
+        except Exception as exc:
+            if not isinstance(innermost(exc), LinkLost):
+                raise
+            raise await transport.ended_before_handshake() from exc
         return OpenedClient(client=client, exited=transport.exited, pid=transport.pid, link=link, hurry=transport.hurry)
     watch = HttpStatusWatch()
     cap = BodyCap(server.name)

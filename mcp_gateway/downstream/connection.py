@@ -58,6 +58,19 @@ class LinkLost(Exception):  # noqa: N818
     """The connection ended (the server exited or closed it) before the request was answered."""
 
 
+class EndedBeforeHandshake(Exception):  # noqa: N818
+    """A local server's process ended, or closed its stdout, before its handshake finished.
+
+    `exit_code` is its exit status (negative: the signal that killed it), None when it had not exited within
+    the wait for it; `said` is what it wrote on stderr during this run, as `StderrTail.quoted` chooses it.
+    """
+
+    def __init__(self, exit_code: int | None, said: tuple[str, ...]) -> None:
+        super().__init__(f"ended before its handshake (exit status {exit_code})")
+        self.exit_code = exit_code
+        self.said = said
+
+
 @dataclass(frozen=True)
 class ToolListing:
     tools: list[JsonObject]

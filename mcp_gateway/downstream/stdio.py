@@ -31,11 +31,13 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
+from mcp_gateway.downstream.connection import EndedBeforeHandshake
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.processes import group_alive, signal_group
 from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_tail import StderrTail
 
 STDIN_EOF_GRACE_SECONDS = 2.0
 """How long a server gets to exit by itself after its stdin closes (the MCP spec's first shutdown step)."""
@@ -54,6 +56,11 @@ URGENT_GRACE_SECONDS = 0.03
 SIGKILL and the reap then fit in about 80 ms, so the gateway has stopped every server and left before the
 SIGTERM, and a server that ignores both cannot outlive a gateway SIGKILLed before it could stop it."""
 WRITER_FLUSH_SECONDS = 0.5
+ENDING_WAIT_SECONDS = 1.0
+"""How long a server whose stdout closed before its handshake gets to finish its stderr and exit, and how long
+a stopped server's stderr gets to end, so that its start failure quotes all it said and its exit status. A
+process that exited closes its pipes at once (within milliseconds: the fake server, server-filesystem); only
+one that closed its stdout and lives on, or a process outside its group holding the pipe, costs this."""
 MAX_LINE_BYTES = 128 * 1024 * 1024
 """A server that writes more than this without a newline is broken or hostile; its connection is closed."""
 _POLL_SECONDS = 0.02
@@ -93,6 +100,9 @@ class StdioTransport:
         self.pid: int | None = None
         self.exited = anyio.Event()
         """Set when the server's stdout ends: it exited or closed the pipe; no response can come any more."""
+        self.stderr = StderrTail()
+        """What this run of the server wrote on stderr, last lines first: what a start failure quotes."""
+        self._process: anyio.abc.Process | None = None
         self._context = self._run()
 
     async def __aenter__(
@@ -123,6 +133,7 @@ class StdioTransport:
         )
         # No awaits until the task group is entered: a cancellation here would leak the child.
         self.pid = process.pid
+        self._process = process
         if self._records is not None:
             self._records.add(process.pid, self._server)
         self._notes.info(f"started pid {process.pid}: {launch.command} ({len(launch.args)} args)")
@@ -209,11 +220,25 @@ class StdioTransport:
     async def _pump_stderr(self, process: anyio.abc.Process) -> None:
         assert process.stderr is not None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            async for chunk in process.stderr:
-                self._log.feed(decoder.decode(chunk))
-        self._log.feed(decoder.decode(b"", final=True))
-        self._log.flush()
+        try:
+            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for chunk in process.stderr:
+                    self.stderr.extend(self._log.feed(decoder.decode(chunk)))
+            self.stderr.extend(self._log.feed(decoder.decode(b"", final=True)))
+            self.stderr.extend(self._log.flush())
+        finally:
+            self.stderr.end()  # also when cut short: nobody waits for more
+
+    async def ended_before_handshake(self) -> EndedBeforeHandshake:
+        """What the server left when its stdout closed before its handshake finished: its exit status and what
+        it said on stderr, once both are known or `ENDING_WAIT_SECONDS` have passed (its stderr pump may still
+        be reading when the end of stdout is seen)."""
+        process = self._process
+        with anyio.move_on_after(ENDING_WAIT_SECONDS):
+            await self.stderr.ended.wait()
+            if process is not None:
+                await process.wait()
+        return EndedBeforeHandshake(process.returncode if process is not None else None, self.stderr.quoted())
 
     def hurry(self, *, urgent: bool = False) -> None:
         """The whole gateway is stopping (`urgent`: by a signal): this server's graces, begun or to come, shorten."""
@@ -240,6 +265,10 @@ class StdioTransport:
         self._notes.info(f"stopped pid {pgid} (exit status {process.returncode})")
         if self._records is not None:
             self._records.remove(pgid)
+        # Its group is gone, so its stderr ends at once: read it to the end before the pipe is closed under the
+        # pump, or a start failure would quote less than the server said.
+        with anyio.move_on_after(self._grace(ENDING_WAIT_SECONDS)()):
+            await self.stderr.ended.wait()
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):

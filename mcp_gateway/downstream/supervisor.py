@@ -27,14 +27,16 @@ from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.processes import signal_group
 from mcp_gateway.downstream.server_context import ServerContext
 from mcp_gateway.downstream.server_state import TRANSITIONS, ServerStatus, State
-from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
-from mcp_gateway.errors import (
-    BackoffError,
-    CallTimeoutError,
-    DownstreamError,
-    ServerStartError,
-    ShuttingDownError,
+from mcp_gateway.downstream.translate import (
+    backoff_refusal,
+    call_failure,
+    crash,
+    early_exit,
+    ending,
+    innermost,
+    start_failure,
 )
+from mcp_gateway.errors import CallTimeoutError, DownstreamError, ShuttingDownError
 
 EARLY_EXIT_SECONDS = 10.0
 """A server that exits this soon after its handshake, before answering any tool call, failed to start."""
@@ -65,6 +67,8 @@ class Supervisor:
         """Every connection not yet closed: the current one and retired ones still finishing or stopping."""
         self._backoff = Backoff(context.failure_backoff_seconds)
         self._last_error: ErrorRecord | None = None
+        self._last_ending: str | None = None
+        """How the last start ended if the server exited before its handshake (`translate.ending`), until one works."""
         self._tasks: BackgroundTasks | None = None
         self._probes: set[anyio.CancelScope] = set()
         self._idle_waits: set[anyio.Event] = set()
@@ -168,13 +172,7 @@ class Supervisor:
     def _refuse_inside_backoff(self) -> None:
         left = self._backoff.seconds_left(anyio.current_time())
         if self.state is State.BACKING_OFF and left > 0:
-            last = self._last_error.message if self._last_error else "it failed to start"
-            raise BackoffError(
-                f"Server '{self._name}' failed recently and will not be retried for {math.ceil(left)}s "
-                f"(last error: {last}); fix it, or call again after that.",
-                server=self._name,
-                seconds_left=left,
-            )
+            raise backoff_refusal(self._name, left, self._last_error)
 
     # Starting, serving, closing: one task per connection.
 
@@ -226,7 +224,7 @@ class Supervisor:
         if self._backoff.failures or self._last_error is not None:
             self._context.journal.clear(self._name)
         self._backoff.cleared()
-        self._last_error = None
+        self._last_error = self._last_ending = None
         self._context.remember_protocol(connection.protocol_version)
         self._enter(State.READY, f"connected (protocol {connection.protocol_version})")
         start.done.set()
@@ -261,7 +259,9 @@ class Supervisor:
             timeout_seconds=self._context.connect_seconds,
             stderr_log=self._context.stderr_log_path,
             mask=self._context.mask,
+            previous_ending=self._last_ending,
         )
+        self._last_ending = ending(exc)
         self._notes.info(f"start failed: {error.message}")
         self._backoff.failed(anyio.current_time())
         self._note_error(error)
@@ -274,7 +274,7 @@ class Supervisor:
         if connection is not None:
             self._open.discard(connection)
             if connection.crashed and not self._exited_early(connection) and not connection.failed_start:
-                self._note_error(self._crash_error())
+                self._note_error(crash(self._name, self._context.stderr_log_path))
             if self._current is connection:
                 self._current = None
         if self._start is start:
@@ -310,26 +310,13 @@ class Supervisor:
             return False
         connection.failed_start = True
         self._retire(connection, "it exited soon after it started")
-        logs = f" Its stderr is in {self._context.stderr_log_path}." if self._context.stderr_log_path else ""
-        error = ServerStartError(
-            f"Server '{self._name}' exited {lived:.1f}s after it started, before answering a tool call, so "
-            f"it counts as a failed start.{logs} Fix the server or its entry in config.json, then call again.",
-            server=self._name,
-            phase="startup",
-            retryable=True,
-        )
+        error = early_exit(self._name, lived, self._context.stderr_log_path)
         self._notes.info(f"start failed: {error.message}")
         self._backoff.failed(anyio.current_time())
         self._note_error(error)
         if self.state in (State.READY, State.DRAINING):
             self._enter(State.BACKING_OFF, "it exited soon after it started")
         return True
-
-    def _crash_error(self) -> DownstreamError:
-        logs = f"; its stderr is in {self._context.stderr_log_path}" if self._context.stderr_log_path else ""
-        return DownstreamError(
-            f"Server '{self._name}' exited unexpectedly{logs}.", server=self._name, phase="tool_call", retryable=True
-        )
 
     # Wedged connections.
 
