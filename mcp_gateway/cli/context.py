@@ -82,14 +82,15 @@ def print_loading(gateway: Gateway) -> None:
 
 
 def print_refreshed(report: RefreshReport) -> int:
-    """One line per server listed; how many failed (or could not be saved)."""
+    """One line per server: its tool count on stdout, or why it failed on stderr (with the error's own words, a
+    server's included); how many failed (or could not be saved)."""
     failed = len(report.failed)
     if report.cache_notice is not None:  # listed, but not saved for the next start
         failed += 1
         print(f"mcp-gateway: {report.cache_notice}", file=sys.stderr)
     for outcome in report.outcomes:
         if outcome.failure is not None:
-            print(f"{outcome.server}: failed: {outcome.failure}")
+            print(f"{outcome.server}: failed: {outcome.failure}", file=sys.stderr)
         else:
             print(f"{outcome.server}: {outcome.tool_count} tools")
     return failed

@@ -12,6 +12,8 @@ defaults would get wrong for a gateway is set here:
   the SDK's, fails a request whose reply is not JSON-RPC at once, and keeps unusable tool entries out;
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
+- a stdio server that ends before its handshake leaves as `EndedBeforeHandshake` (its exit status and its last
+  stderr lines of this start), once its stderr has ended, so its start failure can quote why;
 - the stdio child gets the gateway's whole environment when `inheritEnv` is true (the SDK passes only a
   few safe variables), and always the gateway's marker (`processes.GROUP_MARKER_ENV`), by which a later
   gateway can prove the process is ours;
