@@ -52,6 +52,7 @@ from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure
 from mcp_gateway.errors import ServerStartError
@@ -88,6 +89,8 @@ class OpenedClient:
     """None only for in-process servers (tests), which have no wire."""
     hurry: Hurry | None = None
     """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
+    stderr: StderrTail | None = None
+    """What a local server's process has said on stderr; None for remote servers."""
 
 
 class Connector(Protocol):
@@ -127,7 +130,14 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
             if not isinstance(innermost(exc), LinkLost):
                 raise
             raise await transport.ended_before_handshake() from exc
-        return OpenedClient(client=client, exited=transport.exited, pid=transport.pid, link=link, hurry=transport.hurry)
+        return OpenedClient(
+            client=client,
+            exited=transport.exited,
+            pid=transport.pid,
+            link=link,
+            hurry=transport.hurry,
+            stderr=transport.stderr,
+        )
     watch = HttpStatusWatch()
     cap = BodyCap(server.name)
     http_client = await stack.enter_async_context(

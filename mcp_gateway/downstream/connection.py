@@ -26,6 +26,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import RootModel, ValidationError
 
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
+from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.json_object import JsonObject
 
 ProgressCallback = ProgressFnT
@@ -100,6 +101,7 @@ class Connection:
         *,
         link: Link | None = None,
         hurry: Hurry | None = None,
+        stderr: StderrTail | None = None,
     ) -> None:
         self.server = server
         self.pid = pid
@@ -109,6 +111,8 @@ class Connection:
         self.hurry: Hurry = hurry or _no_hurry
         """Shortens the stop of its process when the whole gateway is stopping."""
         self.exited = exited
+        self.stderr = stderr
+        """What its process said on stderr (a local server's only): quoted when it exits soon after it started."""
         self.in_flight = 0
         self.opened_at = anyio.current_time()
         self.last_used = self.opened_at

@@ -34,6 +34,11 @@ SEPARATOR = " | "
 MAX_LINE_CHARS = (MAX_QUOTED_CHARS - len(SEPARATOR)) // 2
 """One line as quoted: two always fit, and a minified source line or a JSON dump is cut."""
 KEPT_LINES = 64
+ENDING_WAIT_SECONDS = 1.0
+"""How long a server that ended (or closed its stdout) gets to finish its stderr, and to exit, before what it
+said is quoted: its stderr pump may still be reading when the end is seen. A process that exited closes its
+pipes at once (within milliseconds: the fake server, server-filesystem); only one that closed its stdout and
+lives on, or a process outside its group holding the pipe, costs this."""
 """Lines remembered per run, the newest: room for a stack trace's frames, which are skipped, above its error."""
 CUT_MARK = " …"
 
@@ -59,6 +64,12 @@ class StderrTail:
 
     def end(self) -> None:
         self.ended.set()
+
+    async def said(self) -> tuple[str, ...]:
+        """`quoted()` once stderr has ended, or `ENDING_WAIT_SECONDS` have passed."""
+        with anyio.move_on_after(ENDING_WAIT_SECONDS):
+            await self.ended.wait()
+        return self.quoted()
 
     def quoted(self) -> tuple[str, ...]:
         """The lines an error quotes, oldest first (see the module's rules); empty when the server said nothing."""

@@ -37,7 +37,7 @@ from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.processes import group_alive, signal_group
 from mcp_gateway.downstream.stderr_log import StderrLog
-from mcp_gateway.downstream.stderr_tail import StderrTail
+from mcp_gateway.downstream.stderr_tail import ENDING_WAIT_SECONDS, StderrTail
 
 STDIN_EOF_GRACE_SECONDS = 2.0
 """How long a server gets to exit by itself after its stdin closes (the MCP spec's first shutdown step)."""
@@ -56,11 +56,6 @@ URGENT_GRACE_SECONDS = 0.03
 SIGKILL and the reap then fit in about 80 ms, so the gateway has stopped every server and left before the
 SIGTERM, and a server that ignores both cannot outlive a gateway SIGKILLed before it could stop it."""
 WRITER_FLUSH_SECONDS = 0.5
-ENDING_WAIT_SECONDS = 1.0
-"""How long a server whose stdout closed before its handshake gets to finish its stderr and exit, and how long
-a stopped server's stderr gets to end, so that its start failure quotes all it said and its exit status. A
-process that exited closes its pipes at once (within milliseconds: the fake server, server-filesystem); only
-one that closed its stdout and lives on, or a process outside its group holding the pipe, costs this."""
 MAX_LINE_BYTES = 128 * 1024 * 1024
 """A server that writes more than this without a newline is broken or hostile; its connection is closed."""
 _POLL_SECONDS = 0.02
@@ -101,7 +96,7 @@ class StdioTransport:
         self.exited = anyio.Event()
         """Set when the server's stdout ends: it exited or closed the pipe; no response can come any more."""
         self.stderr = StderrTail()
-        """What this run of the server wrote on stderr, last lines first: what a start failure quotes."""
+        """The last lines this run of the server wrote on stderr: what a failed start quotes."""
         self._process: anyio.abc.Process | None = None
         self._context = self._run()
 
@@ -265,8 +260,8 @@ class StdioTransport:
         self._notes.info(f"stopped pid {pgid} (exit status {process.returncode})")
         if self._records is not None:
             self._records.remove(pgid)
-        # Its group is gone, so its stderr ends at once: read it to the end before the pipe is closed under the
-        # pump, or a start failure would quote less than the server said.
+        # Its group is gone by now, so its stderr ends at once: read it to the end before the pipe is closed
+        # under the pump, or a failed start would quote less than the server said.
         with anyio.move_on_after(self._grace(ENDING_WAIT_SECONDS)()):
             await self.stderr.ended.wait()
         for stream in (process.stdout, process.stderr):

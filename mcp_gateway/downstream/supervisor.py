@@ -27,6 +27,7 @@ from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.processes import signal_group
 from mcp_gateway.downstream.server_context import ServerContext
 from mcp_gateway.downstream.server_state import TRANSITIONS, ServerStatus, State
+from mcp_gateway.downstream.stderr_tail import SEPARATOR
 from mcp_gateway.downstream.translate import (
     backoff_refusal,
     call_failure,
@@ -68,7 +69,8 @@ class Supervisor:
         self._backoff = Backoff(context.failure_backoff_seconds)
         self._last_error: ErrorRecord | None = None
         self._last_ending: str | None = None
-        """How the last start ended if the server exited before its handshake (`translate.ending`), until one works."""
+        """How the last start ended if the server exited before its handshake (`translate.ending`) or soon after
+        it (`early: …`), until a start answers a tool call: a start that ends just so again is not worth a retry."""
         self._tasks: BackgroundTasks | None = None
         self._probes: set[anyio.CancelScope] = set()
         self._idle_waits: set[anyio.Event] = set()
@@ -130,6 +132,7 @@ class Supervisor:
             yield connection, timeout
             if operation != LIST_OPERATION:
                 connection.answered = True
+                self._last_ending = None  # a start that worked: the next failure is judged afresh
         except Exception as exc:
             error = call_failure(
                 self._name, operation, exc, timeout_seconds=timeout, retry_safe=retry_safe, mask=self._context.mask
@@ -137,7 +140,8 @@ class Supervisor:
             self._note_error(error)
             if isinstance(innermost(exc), LinkLost) and (connection.usable or connection.crashed):
                 # Judged now, not only when the exit is seen: the caller's next call may come first.
-                self._exited_early(connection)
+                said = await connection.stderr.said() if connection.stderr is not None else ()
+                self._exited_early(connection, said)
             if isinstance(error, CallTimeoutError):
                 self._probe(connection)
             raise error from exc
@@ -211,7 +215,13 @@ class Supervisor:
 
     def _ready(self, start: _Start, opened: OpenedClient) -> Connection:
         connection = Connection(
-            self._name, opened.client, opened.exited, opened.pid, link=opened.link, hurry=opened.hurry
+            self._name,
+            opened.client,
+            opened.exited,
+            opened.pid,
+            link=opened.link,
+            hurry=opened.hurry,
+            stderr=opened.stderr,
         )
         self._open.add(connection)
         if self.state is State.STOPPED:  # connected just as the pool stopped: close it at once
@@ -224,7 +234,7 @@ class Supervisor:
         if self._backoff.failures or self._last_error is not None:
             self._context.journal.clear(self._name)
         self._backoff.cleared()
-        self._last_error = self._last_ending = None
+        self._last_error = None
         self._context.remember_protocol(connection.protocol_version)
         self._enter(State.READY, f"connected (protocol {connection.protocol_version})")
         start.done.set()
@@ -273,7 +283,8 @@ class Supervisor:
     def _closed(self, start: _Start, connection: Connection | None) -> None:
         if connection is not None:
             self._open.discard(connection)
-            if connection.crashed and not self._exited_early(connection) and not connection.failed_start:
+            said = connection.stderr.quoted() if connection.stderr is not None else ()  # its stderr has ended
+            if connection.crashed and not self._exited_early(connection, said) and not connection.failed_start:
                 self._note_error(crash(self._name, self._context.stderr_log_path))
             if self._current is connection:
                 self._current = None
@@ -302,15 +313,17 @@ class Supervisor:
 
     # Deaths soon after the handshake count as failed starts.
 
-    def _exited_early(self, connection: Connection) -> bool:
+    def _exited_early(self, connection: Connection, said: tuple[str, ...]) -> bool:
         """Count a connection that ended soon after its handshake, before answering a tool call, as a failed
-        start (once), and retire it. Whether it counted."""
+        start (once), quoting what it `said` on stderr, and retire it. Whether it counted."""
         lived = anyio.current_time() - connection.opened_at
         if connection.failed_start or connection.answered or lived > EARLY_EXIT_SECONDS:
             return False
         connection.failed_start = True
         self._retire(connection, "it exited soon after it started")
-        error = early_exit(self._name, lived, self._context.stderr_log_path)
+        ended = f"early: {SEPARATOR.join(said)}"
+        error = early_exit(self._name, lived, self._context.stderr_log_path, said, repeated=ended == self._last_ending)
+        self._last_ending = ended
         self._notes.info(f"start failed: {error.message}")
         self._backoff.failed(anyio.current_time())
         self._note_error(error)

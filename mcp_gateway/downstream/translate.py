@@ -14,8 +14,9 @@ A local server that ends before its handshake is quoted: the last lines it wrote
 starting it again may help (`retryable`) follows one rule, and the advice in the text follows `retryable`:
 - it exited with a non-zero code and said something on stderr: no, until what it names is fixed (it said why
   it cannot run, and the same configuration meets the same reason);
-- it ended exactly as it did on the start before (same exit status, same words), with no good start between:
-  no, whatever it was (`previous_ending`, kept by its supervisor);
+- it ended exactly as it did on the start before (same exit status, same words), with no tool call answered
+  since: no, whatever it was (`previous_ending`, kept by its supervisor); the same holds for a server that
+  exits soon after its handshake, before answering a tool call (`early_exit`), which is quoted too;
 - otherwise (it exited with 0, was killed by a signal, or said nothing): a retry may help, once.
 """
 
@@ -140,15 +141,25 @@ def _ended(server: str, cause: EndedBeforeHandshake, stderr_log: str | None, *, 
     )
 
 
-def early_exit(server: str, lived: float, stderr_log: str | None) -> ServerStartError:
-    """A server that exited `lived` seconds after its handshake, before answering a tool call: a failed start."""
+def early_exit(
+    server: str, lived: float, stderr_log: str | None, said: tuple[str, ...], *, repeated: bool
+) -> ServerStartError:
+    """A server that exited `lived` seconds after its handshake, before answering a tool call: a failed start,
+    quoting what it `said` on stderr; not worth a retry when it ended just so on its previous start (`repeated`)."""
+    words = f', saying: "{SEPARATOR.join(said)}"' if said else ""
     logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
+    advice = (
+        " It ended the same way on its previous start, so a retry will not help: the user must fix the server or "
+        "its entry in the gateway's config.json, then call again."
+        if repeated
+        else " Fix the server or its entry in config.json, then call again."
+    )
     return ServerStartError(
-        f"Server '{server}' exited {lived:.1f}s after it started, before answering a tool call, so "
-        f"it counts as a failed start.{logs} Fix the server or its entry in config.json, then call again.",
+        f"Server '{server}' exited {lived:.1f}s after it started{words}, before answering a tool call, so "
+        f"it counts as a failed start.{logs}{advice}",
         server=server,
         phase="startup",
-        retryable=True,
+        retryable=not repeated,
     )
 
 

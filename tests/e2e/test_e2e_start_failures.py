@@ -24,6 +24,9 @@ REASON = "Please set SLACK_BOT_TOKEN before starting the Slack server"
 SECRET = "xoxb-hush-1234567890-abcdefghij"
 """The token the server echoes on stderr as it starts: no piece of it may show anywhere."""
 SECRET_MARK = "hush"
+CHATTER = "chatter that fills the pipe before the reason comes"
+CHATTER_LINES = 20_000
+"""About 1.2 MB of it: twenty times what a Linux pipe buffers."""
 EACH_CALL_STARTS = {"failureBackoffMs": 0, "startupMetadataCheck": False}
 """No backoff window, and no listing at the gateway's start: each call starts the server, the first call the first."""
 
@@ -142,6 +145,51 @@ async def test_each_start_failure_quotes_only_what_that_start_said(tmp_path: Pat
     log = (home / "logs" / "counting.stderr.log").read_text()
     assert "start number 1 " in log
     assert "start number 2 " in log, "both starts write to the one log"
+
+
+async def test_a_server_that_dies_soon_after_its_handshake_is_quoted_in_its_failed_start(tmp_path: Path) -> None:
+    write_workspace(tmp_path, {"dying": fake_server(die_on="list")}, {"startupMetadataCheck": False})
+    with anyio.fail_after(SESSION_SECONDS):
+        async with gateway_session(tmp_path) as client:
+            lost = await client.call_tool("list_tools", {"server": "dying"})
+            refused = await client.call_tool("list_tools", {"server": "dying"})
+    assert lost.is_error
+    assert "lost" in text_of(lost)
+    assert "will not be retried for" in text_of(refused)
+    said = 'saying: "fake-mcp: dying on tools/list (FAKE_MCP_DIE_ON)", before answering a tool call'
+    assert said in text_of(refused), text_of(refused)
+    status = await run_cli_async("status", home=tmp_path)
+    assert said in status.stdout, status.stdout
+
+
+async def test_a_server_that_dies_after_its_handshake_the_same_way_twice_is_no_longer_worth_a_retry(
+    tmp_path: Path,
+) -> None:
+    write_workspace(tmp_path, {"dying": fake_server(die_on="list")}, EACH_CALL_STARTS)
+    with anyio.fail_after(SESSION_SECONDS):
+        async with gateway_session(tmp_path) as client:
+            for _ in range(2):
+                assert (await client.call_tool("list_tools", {"server": "dying"})).is_error
+    status = await run_cli_async("status", "--json", home=tmp_path)
+    (server,) = json.loads(status.stdout)["servers"]
+    assert server["lastError"]["retryable"] is False, server
+    assert "ended the same way on its previous start, so a retry will not help" in server["lastError"]["message"]
+
+
+async def test_a_reason_said_after_a_megabyte_of_chatter_is_still_quoted(tmp_path: Path) -> None:
+    # Far more than a pipe holds: the server blocks until the gateway reads, and exits right after its last line,
+    # which the gateway must still have read when it makes the error.
+    script = tmp_path / "chatty-server"
+    script.write_text(
+        f'#!/bin/sh\nyes "{CHATTER}" | head -n {CHATTER_LINES} >&2\necho "Error: the reason, said last" >&2\nexit 1\n'
+    )
+    script.chmod(0o755)
+    write_workspace(tmp_path, {"chatty": {"command": str(script)}})
+    called = await run_cli_async("call", "chatty.echo", home=tmp_path)
+    assert called.returncode == 1, called
+    said = called.stderr[called.stderr.index('saying: "') :]
+    assert said.startswith(f'saying: "{CHATTER} | '), said
+    assert said.split('". ', 1)[0].endswith(" | Error: the reason, said last"), said
 
 
 async def test_server_filesystem_given_a_missing_directory_is_quoted_by_its_own_error(tmp_path: Path) -> None:

@@ -17,7 +17,14 @@ from pydantic import ValidationError
 from mcp_gateway.downstream.connection import EndedBeforeHandshake, ErrorReply, LinkLost, RequestTimedOut
 from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.link import MalformedReply, ServerError
-from mcp_gateway.downstream.translate import backoff_refusal, call_failure, ending, innermost, start_failure
+from mcp_gateway.downstream.translate import (
+    backoff_refusal,
+    call_failure,
+    early_exit,
+    ending,
+    innermost,
+    start_failure,
+)
 from mcp_gateway.errors import (
     CallTimeoutError,
     ConnectionLostError,
@@ -244,6 +251,18 @@ def test_only_an_ending_before_the_handshake_has_an_ending_to_compare() -> None:
     assert ending(ExceptionGroup("g", [EndedBeforeHandshake(2, ("x",))])) == "2: x"
     assert ending(TimeoutError()) is None
     assert ending(LinkLost("gone")) is None
+
+
+def test_a_server_that_exits_soon_after_its_handshake_is_quoted_and_judged_by_whether_it_repeats() -> None:
+    first = early_exit("slack", 0.3, LOG, ("Error: invalid_auth",), repeated=False)
+    assert first.message.startswith(
+        "Server 'slack' exited 0.3s after it started, saying: \"Error: invalid_auth\", before answering a tool call"
+    )
+    assert first.retryable
+    silent = early_exit("slack", 1.0, LOG, (), repeated=True)
+    assert "saying" not in silent.message
+    assert "ended the same way on its previous start, so a retry will not help" in silent.message
+    assert not silent.retryable
 
 
 def test_a_call_inside_the_backoff_window_does_not_invite_a_retry_the_last_error_rules_out() -> None:
