@@ -151,8 +151,8 @@ class ServerStartError(DownstreamError):
 
 
 class BackoffError(DownstreamError):
-    def __init__(self, message: str, *, server: str, seconds_left: float) -> None:
-        super().__init__(message, server=server, phase="startup", retryable=True)
+    def __init__(self, message: str, *, server: str, seconds_left: float, retryable: bool = True) -> None:
+        super().__init__(message, server=server, phase="startup", retryable=retryable)
         self.seconds_left = seconds_left
 
 

@@ -12,6 +12,8 @@ defaults would get wrong for a gateway is set here:
   the SDK's, fails a request whose reply is not JSON-RPC at once, and keeps unusable tool entries out;
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
+- a stdio server that ends before its handshake leaves as `EndedBeforeHandshake` (its exit status and its last
+  stderr lines of this start), once its stderr has ended, so its start failure can quote why;
 - the stdio child gets the gateway's whole environment when `inheritEnv` is true (the SDK passes only a
   few safe variables), and always the gateway's marker (`processes.GROUP_MARKER_ENV`), by which a later
   gateway can prove the process is ours;
@@ -50,6 +52,7 @@ from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure
 from mcp_gateway.errors import ServerStartError
@@ -86,6 +89,8 @@ class OpenedClient:
     """None only for in-process servers (tests), which have no wire."""
     hurry: Hurry | None = None
     """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
+    stderr: StderrTail | None = None
+    """What a local server's process has said on stderr; None for remote servers."""
 
 
 class Connector(Protocol):
@@ -119,8 +124,20 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
         await anyio.to_thread.run_sync(processes.warm_up)
         launch = _stdio_launch(spec, options)
         transport = StdioTransport(server.name, launch, options.log, options.notes, records=options.records, link=link)
-        client = await _handshake(stack, link.around(transport), mode, options, link)
-        return OpenedClient(client=client, exited=transport.exited, pid=transport.pid, link=link, hurry=transport.hurry)
+        try:
+            client = await _handshake(stack, link.around(transport), mode, options, link)
+        except Exception as exc:
+            if not isinstance(innermost(exc), LinkLost):
+                raise
+            raise await transport.ended_before_handshake() from exc
+        return OpenedClient(
+            client=client,
+            exited=transport.exited,
+            pid=transport.pid,
+            link=link,
+            hurry=transport.hurry,
+            stderr=transport.stderr,
+        )
     watch = HttpStatusWatch()
     cap = BodyCap(server.name)
     http_client = await stack.enter_async_context(

@@ -26,6 +26,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import RootModel, ValidationError
 
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
+from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.json_object import JsonObject
 
 ProgressCallback = ProgressFnT
@@ -58,6 +59,19 @@ class LinkLost(Exception):  # noqa: N818
     """The connection ended (the server exited or closed it) before the request was answered."""
 
 
+class EndedBeforeHandshake(Exception):  # noqa: N818
+    """A local server's process ended, or closed its stdout, before its handshake finished.
+
+    `exit_code` is its exit status (negative: the signal that killed it), None when it had not exited within
+    the wait for it; `said` is what it wrote on stderr during this run, as `StderrTail.quoted` chooses it.
+    """
+
+    def __init__(self, exit_code: int | None, said: tuple[str, ...]) -> None:
+        super().__init__(f"ended before its handshake (exit status {exit_code})")
+        self.exit_code = exit_code
+        self.said = said
+
+
 @dataclass(frozen=True)
 class ToolListing:
     tools: list[JsonObject]
@@ -87,6 +101,7 @@ class Connection:
         *,
         link: Link | None = None,
         hurry: Hurry | None = None,
+        stderr: StderrTail | None = None,
     ) -> None:
         self.server = server
         self.pid = pid
@@ -96,6 +111,8 @@ class Connection:
         self.hurry: Hurry = hurry or _no_hurry
         """Shortens the stop of its process when the whole gateway is stopping."""
         self.exited = exited
+        self.stderr = stderr
+        """What its process said on stderr (a local server's only): quoted when it exits soon after it started."""
         self.in_flight = 0
         self.opened_at = anyio.current_time()
         self.last_used = self.opened_at

@@ -48,28 +48,31 @@ class StderrLog:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         self._write_line(f"[mcp-gateway {stamp}] {text}")
 
-    def feed(self, chunk: str) -> None:
-        """Append raw stderr text; complete lines are written, a partial line waits for its end.
+    def feed(self, chunk: str) -> list[str]:
+        """Append raw stderr text; complete lines are written, a partial line waits for its end. The lines
+        written, as written (masked and cut), for whoever quotes them (`StderrTail`).
 
         A runaway line (no newline past `MAX_LINE_CHARS`) is written in pieces, masked first and keeping back
         enough of its end that a secret arriving across the break is still whole when it is masked.
         """
         lines = (self._pending + chunk).split("\n")
         self._pending = lines.pop()
-        for line in lines:
-            self._write_line(line)
+        written = [self._write_line(line) for line in lines]
         if len(self._pending) > MAX_LINE_CHARS:
             masked = self._secrets.mask(self._pending)
             keep = self._secrets.longest - 1
             head, self._pending = (masked[:-keep], masked[-keep:]) if keep > 0 else (masked, "")
-            self._write_line(head)
+            written.append(self._write_line(head))
+        return written
 
-    def flush(self) -> None:
-        if self._pending:
-            self._write_line(self._pending)
-            self._pending = ""
+    def flush(self) -> list[str]:
+        """Write a pending partial line (the stream ended without a newline); the lines written, as `feed`."""
+        if not self._pending:
+            return []
+        line, self._pending = self._pending, ""
+        return [self._write_line(line)]
 
-    def _write_line(self, line: str) -> None:
+    def _write_line(self, line: str) -> str:
         # Only what can be kept is masked (a megabyte line costs no more than a full one), with one secret's
         # length beyond the cut, so a secret straddling the cut is masked whole and not even its start is kept.
         reach = MAX_LINE_CHARS + self._secrets.longest
@@ -81,14 +84,14 @@ class StderrLog:
             with open_directory(self._path.parent) as directory:
                 self._append(directory, data)
         except UnusableFileError as exc:
-            if exc.tag == "not-a-directory":
-                return  # `logs` itself is unusable: the workspace check reported it once already
-            if not self._noted:
+            # `not-a-directory`: `logs` itself is unusable, which the workspace check reported once already.
+            if exc.tag != "not-a-directory" and not self._noted:
                 self._noted = True
                 problem = f"{self._path.parent / exc.path} {exc.problem}"
                 logger.warning("%s: this server's stderr is not logged; remove it to log it again", problem)
         except OSError:
             pass  # a full disk or a removed logs directory must never take the server down with it
+        return kept
 
     def _append(self, directory: int, data: bytes) -> None:
         name = self._path.name

@@ -31,11 +31,13 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
+from mcp_gateway.downstream.connection import EndedBeforeHandshake
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.processes import group_alive, signal_group
 from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_tail import ENDING_WAIT_SECONDS, StderrTail
 
 STDIN_EOF_GRACE_SECONDS = 2.0
 """How long a server gets to exit by itself after its stdin closes (the MCP spec's first shutdown step)."""
@@ -93,6 +95,9 @@ class StdioTransport:
         self.pid: int | None = None
         self.exited = anyio.Event()
         """Set when the server's stdout ends: it exited or closed the pipe; no response can come any more."""
+        self.stderr = StderrTail()
+        """The last lines this run of the server wrote on stderr: what a failed start quotes."""
+        self._process: anyio.abc.Process | None = None
         self._context = self._run()
 
     async def __aenter__(
@@ -123,6 +128,7 @@ class StdioTransport:
         )
         # No awaits until the task group is entered: a cancellation here would leak the child.
         self.pid = process.pid
+        self._process = process
         if self._records is not None:
             self._records.add(process.pid, self._server)
         self._notes.info(f"started pid {process.pid}: {launch.command} ({len(launch.args)} args)")
@@ -209,11 +215,25 @@ class StdioTransport:
     async def _pump_stderr(self, process: anyio.abc.Process) -> None:
         assert process.stderr is not None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            async for chunk in process.stderr:
-                self._log.feed(decoder.decode(chunk))
-        self._log.feed(decoder.decode(b"", final=True))
-        self._log.flush()
+        try:
+            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for chunk in process.stderr:
+                    self.stderr.extend(self._log.feed(decoder.decode(chunk)))
+            self.stderr.extend(self._log.feed(decoder.decode(b"", final=True)))
+            self.stderr.extend(self._log.flush())
+        finally:
+            self.stderr.end()  # also when cut short: nobody waits for more
+
+    async def ended_before_handshake(self) -> EndedBeforeHandshake:
+        """What the server left when its stdout closed before its handshake finished: its exit status and what
+        it said on stderr, once both are known or `ENDING_WAIT_SECONDS` have passed (its stderr pump may still
+        be reading when the end of stdout is seen)."""
+        process = self._process
+        with anyio.move_on_after(ENDING_WAIT_SECONDS):
+            await self.stderr.ended.wait()
+            if process is not None:
+                await process.wait()
+        return EndedBeforeHandshake(process.returncode if process is not None else None, self.stderr.quoted())
 
     def hurry(self, *, urgent: bool = False) -> None:
         """The whole gateway is stopping (`urgent`: by a signal): this server's graces, begun or to come, shorten."""
@@ -240,6 +260,10 @@ class StdioTransport:
         self._notes.info(f"stopped pid {pgid} (exit status {process.returncode})")
         if self._records is not None:
             self._records.remove(pgid)
+        # Its group is gone by now, so its stderr ends at once: read it to the end before the pipe is closed
+        # under the pump, or a failed start would quote less than the server said.
+        with anyio.move_on_after(self._grace(ENDING_WAIT_SECONDS)()):
+            await self.stderr.ended.wait()
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):

@@ -27,14 +27,17 @@ from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.processes import signal_group
 from mcp_gateway.downstream.server_context import ServerContext
 from mcp_gateway.downstream.server_state import TRANSITIONS, ServerStatus, State
-from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
-from mcp_gateway.errors import (
-    BackoffError,
-    CallTimeoutError,
-    DownstreamError,
-    ServerStartError,
-    ShuttingDownError,
+from mcp_gateway.downstream.stderr_tail import SEPARATOR
+from mcp_gateway.downstream.translate import (
+    backoff_refusal,
+    call_failure,
+    crash,
+    early_exit,
+    ending,
+    innermost,
+    start_failure,
 )
+from mcp_gateway.errors import CallTimeoutError, DownstreamError, ShuttingDownError
 
 EARLY_EXIT_SECONDS = 10.0
 """A server that exits this soon after its handshake, before answering any tool call, failed to start."""
@@ -65,6 +68,9 @@ class Supervisor:
         """Every connection not yet closed: the current one and retired ones still finishing or stopping."""
         self._backoff = Backoff(context.failure_backoff_seconds)
         self._last_error: ErrorRecord | None = None
+        self._last_ending: str | None = None
+        """How the last start ended if the server exited before its handshake (`translate.ending`) or soon after
+        it (`early: …`), until a start answers a tool call: a start that ends just so again is not worth a retry."""
         self._tasks: BackgroundTasks | None = None
         self._probes: set[anyio.CancelScope] = set()
         self._idle_waits: set[anyio.Event] = set()
@@ -126,6 +132,7 @@ class Supervisor:
             yield connection, timeout
             if operation != LIST_OPERATION:
                 connection.answered = True
+                self._last_ending = None  # a start that worked: the next failure is judged afresh
         except Exception as exc:
             error = call_failure(
                 self._name, operation, exc, timeout_seconds=timeout, retry_safe=retry_safe, mask=self._context.mask
@@ -133,7 +140,8 @@ class Supervisor:
             self._note_error(error)
             if isinstance(innermost(exc), LinkLost) and (connection.usable or connection.crashed):
                 # Judged now, not only when the exit is seen: the caller's next call may come first.
-                self._exited_early(connection)
+                said = await connection.stderr.said() if connection.stderr is not None else ()
+                self._exited_early(connection, said)
             if isinstance(error, CallTimeoutError):
                 self._probe(connection)
             raise error from exc
@@ -168,13 +176,7 @@ class Supervisor:
     def _refuse_inside_backoff(self) -> None:
         left = self._backoff.seconds_left(anyio.current_time())
         if self.state is State.BACKING_OFF and left > 0:
-            last = self._last_error.message if self._last_error else "it failed to start"
-            raise BackoffError(
-                f"Server '{self._name}' failed recently and will not be retried for {math.ceil(left)}s "
-                f"(last error: {last}); fix it, or call again after that.",
-                server=self._name,
-                seconds_left=left,
-            )
+            raise backoff_refusal(self._name, left, self._last_error)
 
     # Starting, serving, closing: one task per connection.
 
@@ -213,7 +215,13 @@ class Supervisor:
 
     def _ready(self, start: _Start, opened: OpenedClient) -> Connection:
         connection = Connection(
-            self._name, opened.client, opened.exited, opened.pid, link=opened.link, hurry=opened.hurry
+            self._name,
+            opened.client,
+            opened.exited,
+            opened.pid,
+            link=opened.link,
+            hurry=opened.hurry,
+            stderr=opened.stderr,
         )
         self._open.add(connection)
         if self.state is State.STOPPED:  # connected just as the pool stopped: close it at once
@@ -261,7 +269,9 @@ class Supervisor:
             timeout_seconds=self._context.connect_seconds,
             stderr_log=self._context.stderr_log_path,
             mask=self._context.mask,
+            previous_ending=self._last_ending,
         )
+        self._last_ending = ending(exc)
         self._notes.info(f"start failed: {error.message}")
         self._backoff.failed(anyio.current_time())
         self._note_error(error)
@@ -273,8 +283,9 @@ class Supervisor:
     def _closed(self, start: _Start, connection: Connection | None) -> None:
         if connection is not None:
             self._open.discard(connection)
-            if connection.crashed and not self._exited_early(connection) and not connection.failed_start:
-                self._note_error(self._crash_error())
+            said = connection.stderr.quoted() if connection.stderr is not None else ()  # its stderr has ended
+            if connection.crashed and not self._exited_early(connection, said) and not connection.failed_start:
+                self._note_error(crash(self._name, self._context.stderr_log_path))
             if self._current is connection:
                 self._current = None
         if self._start is start:
@@ -302,34 +313,23 @@ class Supervisor:
 
     # Deaths soon after the handshake count as failed starts.
 
-    def _exited_early(self, connection: Connection) -> bool:
+    def _exited_early(self, connection: Connection, said: tuple[str, ...]) -> bool:
         """Count a connection that ended soon after its handshake, before answering a tool call, as a failed
-        start (once), and retire it. Whether it counted."""
+        start (once), quoting what it `said` on stderr, and retire it. Whether it counted."""
         lived = anyio.current_time() - connection.opened_at
         if connection.failed_start or connection.answered or lived > EARLY_EXIT_SECONDS:
             return False
         connection.failed_start = True
         self._retire(connection, "it exited soon after it started")
-        logs = f" Its stderr is in {self._context.stderr_log_path}." if self._context.stderr_log_path else ""
-        error = ServerStartError(
-            f"Server '{self._name}' exited {lived:.1f}s after it started, before answering a tool call, so "
-            f"it counts as a failed start.{logs} Fix the server or its entry in config.json, then call again.",
-            server=self._name,
-            phase="startup",
-            retryable=True,
-        )
+        ended = f"early: {SEPARATOR.join(said)}"
+        error = early_exit(self._name, lived, self._context.stderr_log_path, said, repeated=ended == self._last_ending)
+        self._last_ending = ended
         self._notes.info(f"start failed: {error.message}")
         self._backoff.failed(anyio.current_time())
         self._note_error(error)
         if self.state in (State.READY, State.DRAINING):
             self._enter(State.BACKING_OFF, "it exited soon after it started")
         return True
-
-    def _crash_error(self) -> DownstreamError:
-        logs = f"; its stderr is in {self._context.stderr_log_path}" if self._context.stderr_log_path else ""
-        return DownstreamError(
-            f"Server '{self._name}' exited unexpectedly{logs}.", server=self._name, phase="tool_call", retryable=True
-        )
 
     # Wedged connections.
 

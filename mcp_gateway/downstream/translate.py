@@ -8,10 +8,21 @@ Callers above `downstream/` see only `DownstreamError` subclasses, classified by
 never by a wire code alone or by message text; the downstream's own message is kept (bounded) in what the
 model reads, masked (`mask`, the gateway's `SecretMask`) before it is cut, so that a secret straddling the cut
 cannot leave its beginning behind.
+
+A local server that ends before its handshake is quoted: the last lines it wrote on stderr during that start
+(`StderrTail`, masked as its log is) are in the error, with its exit status and where its whole log is. Whether
+starting it again may help (`retryable`) follows one rule, and the advice in the text follows `retryable`:
+- it exited with a non-zero code and said something on stderr: no, until what it names is fixed (it said why
+  it cannot run, and the same configuration meets the same reason);
+- it ended exactly as it did on the start before (same exit status, same words), with no tool call answered
+  since: no, whatever it was (`previous_ending`, kept by its supervisor); the same holds for a server that
+  exits soon after its handshake, before answering a tool call (`early_exit`), which is quoted too;
+- otherwise (it exited with 0, was killed by a signal, or said nothing): a retry may help, once.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import cast
 
@@ -20,9 +31,12 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, clip
-from mcp_gateway.downstream.connection import ErrorReply, LinkLost, RequestTimedOut
+from mcp_gateway.downstream.connection import EndedBeforeHandshake, ErrorReply, LinkLost, RequestTimedOut
+from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.link import ServerError
+from mcp_gateway.downstream.stderr_tail import SEPARATOR
 from mcp_gateway.errors import (
+    BackoffError,
     CallTimeoutError,
     ConnectionLostError,
     DownstreamError,
@@ -47,13 +61,22 @@ Mask = Callable[[str], str]
 
 
 def start_failure(
-    server: str, exc: BaseException, *, timeout_seconds: float, stderr_log: str | None, mask: Mask = str
+    server: str,
+    exc: BaseException,
+    *,
+    timeout_seconds: float,
+    stderr_log: str | None,
+    mask: Mask = str,
+    previous_ending: str | None = None,
 ) -> ServerStartError:
-    """A failure while starting, connecting or handshaking."""
+    """A failure while starting, connecting or handshaking; `previous_ending` is `ending(…)` of the start before
+    this one, if it failed and no start succeeded since."""
     cause = innermost(exc)
     logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
     if isinstance(cause, DownstreamError):
         return ServerStartError(cause.message, server=server, phase="startup", retryable=cause.retryable)
+    if isinstance(cause, EndedBeforeHandshake):
+        return _ended(server, cause, stderr_log, repeated=ending(cause) == previous_ending)
     if isinstance(cause, TimeoutError):
         reason = f"did not finish starting within {timeout_seconds:g}s (connectTimeoutMs)"
     elif isinstance(cause, FileNotFoundError):
@@ -75,6 +98,96 @@ def start_failure(
         server=server,
         phase="startup",
         retryable=not isinstance(cause, FileNotFoundError | PermissionError),
+    )
+
+
+def ending(exc: BaseException) -> str | None:
+    """How a start ended, when it ended with the server's exit before its handshake: its exit status and words,
+    so two starts that ended alike are known as such; None for any other failure."""
+    cause = innermost(exc)
+    if not isinstance(cause, EndedBeforeHandshake):
+        return None
+    return f"{cause.exit_code}: {SEPARATOR.join(cause.said)}"
+
+
+def _ended(server: str, cause: EndedBeforeHandshake, stderr_log: str | None, *, repeated: bool) -> ServerStartError:
+    code = cause.exit_code
+    if code is None:
+        how = "closed its connection"
+    elif code < 0:
+        how = f"was killed by signal {-code}"
+    else:
+        how = f"exited with code {code}"
+    said = f', saying: "{SEPARATOR.join(cause.said)}".' if cause.said else " without a word on stderr."
+    logs = f" Its full stderr is in {stderr_log}." if stderr_log else ""
+    named_its_reason = code is not None and code > 0 and bool(cause.said)
+    if named_its_reason:
+        advice = (
+            " Starting it again as configured will fail the same way: the user must fix what it names (a missing "
+            "variable or key goes in the server's \"env\" in the gateway's config.json), then call again."
+        )
+    elif repeated:
+        advice = (
+            " It ended the same way on its previous start, so a retry will not help: the user must check its "
+            "command, args and env in the gateway's config.json, then call again."
+        )
+    else:
+        advice = " Check its command, args and env in config.json; a retry may help if it failed by chance."
+    return ServerStartError(
+        f"Server '{server}' {how} before the MCP handshake finished{said}{logs}{advice}",
+        server=server,
+        phase="startup",
+        retryable=not (named_its_reason or repeated),
+    )
+
+
+def early_exit(
+    server: str, lived: float, stderr_log: str | None, said: tuple[str, ...], *, repeated: bool
+) -> ServerStartError:
+    """A server that exited `lived` seconds after its handshake, before answering a tool call: a failed start,
+    quoting what it `said` on stderr; not worth a retry when it ended just so on its previous start (`repeated`)."""
+    words = f', saying: "{SEPARATOR.join(said)}"' if said else ""
+    logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
+    advice = (
+        " It ended the same way on its previous start, so a retry will not help: the user must fix the server or "
+        "its entry in the gateway's config.json, then call again."
+        if repeated
+        else " Fix the server or its entry in config.json, then call again."
+    )
+    return ServerStartError(
+        f"Server '{server}' exited {lived:.1f}s after it started{words}, before answering a tool call, so "
+        f"it counts as a failed start.{logs}{advice}",
+        server=server,
+        phase="startup",
+        retryable=not repeated,
+    )
+
+
+def crash(server: str, stderr_log: str | None) -> DownstreamError:
+    """A server whose process ended while it was serving."""
+    logs = f"; its stderr is in {stderr_log}" if stderr_log else ""
+    return DownstreamError(
+        f"Server '{server}' exited unexpectedly{logs}.", server=server, phase="tool_call", retryable=True
+    )
+
+
+def backoff_refusal(server: str, seconds_left: float, last: ErrorRecord | None) -> BackoffError:
+    """A call inside a failed server's backoff window: it fails fast, repeating the last error. After an error a
+    retry will not help (the server said why it cannot run), the text does not invite one either."""
+    if last is not None and not last.retryable:
+        return BackoffError(
+            f"Server '{server}' failed recently and will not be retried for {math.ceil(seconds_left)}s "
+            f"(last error: {last.message})",
+            server=server,
+            seconds_left=seconds_left,
+            retryable=False,
+        )
+    reason = last.message if last is not None else "it failed to start"
+    return BackoffError(
+        f"Server '{server}' failed recently and will not be retried for {math.ceil(seconds_left)}s "
+        f"(last error: {reason}); fix it, or call again after that.",
+        server=server,
+        seconds_left=seconds_left,
     )
 
 

@@ -153,7 +153,7 @@ async def test_doctor_starts_each_server_and_reports_its_cost_its_problems_and_i
     assert checks["good"]["nameProblems"] == []
     assert checks["broken"]["listed"] is False
     assert checks["broken"]["problem"]["phase"] == "startup"
-    assert "exited or closed its connection" in checks["broken"]["problem"]["message"]
+    assert "exited with code 3 before the MCP handshake finished" in checks["broken"]["problem"]["message"]
     assert checks["broken"]["stderrLog"] == str(tmp_path / "logs" / "broken.stderr.log")
     assert checks["off"]["disabled"] is True
     assert f"'{LONG_SERVER_KEY}.echo' is {len(LONG_SERVER_KEY) + 5} characters" in " ".join(

@@ -194,7 +194,7 @@ async def test_a_client_cancellation_reaches_the_downstream_call_within_a_second
 
 
 HOSTILE_STARTS = {
-    "exits at start": (fake_server(exit_at_start="3"), "exited or closed its connection before the MCP handshake"),
+    "exits at start": (fake_server(exit_at_start="3"), "exited with code 3 before the MCP handshake finished"),
     "never answers initialize": (
         fake_server(init_delay="600") | {"connectTimeoutMs": 1500},
         "did not finish starting within 1.5s (connectTimeoutMs)",

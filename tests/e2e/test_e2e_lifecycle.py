@@ -142,7 +142,7 @@ async def test_failure_backoff_grows_fails_fast_and_is_cleared_by_a_success(tmp_
             async with gateway_session(home) as client:
                 starts = len(read_lines(spawns))
                 first = await execute(client, "flaky.echo", {"message": "hello"})
-                assert "exited or closed its connection before the MCP handshake" in text_of(first)
+                assert "exited with code 3 before the MCP handshake finished" in text_of(first)
                 assert len(read_lines(spawns)) == starts + 1
 
                 asked = time.monotonic()
@@ -153,7 +153,7 @@ async def test_failure_backoff_grows_fails_fast_and_is_cleared_by_a_success(tmp_
                 assert len(read_lines(spawns)) == starts + 1, "no start inside the window"
 
                 second = await call_after_backoff(client, "flaky.echo")
-                assert "exited or closed its connection" in text_of(second)
+                assert "exited with code 3 before the MCP handshake finished" in text_of(second)
                 grown = await execute(client, "flaky.echo", {"message": "hello"})
                 assert backoff_seconds(grown) == 2
 
@@ -166,7 +166,7 @@ async def test_failure_backoff_grows_fails_fast_and_is_cleared_by_a_success(tmp_
                 crashed = await execute(client, "flaky.crash")
                 assert crashed.is_error
                 third = await execute(client, "flaky.echo", {"message": "hello"})
-                assert "exited or closed its connection" in text_of(third)
+                assert "exited with code 3 before the MCP handshake finished" in text_of(third)
                 reset = await execute(client, "flaky.echo", {"message": "hello"})
         assert backoff_seconds(reset) == 1, "a success clears the failure count"
     finally:

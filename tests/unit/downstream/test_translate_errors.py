@@ -14,9 +14,17 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from mcp_gateway.downstream.connection import ErrorReply, LinkLost, RequestTimedOut
+from mcp_gateway.downstream.connection import EndedBeforeHandshake, ErrorReply, LinkLost, RequestTimedOut
+from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.link import MalformedReply, ServerError
-from mcp_gateway.downstream.translate import call_failure, innermost, start_failure
+from mcp_gateway.downstream.translate import (
+    backoff_refusal,
+    call_failure,
+    early_exit,
+    ending,
+    innermost,
+    start_failure,
+)
 from mcp_gateway.errors import (
     CallTimeoutError,
     ConnectionLostError,
@@ -184,3 +192,88 @@ def test_a_downstream_error_during_start_keeps_its_retryability() -> None:
     error = start(ExceptionGroup("g", [inner]))
     assert error.message == "lost"
     assert not error.retryable
+
+
+# ---- a server that ended before its handshake ----
+
+LOG = "/home/u/logs/slack.stderr.log"
+
+
+def ended(exit_code: int | None, *said: str, previous: str | None = None) -> ServerStartError:
+    cause = EndedBeforeHandshake(exit_code, said)
+    return start_failure(
+        "slack", ExceptionGroup("g", [cause]), timeout_seconds=60, stderr_log=LOG, previous_ending=previous
+    )
+
+
+def test_a_server_that_exits_saying_why_is_quoted_and_not_worth_a_retry() -> None:
+    error = ended(1, "Please set SLACK_BOT_TOKEN", "exiting")
+    assert error.message.startswith(
+        "Server 'slack' exited with code 1 before the MCP handshake finished, "
+        'saying: "Please set SLACK_BOT_TOKEN | exiting".'
+    )
+    assert f"Its full stderr is in {LOG}." in error.message
+    assert "will fail the same way" in error.message
+    assert "then call again" in error.message
+    assert (error.phase, error.retryable) == ("startup", False)
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "said", "how"),
+    [
+        (1, (), "exited with code 1"),
+        (0, ("shutting down: nothing to do",), "exited with code 0"),
+        (-9, ("Killed",), "was killed by signal 9"),
+        (None, ("still running",), "closed its connection"),
+    ],
+)
+def test_an_ending_that_names_no_reason_may_be_retried_once_and_not_when_it_repeats(
+    exit_code: int | None, said: tuple[str, ...], how: str
+) -> None:
+    first = ended(exit_code, *said)
+    assert f"Server 'slack' {how} before the MCP handshake finished" in first.message
+    assert ("without a word on stderr" in first.message) is not bool(said)
+    assert first.retryable
+    assert "a retry may help" in first.message
+
+    again = ended(exit_code, *said, previous=ending(EndedBeforeHandshake(exit_code, said)))
+    assert not again.retryable
+    assert "ended the same way on its previous start, so a retry will not help" in again.message
+
+
+def test_an_ending_unlike_the_previous_one_is_judged_on_its_own() -> None:
+    previous = ending(EndedBeforeHandshake(1, ()))
+    assert ended(0, previous=previous).retryable
+    assert ended(1, "first words", previous=ending(EndedBeforeHandshake(1, ("other words",)))).retryable is False
+
+
+def test_only_an_ending_before_the_handshake_has_an_ending_to_compare() -> None:
+    assert ending(ExceptionGroup("g", [EndedBeforeHandshake(2, ("x",))])) == "2: x"
+    assert ending(TimeoutError()) is None
+    assert ending(LinkLost("gone")) is None
+
+
+def test_a_server_that_exits_soon_after_its_handshake_is_quoted_and_judged_by_whether_it_repeats() -> None:
+    first = early_exit("slack", 0.3, LOG, ("Error: invalid_auth",), repeated=False)
+    assert first.message.startswith(
+        "Server 'slack' exited 0.3s after it started, saying: \"Error: invalid_auth\", before answering a tool call"
+    )
+    assert first.retryable
+    silent = early_exit("slack", 1.0, LOG, (), repeated=True)
+    assert "saying" not in silent.message
+    assert "ended the same way on its previous start, so a retry will not help" in silent.message
+    assert not silent.retryable
+
+
+def test_a_call_inside_the_backoff_window_does_not_invite_a_retry_the_last_error_rules_out() -> None:
+    hopeless = ended(1, "Please set SLACK_BOT_TOKEN")
+    record = ErrorRecord("startup", hopeless.message, hopeless.retryable, 0.0)
+    refusal = backoff_refusal("slack", 4.2, record)
+    assert "will not be retried for 5s" in refusal.message
+    assert hopeless.message in refusal.message
+    assert "call again after that" not in refusal.message
+    assert not refusal.retryable
+
+    hopeful = backoff_refusal("slack", 4.2, ErrorRecord("startup", "it crashed", True, 0.0))
+    assert hopeful.message.endswith("(last error: it crashed); fix it, or call again after that.")
+    assert hopeful.retryable
