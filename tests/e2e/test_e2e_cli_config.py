@@ -51,7 +51,7 @@ async def test_refresh_shows_each_server_starting_and_ending_on_stderr_and_the_r
     assert (listed["server"], int(listed["count"]), listed["noun"]) == ("good", count, "tools")
     [failed] = PROGRESS_FAILED.finditer(done.stderr)
     assert failed["server"] == "broken"
-    assert "exited or closed its connection" in failed["why"]
+    assert "exited with code 3 before the MCP handshake finished" in failed["why"]
     for server, end in (("good", listed), ("broken", failed)):
         assert starts[server].start() < end.start(), f"{server} ended before it started:\n{done.stderr}"
 

@@ -90,7 +90,9 @@ async def test_call_refresh_status_and_doctor_print_what_the_server_said_and_tha
 
     refreshed = await run_cli_async("refresh", home=tmp_path)
     assert refreshed.returncode == 1, refreshed
-    assert "slack: failed: Server 'slack' exited with code 1" in refreshed.stderr
+    assert "slack: failed: Server 'slack' exited with code 1" in refreshed.stdout
+    assert_quotes_the_reason(refreshed.stdout, "slack", tmp_path)
+    assert "slack: failed after " in refreshed.stderr  # the progress line says so as it happens
     assert_quotes_the_reason(refreshed.stderr, "slack", tmp_path)
     assert SECRET_MARK not in refreshed.stdout
 
