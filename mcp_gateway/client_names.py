@@ -9,8 +9,6 @@ before anything heavier is imported: building the parser is on every command's p
 
 from __future__ import annotations
 
-import difflib
-
 CLIENT_NAMES: tuple[str, ...] = (
     "claude-code",
     "claude-desktop",
@@ -58,6 +56,8 @@ def aliases_of(client: str) -> list[str]:
 
 def unknown_client_message(name: str) -> str:
     """One sentence for a `--client` that names no client: the nearest accepted name, else all of them."""
+    import difflib  # only for a mistake: the parser reads this module on every command's path
+
     accepted = [*CLIENT_NAMES, *ALIASES]
     near = difflib.get_close_matches(name.lower(), accepted, n=1, cutoff=SUGGESTION_CUTOFF)
     if near:
