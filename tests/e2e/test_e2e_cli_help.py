@@ -1,20 +1,33 @@
-"""What a person sees at the shell before anything works: each command's help, and a mistyped client.
+"""What a person sees at the shell before anything works: each command's help, a mistyped client, a terminal.
 
 Every test runs the real `mcp-gateway` program. The commands are read from its own top-level help, so a
-command added without a description, documented positionals or examples fails here.
+command added without a description, documented positionals or examples fails here. A terminal is a
+real pseudo-terminal on the gateway's stdin.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import pty
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import anyio
 import pytest
+from anyio.streams.buffered import BufferedByteReceiveStream
 from e2e_gateway import (
+    CLI_SECONDS,
+    MAX_LINE_BYTES,
+    PROCESS_GONE_SECONDS,
+    SESSION_SECONDS,
+    client_environment,
+    gateway_command,
     run_cli_async,
 )
+from gateway_testing import write_workspace
 
 from mcp_gateway.cli.main import build_parser
 from mcp_gateway.client_names import ALIASES
@@ -161,3 +174,59 @@ async def test_a_mistyped_client_is_told_the_name_it_meant_and_nothing_is_writte
     assert "did you mean 'claude'?" in line
     assert not (tmp_path / "gateway").exists()
     assert list(home.iterdir()) == []
+
+
+async def test_in_a_terminal_it_says_what_it_is_in_one_line_and_then_serves(tmp_path: Path) -> None:
+    write_workspace(tmp_path, {})
+    controller, terminal = pty.openpty()
+    process = await anyio.open_process(
+        gateway_command(tmp_path),
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=client_environment(),
+    )
+    os.close(terminal)
+    try:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        stderr = BufferedByteReceiveStream(process.stderr)
+        with anyio.fail_after(SESSION_SECONDS):
+            said = (await stderr.receive_until(b"\n", MAX_LINE_BYTES)).decode()
+            initialize = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "tty", "version": "1"},
+                },
+            }
+            os.write(controller, json.dumps(initialize).encode() + b"\n")
+            answer = json.loads(await BufferedByteReceiveStream(process.stdout).receive_until(b"\n", MAX_LINE_BYTES))
+            os.write(controller, b"\x04")  # Ctrl-D, as the line says: the end of stdin
+        with anyio.fail_after(PROCESS_GONE_SECONDS):
+            assert await process.wait() == 0
+        with anyio.fail_after(PROCESS_GONE_SECONDS):
+            rest = b"".join([chunk async for chunk in stderr])
+    finally:
+        os.close(controller)
+        if process.returncode is None:
+            process.kill()
+        with anyio.move_on_after(PROCESS_GONE_SECONDS):
+            await process.aclose()
+    assert "MCP server" in said
+    assert "waiting for an AI client" in said
+    assert "`mcp-gateway demo`" in said
+    assert "`mcp-gateway --help`" in said
+    assert answer["result"]["serverInfo"]["name"] == "mcp-gateway"
+    assert rest == b"", "one line, then nothing but the server"
+
+
+async def test_a_client_s_pipe_gets_no_terminal_line(tmp_path: Path) -> None:
+    write_workspace(tmp_path, {})
+    with anyio.fail_after(CLI_SECONDS):
+        done = await anyio.run_process(gateway_command(tmp_path), input=b"", env=client_environment(), check=False)
+    assert done.returncode == 0
+    assert done.stderr == b""
