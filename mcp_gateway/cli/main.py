@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from mcp_gateway import __version__
-from mcp_gateway.cli import help_text
+from mcp_gateway.cli import closed_pipe, help_text
 from mcp_gateway.cli.serve import Serve, run_serve
 from mcp_gateway.client_names import canonical_client, unknown_client_message
 from mcp_gateway.errors import GatewayError, ImportUsageError
@@ -154,6 +154,24 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
 
 def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> int:
     """Run one command; its exit code. `serve` is the MCP server, for the `serve` command (and no command)."""
+    try:
+        status = _run(argv, serve)
+        sys.stdout.flush()  # a reader that left is met here, not in the interpreter's exit
+    except SystemExit:
+        # argparse after --help or --version. It ignores a failed write of that text (with an unbuffered
+        # stdout it catches the error itself), so its status stands whether the reader stayed or not.
+        with closed_pipe.reader_may_leave():
+            sys.stdout.flush()
+        raise
+    except (BrokenPipeError, BaseExceptionGroup) as error:
+        if not closed_pipe.reader_left(error):
+            raise
+        closed_pipe.quiet_stdout()
+        return closed_pipe.READER_LEFT_STATUS
+    return status
+
+
+def _run(argv: Sequence[str] | None, serve: Serve | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args, serve)

@@ -1,8 +1,9 @@
-"""What a person sees at the shell before anything works: each command's help, a mistyped client, a terminal.
+"""What a person meets at the shell first: each command's help, a mistyped client, a terminal, a reader that leaves.
 
 Every test runs the real `mcp-gateway` program. The commands are read from its own top-level help, so a
 command added without a description, documented positionals or examples fails here. A terminal is a
-real pseudo-terminal on the gateway's stdin.
+real pseudo-terminal on the gateway's stdin; a reader that leaves is a real pipe whose read end is closed
+before the command writes, so the write fails every time, not only when a race is lost.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pty
 import re
 import shlex
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 import anyio
@@ -25,9 +27,10 @@ from e2e_gateway import (
     SESSION_SECONDS,
     client_environment,
     gateway_command,
+    gateway_program,
     run_cli_async,
 )
-from gateway_testing import write_workspace
+from gateway_testing import fake_server, write_workspace
 
 from mcp_gateway.cli.main import build_parser
 from mcp_gateway.client_names import ALIASES
@@ -230,3 +233,59 @@ async def test_a_client_s_pipe_gets_no_terminal_line(tmp_path: Path) -> None:
         done = await anyio.run_process(gateway_command(tmp_path), input=b"", env=client_environment(), check=False)
     assert done.returncode == 0
     assert done.stderr == b""
+
+
+async def run_into_a_closed_pipe(command: list[str], *, unbuffered: bool) -> subprocess.CompletedProcess[bytes]:
+    """`command` with stdout a pipe whose reader has left already, and Python's stdout buffered or not."""
+    environment: Mapping[str, str] = {
+        key: value for key, value in client_environment().items() if key != "PYTHONUNBUFFERED"
+    } | ({"PYTHONUNBUFFERED": "1"} if unbuffered else {})
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        with anyio.fail_after(CLI_SECONDS):
+            return await anyio.run_process(command, stdout=writing, env=environment, check=False)
+    finally:
+        os.close(writing)
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("arguments", [["--help"], ["import", "--help"], ["--version"]], ids=" ".join)
+async def test_help_into_a_closed_pipe_ends_quietly_with_argparse_s_status(
+    arguments: list[str], unbuffered: bool
+) -> None:
+    done = await run_into_a_closed_pipe([*gateway_program(), *arguments], unbuffered=unbuffered)
+    assert done.stderr == b""
+    assert done.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "unbuffered"),
+    [
+        (["status"], False),
+        (["status"], True),
+        (["search", "echo"], False),
+        (["list", "fake"], True),
+        (["call", "fake.echo", "--args", '{"message": "hi"}'], False),
+        (["call", "fake.echo", "--args", '{"message": "hi"}'], True),
+    ],
+    ids=[
+        "status-buffered",
+        "status-unbuffered",
+        "search-buffered",
+        "list-unbuffered",
+        "call-buffered",
+        "call-unbuffered",
+    ],
+)
+async def test_a_command_whose_reader_left_ends_without_a_traceback_and_stops_its_servers(
+    tmp_path: Path, arguments: list[str], unbuffered: bool
+) -> None:
+    exits = tmp_path / "exits.log"
+    write_workspace(tmp_path, {"fake": fake_server(exit_log=str(exits))})
+    done = await run_into_a_closed_pipe([*gateway_command(tmp_path), *arguments], unbuffered=unbuffered)
+    assert b"Traceback" not in done.stderr
+    assert b"BrokenPipeError" not in done.stderr
+    assert done.returncode == READER_LEFT_STATUS, done.stderr
+    if arguments[0] != "status":  # the others start the server (to list its tools, or to call one)
+        assert exits.read_text().split()[1:] == ["stdin-eof"], "stopped as the gateway stops it, once"
