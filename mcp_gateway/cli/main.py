@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from mcp_gateway import __version__
-from mcp_gateway.cli import closed_pipe, help_text
+from mcp_gateway.cli import help_text
 from mcp_gateway.cli.serve import Serve, run_serve
 from mcp_gateway.client_names import canonical_client, unknown_client_message
 from mcp_gateway.errors import GatewayError, ImportUsageError
@@ -160,10 +160,14 @@ def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> in
     except SystemExit:
         # argparse after --help or --version. It ignores a failed write of that text (with an unbuffered
         # stdout it catches the error itself), so its status stands whether the reader stayed or not.
+        from mcp_gateway.cli import closed_pipe  # only when needed: serving parses too, before its handshake
+
         with closed_pipe.reader_may_leave():
             sys.stdout.flush()
         raise
     except (BrokenPipeError, BaseExceptionGroup) as error:
+        from mcp_gateway.cli import closed_pipe
+
         if not closed_pipe.reader_left(error):
             raise
         closed_pipe.quiet_stdout()
