@@ -7,8 +7,10 @@ import sys
 from collections.abc import Callable, Sequence
 
 from mcp_gateway import __version__
+from mcp_gateway.cli import help_text
 from mcp_gateway.cli.serve import Serve, run_serve
-from mcp_gateway.errors import GatewayError
+from mcp_gateway.client_names import canonical_client, unknown_client_message
+from mcp_gateway.errors import GatewayError, ImportUsageError
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -16,65 +18,22 @@ Command = Callable[[argparse.Namespace], int]
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcp-gateway",
-        description="One MCP server in front of all of yours. With no command, serves MCP over stdio.",
+        description=help_text.PROGRAM.description,
+        epilog=f"{help_text.examples_text(help_text.PROGRAM.examples)}\n\n{help_text.PROGRAM.notes}",
+        formatter_class=help_text.Paragraphs,
     )
     parser.add_argument("--version", action="version", version=f"mcp-gateway {__version__}")
     parser.add_argument("--home", help="workspace directory (default: $MCP_GATEWAY_HOME, else the user config dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    commands.add_parser("serve", help="serve the four meta-tools over stdio (the default)")
+    def command(name: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, **help_text.COMMANDS[name].parser_texts())
 
-    search = commands.add_parser("search", help="search the tool catalog like search_tools does")
-    search.add_argument("query")
-    search.add_argument("--server", help="only this server (name or alias)")
-    search.add_argument("--limit", type=int, help="number of results (1-20)")
-    search.add_argument("--json", action="store_true", help="print what search_tools returns to the model")
+    demo = command("demo")
+    demo.add_argument("--keep", action="store_true", help="keep the demo workspace and print where it is")
 
-    listing = commands.add_parser("list", help="list one server's tools")
-    listing.add_argument("server")
-    listing.add_argument("--json", action="store_true")
-
-    describe = commands.add_parser("describe", help="show one tool's full definition")
-    describe.add_argument("tool", help="server.tool, or a tool name only one server has")
-    describe.add_argument("--server")
-
-    call = commands.add_parser("call", help="call a tool through the gateway and print its result")
-    call.add_argument("tool", help="server.tool, or a tool name only one server has")
-    call.add_argument("--args", default="{}", help="arguments as a JSON object, e.g. '{\"a\": 2}'")
-    call.add_argument("--server")
-    call.add_argument("--json", action="store_true", help="print the raw CallToolResult")
-
-    refresh = commands.add_parser("refresh", help="fetch tool lists again (all servers, or one)")
-    refresh.add_argument("server", nargs="?")
-
-    status = commands.add_parser("status", help="each server: cache state, tools, running or not, last error")
-    status.add_argument("--json", action="store_true")
-
-    doctor = commands.add_parser(
-        "doctor", help="start every server: does it work, what does it cost in tokens, what is wrong with it"
-    )
-    doctor.add_argument("servers", nargs="*", metavar="SERVER", help="only these servers (default: all)")
-    doctor.add_argument("--json", action="store_true")
-
-    config = commands.add_parser("config", help="config file commands")
-    config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
-    config_commands.add_parser(
-        "path",
-        help="print the config file's path (created from a template, with its folder, if missing)",
-        description="Print where the workspace's config.json is. If nothing is there, first create it (and its "
-        "folder) from the template, every setting at its default and no servers, and say so on stderr; an existing "
-        'file is never changed. Only the path goes to stdout, e.g. $EDITOR "$(mcp-gateway config path)".',
-    )
-    config_commands.add_parser("check", help="validate the config file and print every diagnostic")
-
-    importing = commands.add_parser(
-        "import", help="import a client's MCP servers, point the client at the gateway, or undo that"
-    )
-    importing.add_argument(
-        "--client",
-        help="claude-code, claude-desktop, opencode, cursor, vscode, windsurf, "
-        "codex, gemini, zed, cline, roo, servers-json (default: detect)",
-    )
+    importing = command("import")
+    importing.add_argument("--client", help="the client to import from: a name or alias listed below (default: detect)")
     importing.add_argument("--from", dest="source", metavar="PATH", help="read this file instead of the client's own")
     importing.add_argument("--scope", choices=("user", "project", "local"), help="which of the client's configs")
     importing.add_argument("--project", metavar="DIR", help="the project for project/local scopes (default: cwd)")
@@ -117,8 +76,66 @@ def build_parser() -> argparse.ArgumentParser:
         "which write made each, size, which is the original and which --restore puts back next",
     )
 
-    demo = commands.add_parser("demo", help="see the gateway work end to end on two bundled demo servers")
-    demo.add_argument("--keep", action="store_true", help="keep the demo workspace and print where it is")
+    search = command("search")
+    search.add_argument("query", help="what you want to do, in words; quote several words")
+    search.add_argument("--server", help="only this server (name or alias)")
+    search.add_argument("--limit", type=int, help="number of results (1-20)")
+    search.add_argument(
+        "--json",
+        action="store_true",
+        help="print what search_tools returns to the model: results (tool, confidence, why, description, "
+        "inputSchema) and notes",
+    )
+
+    listing = command("list")
+    listing.add_argument("server", help="the server's name or one of its aliases")
+    listing.add_argument(
+        "--json",
+        action="store_true",
+        help="print what list_tools returns to the model: server, total, offset, tools (name, description), "
+        "serverInstructions",
+    )
+
+    describe = command("describe")
+    describe.add_argument("tool", help="server.tool, or a tool name only one server has")
+    describe.add_argument("--server", help="the tool's server, for a bare tool name")
+
+    call = command("call")
+    call.add_argument("tool", help="server.tool, or a tool name only one server has")
+    call.add_argument("--args", default="{}", help="arguments as a JSON object, e.g. '{\"a\": 2}'")
+    call.add_argument("--server", help="the tool's server, for a bare tool name")
+    call.add_argument(
+        "--json",
+        action="store_true",
+        help="print the CallToolResult as the server sent it (content, structuredContent, isError)",
+    )
+
+    status = command("status")
+    status.add_argument(
+        "--json",
+        action="store_true",
+        help="print it as one JSON object: config, servers (cache, tools, running, lastError, …), rejected, "
+        "backgroundProblems, workspaceProblems, cacheNotice",
+    )
+
+    refresh = command("refresh")
+    refresh.add_argument("server", nargs="?", help="only this server, by name or alias (default: every enabled one)")
+
+    doctor = command("doctor")
+    doctor.add_argument("servers", nargs="*", metavar="SERVER", help="only these servers (default: all)")
+    doctor.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as JSON: tokenizer, servers (listed, seconds, toolCount, schemaTokens, problem, "
+        "…), summary (directTokens, gatewayTokens, …)",
+    )
+
+    config = command("config")
+    config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
+    for name, texts in help_text.CONFIG_COMMANDS.items():
+        config_commands.add_parser(name, **texts.parser_texts())
+
+    command("serve")
     return parser
 
 
@@ -138,6 +155,8 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
         "config": manage.run_config,
     }
     if args.command == "import":
+        if args.client is not None and canonical_client(args.client) is None:
+            raise ImportUsageError(unknown_client_message(args.client))
         from mcp_gateway.cli import importing
 
         return importing.run_import(args)
@@ -154,6 +173,28 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
 
 def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> int:
     """Run one command; its exit code. `serve` is the MCP server, for the `serve` command (and no command)."""
+    try:
+        status = _run(argv, serve)
+        sys.stdout.flush()  # a reader that left is met here, not in the interpreter's exit
+    except SystemExit:
+        # argparse after --help or --version. It ignores a failed write of that text (with an unbuffered
+        # stdout it catches the error itself), so its status stands whether the reader stayed or not.
+        from mcp_gateway.cli import closed_pipe  # only when needed: serving parses too, before its handshake
+
+        with closed_pipe.reader_may_leave():
+            sys.stdout.flush()
+        raise
+    except (BrokenPipeError, BaseExceptionGroup) as error:
+        from mcp_gateway.cli import closed_pipe
+
+        if not closed_pipe.reader_left(error):
+            raise
+        closed_pipe.quiet_stdout()
+        return closed_pipe.READER_LEFT_STATUS
+    return status
+
+
+def _run(argv: Sequence[str] | None, serve: Serve | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args, serve)

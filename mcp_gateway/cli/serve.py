@@ -4,6 +4,10 @@ Once its shutdown is over the process leaves at once (`leave_now`) instead of re
 interpreter's own exit, so that it is gone well within the 100 ms Claude Code allows before escalating.
 Nothing here imports more than loading the config needs: the server answers its client's handshake
 before it imports the rest (see `mcp_gateway.server.start`).
+
+A person who runs `mcp-gateway` in a terminal gets one line on stderr saying what it is and what to run
+instead, and then the server as a client gets it. A client always gives the gateway a pipe for stdin, never
+a terminal, so it sees no difference, and the check is one `isatty` call before the config is read.
 """
 
 from __future__ import annotations
@@ -31,9 +35,18 @@ class Serve(Protocol):
     def __call__(self, home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int: ...
 
 
+STDIN = 0
+IN_A_TERMINAL = (
+    "mcp-gateway: this is an MCP server, waiting for an AI client to talk JSON-RPC on stdin (Ctrl-D ends it); "
+    "to try it, run `mcp-gateway demo`, and see `mcp-gateway --help` for the commands"
+)
+
+
 def run_serve(args: argparse.Namespace, serve: Serve | None) -> int:
     if serve is None:
         raise UsageError("this entry point does not serve; run the `mcp-gateway` program to serve over stdio")
+    if os.isatty(STDIN):  # False for a closed descriptor too
+        print(IN_A_TERMINAL, file=sys.stderr, flush=True)
     config = load(args)
     if config.settings.debug and (log_path := gateway_log_path(args.home)) is not None:
         # Warnings go to stderr already (`load`); `debug` adds everything to gateway.log, masked and private.

@@ -1,10 +1,12 @@
 """The clients `import` knows, finding a client's file for a scope, and detecting which clients have one.
 
-A client may keep its file in several places (an older location, an editor variant, a `.jsonc` and a
-`.json`); the first one that holds servers wins, else the first that exists. Detection looks at every
-client's default scope and reports each file with its server count, so `import` without `--client` can
-proceed when exactly one client has servers and otherwise ask which one. `files_with_backups` looks in the
-same places for the backups `--restore` and `--backups` work on.
+The clients' names and aliases are in `mcp_gateway.client_names`, which the command line reads without
+importing this package; `CLIENTS` lists the clients in the same order. A client may keep its file in several
+places (an older location, an editor variant, a `.jsonc` and a `.json`); the first one that holds servers
+wins, else the first that exists. Detection looks at every client's default scope and reports each file with
+its server count, so `import` without `--client` can proceed when exactly one client has servers and
+otherwise ask which one. `files_with_backups` looks in the same places for the backups `--restore` and
+`--backups` work on.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcp_gateway.client_names import canonical_client
 from mcp_gateway.importers import (
     claude_code,
     claude_desktop,
@@ -44,21 +47,6 @@ CLIENTS: tuple[ClientFormat, ...] = (
     roo.CLIENT,
     servers_json.CLIENT,
 )
-ALIASES = {
-    "claude": "claude-code",
-    "claudecode": "claude-code",
-    "claude-desktop-app": "claude-desktop",
-    "code": "vscode",
-    "vs-code": "vscode",
-    "copilot": "vscode",
-    "codex-cli": "codex",
-    "gemini-cli": "gemini",
-    "roo-code": "roo",
-    "roocode": "roo",
-    "epoch": "servers-json",
-    "epoch-agent": "servers-json",
-    "servers": "servers-json",
-}
 
 
 class NoClientFileError(ClientConfigError):
@@ -66,7 +54,8 @@ class NoClientFileError(ClientConfigError):
 
 
 def find_client(name: str) -> ClientFormat | None:
-    wanted = ALIASES.get(name.lower(), name.lower())
+    """The client `name` stands for: its canonical name or an alias (`mcp_gateway.client_names`), any case."""
+    wanted = canonical_client(name)
     return next((client for client in CLIENTS if client.name == wanted), None)
 
 

@@ -1,0 +1,259 @@
+"""What `mcp-gateway --help` and `mcp-gateway COMMAND --help` say: a description, and examples a person can copy.
+
+Each command has a one-line summary (the top-level list), a description (what it does, what it prints, its
+exit status) and examples that start with `mcp-gateway`. `Paragraphs` fills prose to the terminal's width
+and keeps indented lines (examples, the client table) as written. The client names in `import --help` come
+from `mcp_gateway.client_names`, the table `--client` is resolved with, so the two cannot drift; this module
+imports nothing else, since the parser is built on every command's path, `serve`'s included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_gateway.client_names import CLIENT_NAMES, aliases_of
+
+
+class Paragraphs(argparse.HelpFormatter):
+    """Fills each one-line paragraph of a description or epilog to the width; keeps a block of several lines
+    (a heading with indented examples or rows) as it is written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks: list[str] = []
+        for block in text.strip("\n").split("\n\n"):
+            if "\n" in block:  # laid out by hand: a heading and its indented lines
+                blocks.append("\n".join(indent + line for line in block.splitlines()))
+            else:
+                blocks.append(
+                    textwrap.fill(block, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+                )
+        return "\n\n".join(blocks)
+
+
+@dataclass(frozen=True)
+class CommandHelp:
+    summary: str
+    """The command's line in `mcp-gateway --help`."""
+    description: str
+    examples: tuple[tuple[str, str], ...]
+    """(command line, what it does), the comment possibly empty."""
+    notes: str = ""
+    """Printed between the options and the examples (the client table of `import`)."""
+
+    def parser_texts(self) -> dict[str, Any]:
+        """Keyword arguments for `add_parser`."""
+        return {
+            "help": self.summary,
+            "description": self.description,
+            "epilog": "\n\n".join(part for part in (self.notes, examples_text(self.examples)) if part),
+            "formatter_class": Paragraphs,
+        }
+
+
+def examples_text(examples: tuple[tuple[str, str], ...]) -> str:
+    """The examples, their comments lined up two spaces past the longest command that has one."""
+    column = max((len(command) for command, comment in examples if comment), default=0) + 2
+    lines = [f"  {command:<{column}}# {comment}" if comment else f"  {command}" for command, comment in examples]
+    return "examples:\n" + "\n".join(lines)
+
+
+def client_table() -> str:
+    """Every name `--client` accepts: the canonical ones, each with its aliases."""
+    width = max(len(name) for name in CLIENT_NAMES) + 2
+    rows = [f"  {name:<{width}}{', '.join(aliases_of(name))}".rstrip() for name in CLIENT_NAMES]
+    return "clients (--client takes a name, or one of the aliases beside it; any case):\n" + "\n".join(rows)
+
+
+PROGRAM = CommandHelp(
+    summary="",
+    description=(
+        "One MCP server in front of all of yours. An AI client (Claude Code, OpenCode, Codex, Cursor, …) "
+        "starts `mcp-gateway` with no command, as its only MCP server, and sees four tools (search_tools, "
+        "list_tools, describe_tool, execute_tool) instead of every server's; a server is started only when "
+        "one of its tools is called. The commands below are for you, at a terminal, over the same workspace."
+    ),
+    examples=(
+        ("mcp-gateway demo", "start here: no network needed"),
+        ("mcp-gateway import --client claude --dry-run", "preview moving in"),
+        ("mcp-gateway import --client claude --write-client-config", ""),
+        ('mcp-gateway search "create a GitHub issue"', ""),
+    ),
+    notes="`mcp-gateway COMMAND --help` describes each command, with examples.",
+)
+
+COMMANDS: dict[str, CommandHelp] = {
+    "demo": CommandHelp(
+        summary="see the gateway work end to end on two bundled demo servers (start here)",
+        description=(
+            "Starts the real gateway as a subprocess in a throwaway workspace, in front of two small bundled "
+            "MCP servers (notes, toolbox), and drives it as an AI client would: lists the four tools, searches "
+            "in English and Chinese, describes and calls tools (waking a server on first use), shows an error "
+            "the model can fix, and compares the tokens of tool definitions with and without the gateway."
+            "\n\nNeeds no network and no npm. The workspace is deleted afterwards unless --keep."
+        ),
+        examples=(("mcp-gateway demo", ""), ("mcp-gateway demo --keep", "then look around with --home DIR")),
+    ),
+    "import": CommandHelp(
+        summary="import a client's MCP servers, point the client at the gateway, or undo that",
+        description=(
+            "Reads the MCP servers a client already has (from its own config file, or --from FILE) and adds "
+            "them to the gateway's config.json. With --write-client-config it also replaces them in the "
+            "client's file by one mcp-gateway entry, after a backup, so the client starts the gateway "
+            "instead; nothing else in that file changes. --dry-run prints all of it and writes nothing. "
+            "A server the gateway cannot take over (an OAuth sign-in, a prompted secret) is skipped, with "
+            "the reason, and stays in the client."
+            "\n\nThe network: each remote server that has no credentials in the client is sent one request "
+            "without them (a dry run too), to see whether it needs a sign-in; the urls contacted are printed. "
+            "--no-probe sends nothing and leaves that unknown."
+            "\n\nThe way back: every write keeps a backup beside the client's file. --restore steps back one "
+            "write at a time (run it again to go one further), --restore original goes straight to the file as "
+            "it was before the gateway first changed it, --backups lists every kept version; each restore keeps "
+            "the version it replaces, so it can be undone too."
+            "\n\nWithout --client, lists the client configs it finds and imports from the one that has "
+            "servers. Exits 2 for an unknown client or scope, 1 when a file could not be read or written."
+        ),
+        examples=(
+            ("mcp-gateway import", "which clients have servers"),
+            ("mcp-gateway import --client claude --dry-run", "writes nothing"),
+            ("mcp-gateway import --client claude --write-client-config", ""),
+            ("mcp-gateway import --client cursor --scope project --dry-run", ""),
+            ("mcp-gateway import --client claude --dry-run --no-probe", "contacts no server"),
+            ("mcp-gateway import --backups --client claude", "every kept version"),
+            ("mcp-gateway import --restore --client claude", "one write back"),
+            ("mcp-gateway import --restore original --client claude", "as before the gateway"),
+        ),
+        notes=client_table(),
+    ),
+    "search": CommandHelp(
+        summary="search the tool catalog as the model's search_tools does",
+        description=(
+            "Searches every server's tools the way search_tools does for the model: the words of names, "
+            "descriptions and parameters, synonyms (English and Chinese) and typos. Prints each match as "
+            "`server.tool [confidence]`, its description and why it matched. Servers whose tools are not "
+            "cached yet are started to list them first, and stopped again."
+        ),
+        examples=(
+            ('mcp-gateway search "create a GitHub issue"', ""),
+            ('mcp-gateway search "read a file" --server filesystem --limit 3', ""),
+            ("mcp-gateway search 读取文件 --json", "what search_tools returns"),
+        ),
+    ),
+    "list": CommandHelp(
+        summary="list one server's tools",
+        description=(
+            "Lists the tools one server offers, one line each with a short description, from the catalog "
+            "(the server is started only when its tools are not cached yet). Fails with a suggestion when "
+            "no server has that name."
+        ),
+        examples=(("mcp-gateway list github", ""), ("mcp-gateway list github --json", "what list_tools returns")),
+    ),
+    "describe": CommandHelp(
+        summary="show one tool's full definition",
+        description=(
+            "Prints one tool's full definition as JSON, as describe_tool gives it to the model: its input "
+            "and output schemas, annotations, _meta and its server's own instructions (the output is JSON "
+            "already, so there is no --json)."
+        ),
+        examples=(
+            ("mcp-gateway describe github.create_issue", ""),
+            ("mcp-gateway describe create_issue --server github", ""),
+        ),
+    ),
+    "call": CommandHelp(
+        summary="call a tool through the gateway and print its result",
+        description=(
+            "Calls one tool as execute_tool does: the arguments are checked against the tool's input schema "
+            "before the call, then its server is started, called and stopped again. Prints the result for a "
+            "person: text as it is, images and other content described, structured content as JSON. Exits 1 "
+            "when the tool reports an error or the arguments do not fit its schema (the problem is printed "
+            "on stderr)."
+        ),
+        examples=(
+            ('mcp-gateway call everything.get-sum --args \'{"a": 2, "b": 3}\'', ""),
+            ("mcp-gateway call memory.read_graph --json", "the result as the server sent it"),
+        ),
+    ),
+    "status": CommandHelp(
+        summary="each server: cache state, tools, running or not, last error",
+        description=(
+            "Says what this workspace knows, without starting anything: the config file, each server's "
+            "cache state and tool count, whether a running gateway has it started (with its pid), its last "
+            "error, what failed in a running gateway's background, and what keeps the workspace from working "
+            "fully. Exits 0 even then (a serving gateway carries on); 2 when the config cannot be used."
+        ),
+        examples=(("mcp-gateway status", ""), ("mcp-gateway --home ~/.mcp-gateway status --json", "")),
+    ),
+    "refresh": CommandHelp(
+        summary="fetch tool lists again (all servers, or one)",
+        description=(
+            "Starts each enabled server (or only SERVER), lists its tools, saves them in the catalog "
+            "(cache.json) and stops it again; prints one line per server with its tool count or why it "
+            "failed, and exits 1 when one failed. The gateway lists a server by itself when its cached list "
+            "expires (cacheTtlDays) or its config changes: refresh after a server's tools changed."
+        ),
+        examples=(("mcp-gateway refresh", ""), ("mcp-gateway refresh github", "only this one")),
+    ),
+    "doctor": CommandHelp(
+        summary="start every server: does it work, what does it cost in tokens, what is wrong with it",
+        description=(
+            "Starts each enabled server (or the ones named), times its start and tool listing, counts its "
+            "tool definitions in tokens, checks its tool names and says what is wrong and what to do; then "
+            "compares what a client sends with every request directly and through the gateway. Progress "
+            "goes to stderr; the servers are stopped again. Exits 1 when a server failed."
+        ),
+        examples=(("mcp-gateway doctor", ""), ("mcp-gateway doctor github slack --json", "")),
+    ),
+    "config": CommandHelp(
+        summary="where the config file is, and whether it is valid",
+        description=(
+            "config.json holds your servers and the gateway's settings (the README's Configuration section "
+            "lists every field). `config path` prints where it is; `config check` validates it."
+        ),
+        examples=(("mcp-gateway config path", ""), ("mcp-gateway config check", "")),
+    ),
+    "serve": CommandHelp(
+        summary="serve the four meta-tools over stdio: what an AI client runs (the default)",
+        description=(
+            "Runs the gateway as an MCP server on stdin and stdout. This is what an AI client starts, once "
+            "per session, as its only MCP server; `mcp-gateway` with no command does the same. It answers "
+            "the client's handshake at once from the catalog, starts a downstream server only when one of its "
+            "tools is called, and stops them all when the client closes stdin."
+            "\n\nA person does not run it: in a terminal it only waits for JSON-RPC on stdin (Ctrl-D ends "
+            "it). To see it work, run `mcp-gateway demo`; to point your client at it, `mcp-gateway import`."
+        ),
+        examples=(
+            ("mcp-gateway", "as a client's config starts it"),
+            ("mcp-gateway --home ~/.mcp-gateway serve", "the same, for one workspace"),
+        ),
+    ),
+}
+
+CONFIG_COMMANDS: dict[str, CommandHelp] = {
+    "path": CommandHelp(
+        summary="print the config file's path (created from a template, with its folder, if missing)",
+        description=(
+            "Prints the path of this workspace's config.json, the file that holds your servers and settings: "
+            "in --home, else in $MCP_GATEWAY_HOME, else in the platform's user config directory. If nothing is "
+            "there, it first creates the file (and its folder) from the template, every setting at its default "
+            "and no servers, and says so on stderr; an existing file is never changed. Only the path goes to "
+            "stdout. `mcp-gateway config check` validates it."
+        ),
+        examples=(
+            ("mcp-gateway config path", ""),
+            ("mcp-gateway --home ./workspace config path", ""),
+        ),
+    ),
+    "check": CommandHelp(
+        summary="validate the config file and print every diagnostic",
+        description=(
+            "Validates config.json and prints each problem on stderr as an error or a warning, with its JSON "
+            "path and, for a misspelt field, the field meant; then one line with the counts. Exits 1 when there "
+            "is an error (a server with an invalid entry is left out; the others work), 2 when the file as a "
+            "whole cannot be used."
+        ),
+        examples=(("mcp-gateway config check", ""),),
+    ),
+}
