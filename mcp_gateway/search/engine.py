@@ -10,11 +10,11 @@ from __future__ import annotations
 import gc
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.search.clauses import steps_of
-from mcp_gateway.search.confidence import Confidence, Evidence, evidence_of, judge
+from mcp_gateway.search.confidence import Confidence, Evidence, evidence_of, judge, rivals
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.query import Vocabulary, parse_query
@@ -36,6 +36,10 @@ by hand in fe8f172 ("weighted double"). Measured: 1 → .454/.784/.573, .573 (ta
 3 → .451/.785/.572, .577."""
 STEP_WEIGHT = 1.0
 """Each step's ranking in the fusion: the unit `WHOLE_REQUEST_WEIGHT` is relative to."""
+MAX_LISTED_SERVERS = 40
+"""Servers named at most in the note of a weak search, those of the hits first: a user's whole setup is rarely
+more (so the model sees every server and can say none of them does this), and 40 names with their tool counts
+stay near 250 tokens for a search answer budgeted at about a thousand (`service.views`). A convention, not tuned."""
 RRF_K = 10.0
 """Reciprocal rank fusion's constant: small, so each ranking's first places count most (the RRF paper's 60
 flattens them). Chosen by hand in fe8f172. Measured: 5 → .453/.785/.573, .569; 60 → .442/.785/.566, .561."""
@@ -124,9 +128,11 @@ class SearchEngine:
                 rankings.append(rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH))
             ranked = fuse(rankings)
         evidence = evidence_of(self._index, parsed)
-        hits = tuple(self._hit(evidence, scored.doc_id, scored.score) for scored in ranked[:limit])
+        hits = unrivalled([self._hit(evidence, scored.doc_id, scored.score) for scored in ranked[:limit]])
         if not hits:
             notes.append(self._nothing_matched(query, focus))
+        elif focus is None and hits[0].confidence == "low":
+            notes.append(self._weak_match(hits))
         return SearchResult(hits, tuple(notes), focus)
 
     def _hit(self, evidence: Evidence, doc_id: int, score: float) -> SearchHit:
@@ -148,6 +154,17 @@ class SearchEngine:
         listing = ", ".join(f"{name} ({self.tool_count(name)} tools)" for name in names)
         return f"No tool matched '{query}'. Servers: {listing}. Try other words, or list_tools with one server."
 
+    def _weak_match(self, hits: Sequence[SearchHit]) -> str:
+        """The servers that exist, so a model can tell the user plainly that none of them does this."""
+        names = self._index.server_names()
+        listed = list(dict.fromkeys([*(hit.server for hit in hits), *names]))[:MAX_LISTED_SERVERS]
+        listing = ", ".join(f"{name} ({self.tool_count(name)} tools)" for name in listed)
+        more = f" and {len(names) - len(listed)} more" if len(names) > len(listed) else ""
+        return (
+            f"No tool matches this well; perhaps none can do it. Servers: {listing}{more}. "
+            "If none of them fits, tell the user so rather than calling a weak match."
+        )
+
     def _known(self, term: str) -> bool:
         return any(term in field for field in self._index.fields.values())
 
@@ -157,6 +174,20 @@ class SearchEngine:
             self._vocabulary = Vocabulary(words)
             self._vocabulary_version = self._index.version
         return self._vocabulary
+
+
+def unrivalled(hits: list[SearchHit]) -> tuple[SearchHit, ...]:
+    """The hits with every high hit that has a close high rival made medium, the rival named among its reasons."""
+    found = rivals([hit.score for hit in hits], [hit.confidence for hit in hits])
+    settled: list[SearchHit] = []
+    for hit, rival in zip(hits, found, strict=True):
+        if rival is None:
+            settled.append(hit)
+            continue
+        other = hits[rival]
+        reason = f"about as strong a match as {other.server}.{other.tool}"
+        settled.append(replace(hit, confidence="medium", reasons=(*hit.reasons, reason)))
+    return tuple(settled)
 
 
 def fuse(rankings: list[list[Scored]]) -> list[Scored]:
