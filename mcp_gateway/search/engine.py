@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.search.clauses import steps_of
-from mcp_gateway.search.confidence import Confidence, Evidence, evidence_of, judge, rivals
+from mcp_gateway.search.confidence import Confidence, Evidence, Judgement, evidence_of, judge, rivals
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.query import Vocabulary, parse_query
@@ -40,6 +40,10 @@ MAX_LISTED_SERVERS = 40
 """Servers named at most in the note of a weak search, those of the hits first: a user's whole setup is rarely
 more (so the model sees every server and can say none of them does this), and 40 names with their tool counts
 stay near 250 tokens for a search answer budgeted at about a thousand (`service.views`). A convention, not tuned."""
+MAX_ALTERNATIVES = 4
+"""Other phrasings of one search ranked at most: a bound on one call's work (each costs about a query). search_tools
+allows as many (`surface.MAX_SEARCH_ALTERNATIVES`). A convention, not tuned."""
+LEVEL_ORDER: dict[Confidence, int] = {"low": 0, "medium": 1, "high": 2}
 RRF_K = 10.0
 """Reciprocal rank fusion's constant: small, so each ranking's first places count most (the RRF paper's 60
 flattens them). Chosen by hand in fe8f172. Measured: 5 → .453/.785/.573, .569; 60 → .442/.785/.566, .561."""
@@ -102,7 +106,11 @@ class SearchEngine:
         """Which indexed server a hint means, by the one rule every `server` argument is read with."""
         return resolve_server(hint, ((name, indexed.entry.aliases) for name, indexed in self._index.servers.items()))
 
-    def search(self, query: str, *, server: str | None = None, limit: int = DEFAULT_LIMIT) -> SearchResult:
+    def search(
+        self, query: str, *, alternatives: Sequence[str] = (), server: str | None = None, limit: int = DEFAULT_LIMIT
+    ) -> SearchResult:
+        """The best tools for `query`; `alternatives` are other phrasings of the same need (keywords, another
+        language), ranked each on its own and fused with it. A hit's confidence is the best any phrasing gives."""
         limit = max(1, min(limit, MAX_LIMIT))
         notes: list[str] = []
         focus: str | None = None
@@ -117,17 +125,20 @@ class SearchEngine:
                     )
                 case Unknown():
                     notes.append(f"No server matches the hint '{hint}'; searched all servers instead.")
-        parsed = parse_query(query, self._known, self._vocabulary_list)
         scope = {focus} if focus is not None else None
-        ranked = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)
-        steps = steps_of(query)
-        if steps:
-            rankings = [ranked]
-            for step in steps:
+        phrasings = [query, *(text for text in alternatives[:MAX_ALTERNATIVES] if text.strip())]
+        weighted: list[tuple[float, list[Scored]]] = []
+        evidence: list[Evidence] = []
+        for text in phrasings:
+            parsed = parse_query(text, self._known, self._vocabulary_list)
+            evidence.append(evidence_of(self._index, parsed))
+            whole = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)
+            weighted.append((WHOLE_REQUEST_WEIGHT, whole))
+            for step in steps_of(text):
                 step_query = parse_query(step, self._known, self._vocabulary_list)
-                rankings.append(rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH))
-            ranked = fuse(rankings)
-        evidence = evidence_of(self._index, parsed)
+                ranking = rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH)
+                weighted.append((STEP_WEIGHT, ranking))
+        ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
         hits = unrivalled([self._hit(evidence, scored.doc_id, scored.score) for scored in ranked[:limit]])
         if not hits:
             notes.append(self._nothing_matched(query, focus))
@@ -135,15 +146,19 @@ class SearchEngine:
             notes.append(self._weak_match(hits))
         return SearchResult(hits, tuple(notes), focus)
 
-    def _hit(self, evidence: Evidence, doc_id: int, score: float) -> SearchHit:
-        parsed = evidence.query
+    def _hit(self, evidence: Sequence[Evidence], doc_id: int, score: float) -> SearchHit:
         tool = self._index.tools[doc_id]
         server = tool.entry.server
         phrases = self._index.servers[server].phrases
-        server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
-        named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
-        judgement = judge(evidence, tool, server_terms=server_terms, named_exactly=named)
-        return SearchHit(server, tool.entry.name, round(score, 3), judgement.confidence, judgement.reasons)
+        judgements: list[Judgement] = []
+        for each in evidence:
+            parsed = each.query
+            server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
+            named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
+            judgements.append(judge(each, tool, server_terms=server_terms, named_exactly=named))
+        # The first phrasing wins a tie: max keeps the first of equal levels.
+        best = max(judgements, key=lambda judgement: LEVEL_ORDER[judgement.confidence])
+        return SearchHit(server, tool.entry.name, round(score, 3), best.confidence, best.reasons)
 
     def _nothing_matched(self, query: str, focus: str | None) -> str:
         if focus is not None:
@@ -190,11 +205,10 @@ def unrivalled(hits: list[SearchHit]) -> tuple[SearchHit, ...]:
     return tuple(settled)
 
 
-def fuse(rankings: list[list[Scored]]) -> list[Scored]:
-    """Reciprocal rank fusion: a tool near the top of the whole request's or any step's ranking rises."""
+def fuse(rankings: list[tuple[float, list[Scored]]]) -> list[Scored]:
+    """Weighted reciprocal rank fusion: a tool near the top of any phrasing's or any step's ranking rises."""
     fused: dict[int, float] = {}
-    for index, ranking in enumerate(rankings):
-        weight = WHOLE_REQUEST_WEIGHT if index == 0 else STEP_WEIGHT
+    for weight, ranking in rankings:
         for position, scored in enumerate(ranking, start=1):
             fused[scored.doc_id] = fused.get(scored.doc_id, 0.0) + weight / (RRF_K + position)
     ordered = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
