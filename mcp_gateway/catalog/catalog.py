@@ -134,9 +134,11 @@ class Catalog:
             self._syncing = None
             done.set()
 
-    async def search(self, query: str, *, server: str | None, limit: int) -> SearchResult:
-        """The engine's ranking for `query`, computed by the engine's owner."""
-        run = functools.partial(self._engine.search, query, server=server, limit=limit)
+    async def search(
+        self, query: str, *, alternatives: tuple[str, ...] = (), server: str | None, limit: int
+    ) -> SearchResult:
+        """The engine's ranking for `query` and its other phrasings, computed by the engine's owner."""
+        run = functools.partial(self._engine.search, query, alternatives=alternatives, server=server, limit=limit)
         return await anyio.to_thread.run_sync(run, limiter=self._engine_owner)
 
     def state(self, server: str) -> EntryState:

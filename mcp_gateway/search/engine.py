@@ -10,11 +10,11 @@ from __future__ import annotations
 import gc
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.search.clauses import steps_of
-from mcp_gateway.search.confidence import Confidence, Evidence, evidence_of, judge
+from mcp_gateway.search.confidence import Confidence, Evidence, Judgement, evidence_of, judge, rivals
 from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
@@ -37,6 +37,14 @@ by hand in fe8f172 ("weighted double"). Measured: 1 → .454/.784/.573, .573 (ta
 3 → .451/.785/.572, .577."""
 STEP_WEIGHT = 1.0
 """Each step's ranking in the fusion: the unit `WHOLE_REQUEST_WEIGHT` is relative to."""
+MAX_LISTED_SERVERS = 40
+"""Servers named at most in the note of a weak search, those of the hits first: a user's whole setup is rarely
+more (so the model sees every server and can say none of them does this), and 40 names with their tool counts
+stay near 250 tokens for a search answer budgeted at about a thousand (`service.views`). A convention, not tuned."""
+MAX_ALTERNATIVES = 4
+"""Other phrasings of one search ranked at most: a bound on one call's work (each costs about a query). search_tools
+allows as many (`surface.MAX_SEARCH_ALTERNATIVES`). A convention, not tuned."""
+LEVEL_ORDER: dict[Confidence, int] = {"low": 0, "medium": 1, "high": 2}
 RRF_K = 10.0
 """Reciprocal rank fusion's constant: small, so each ranking's first places count most (the RRF paper's 60
 flattens them). Chosen by hand in fe8f172. Measured: 5 → .453/.785/.573, .569; 60 → .442/.785/.566, .561."""
@@ -99,7 +107,11 @@ class SearchEngine:
         """Which indexed server a hint means, by the one rule every `server` argument is read with."""
         return resolve_server(hint, ((name, indexed.entry.aliases) for name, indexed in self._index.servers.items()))
 
-    def search(self, query: str, *, server: str | None = None, limit: int = DEFAULT_LIMIT) -> SearchResult:
+    def search(
+        self, query: str, *, alternatives: Sequence[str] = (), server: str | None = None, limit: int = DEFAULT_LIMIT
+    ) -> SearchResult:
+        """The best tools for `query`; `alternatives` are other phrasings of the same need (keywords, another
+        language), ranked each on its own and fused with it. A hit's confidence is the best any phrasing gives."""
         limit = max(1, min(limit, MAX_LIMIT))
         notes: list[str] = []
         focus: str | None = None
@@ -114,32 +126,41 @@ class SearchEngine:
                     )
                 case Unknown():
                     notes.append(f"No server matches the hint '{hint}'; searched all servers instead.")
-        parsed = parse_query(query, self._known, self._vocabulary_list)
         scope = {focus} if focus is not None else None
-        ranked = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)
-        steps = steps_of(query)
-        if steps:
-            rankings = [ranked]
-            for step in steps:
+        phrasings = [query, *(text for text in alternatives[:MAX_ALTERNATIVES] if text.strip())]
+        weighted: list[tuple[float, list[Scored]]] = []
+        evidence: list[Evidence] = []
+        for text in phrasings:
+            parsed = parse_query(text, self._known, self._vocabulary_list)
+            evidence.append(evidence_of(self._index, parsed))
+            whole = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)
+            weighted.append((WHOLE_REQUEST_WEIGHT, whole))
+            for step in steps_of(text):
                 step_query = parse_query(step, self._known, self._vocabulary_list)
-                rankings.append(rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH))
-            ranked = fuse(rankings)
-        evidence = evidence_of(self._index, parsed)
+                ranking = rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH)
+                weighted.append((STEP_WEIGHT, ranking))
+        ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
         found = [self._index.tools[scored.doc_id].entry for scored in ranked[:limit]]
-        hits = tuple(self._hit(evidence, scored.doc_id, scored.score, found) for scored in ranked[:limit])
+        hits = unrivalled([self._hit(evidence, scored.doc_id, scored.score, found) for scored in ranked[:limit]])
         if not hits:
             notes.append(self._nothing_matched(query, focus))
+        elif focus is None and hits[0].confidence == "low":
+            notes.append(self._weak_match(hits))
         return SearchResult(hits, tuple(notes), focus)
 
-    def _hit(self, evidence: Evidence, doc_id: int, score: float, found: Sequence[ToolEntry]) -> SearchHit:
-        parsed = evidence.query
+    def _hit(self, evidence: Sequence[Evidence], doc_id: int, score: float, found: Sequence[ToolEntry]) -> SearchHit:
         tool = self._index.tools[doc_id]
         server = tool.entry.server
         phrases = self._index.servers[server].phrases
-        server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
-        named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
-        judgement = judge(evidence, tool, server_terms=server_terms, named_exactly=named)
-        confidence, reasons = judgement.confidence, judgement.reasons
+        judgements: list[Judgement] = []
+        for each in evidence:
+            parsed = each.query
+            server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
+            named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
+            judgements.append(judge(each, tool, server_terms=server_terms, named_exactly=named))
+        # The first phrasing wins a tie: max keeps the first of equal levels.
+        best = max(judgements, key=lambda judgement: LEVEL_ORDER[judgement.confidence])
+        confidence, reasons = best.confidence, best.reasons
         if tool.deprecation is not None:
             # Beside the tool that replaces it, a deprecated tool is at best the second choice.
             replacement = superseded_by(tool.deprecation, [entry.name for entry in found if entry.server == server])
@@ -157,6 +178,17 @@ class SearchEngine:
         listing = ", ".join(f"{name} ({self.tool_count(name)} tools)" for name in names)
         return f"No tool matched '{query}'. Servers: {listing}. Try other words, or list_tools with one server."
 
+    def _weak_match(self, hits: Sequence[SearchHit]) -> str:
+        """The servers that exist, so a model can tell the user plainly that none of them does this."""
+        names = self._index.server_names()
+        listed = list(dict.fromkeys([*(hit.server for hit in hits), *names]))[:MAX_LISTED_SERVERS]
+        listing = ", ".join(f"{name} ({self.tool_count(name)} tools)" for name in listed)
+        more = f" and {len(names) - len(listed)} more" if len(names) > len(listed) else ""
+        return (
+            f"No tool matches this well; perhaps none can do it. Servers: {listing}{more}. "
+            "If none of them fits, tell the user so rather than calling a weak match."
+        )
+
     def _known(self, term: str) -> bool:
         return any(term in field for field in self._index.fields.values())
 
@@ -168,11 +200,24 @@ class SearchEngine:
         return self._vocabulary
 
 
-def fuse(rankings: list[list[Scored]]) -> list[Scored]:
-    """Reciprocal rank fusion: a tool near the top of the whole request's or any step's ranking rises."""
+def unrivalled(hits: list[SearchHit]) -> tuple[SearchHit, ...]:
+    """The hits with every high hit that has a close high rival made medium, the rival named among its reasons."""
+    found = rivals([hit.score for hit in hits], [hit.confidence for hit in hits])
+    settled: list[SearchHit] = []
+    for hit, rival in zip(hits, found, strict=True):
+        if rival is None:
+            settled.append(hit)
+            continue
+        other = hits[rival]
+        reason = f"about as strong a match as {other.server}.{other.tool}"
+        settled.append(replace(hit, confidence="medium", reasons=(*hit.reasons, reason)))
+    return tuple(settled)
+
+
+def fuse(rankings: list[tuple[float, list[Scored]]]) -> list[Scored]:
+    """Weighted reciprocal rank fusion: a tool near the top of any phrasing's or any step's ranking rises."""
     fused: dict[int, float] = {}
-    for index, ranking in enumerate(rankings):
-        weight = WHOLE_REQUEST_WEIGHT if index == 0 else STEP_WEIGHT
+    for weight, ranking in rankings:
         for position, scored in enumerate(ranking, start=1):
             fused[scored.doc_id] = fused.get(scored.doc_id, 0.0) + weight / (RRF_K + position)
     ordered = sorted(fused.items(), key=lambda item: (-item[1], item[0]))

@@ -13,7 +13,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
-from mcp_gateway.service.surface import LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE
+from mcp_gateway.service.surface import LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE, MAX_SEARCH_ALTERNATIVES
 
 _Args = TypeVar("_Args", bound="_MetaArguments")
 
@@ -24,8 +24,16 @@ class _MetaArguments(BaseModel):
 
 class SearchArguments(_MetaArguments):
     query: str = Field(min_length=1)
+    alternatives: list[str] = Field(default_factory=list[str], max_length=MAX_SEARCH_ALTERNATIVES)
     server: str | None = None
     limit: int | None = Field(default=None, ge=1, le=MAX_TOOL_SEARCH_LIMIT)
+
+    @field_validator("alternatives", mode="before")
+    @classmethod
+    def _one_phrasing_is_a_list_of_one(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        return [value] if isinstance(value, str) else value
 
 
 class ListArguments(_MetaArguments):

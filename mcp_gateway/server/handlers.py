@@ -86,7 +86,11 @@ class MetaToolHandlers:
         if isinstance(args, str):
             return text_result(args, is_error=True)
         report = await self._gateway.search(
-            args.query, server=args.server, limit=args.limit, on_progress=progress_to(ctx)
+            args.query,
+            alternatives=tuple(args.alternatives),
+            server=args.server,
+            limit=args.limit,
+            on_progress=progress_to(ctx),
         )
         return text_result(views.search_payload(report))
 

@@ -202,12 +202,13 @@ class Gateway:
         self,
         query: str,
         *,
+        alternatives: tuple[str, ...] = (),
         server: str | None = None,
         limit: int | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> SearchReport:
-        """The best matches for `query`, once the listings under way have ended or been waited for long enough
-        (`listing_wait`); servers still loading then are named in the report."""
+        """The best matches for `query` and its `alternatives` (other phrasings), once the listings under way have
+        ended or been waited for long enough (`listing_wait`); servers still loading then are named in the report."""
         await self.loaded()
         await self._catalog.sync_from_disk()
         notes: list[str] = []
@@ -218,7 +219,8 @@ class Gateway:
             except DownstreamError as error:
                 notes.append(self.mask(error.message))
         await self._waiting.settle(None if named is None else [named], on_progress)
-        found = await self._catalog.search(query, server=server, limit=limit or self._config.settings.tool_search_limit)
+        limit = limit or self._config.settings.tool_search_limit
+        found = await self._catalog.search(query, alternatives=alternatives, server=server, limit=limit)
         hits = tuple(
             SearchHit(ToolDefinition(hit.server, tool), hit.confidence, tuple(hit.reasons))
             for hit in found.hits

@@ -33,6 +33,10 @@ LIST_PAGE_SIZE = 100
 """Tools per `list_tools` page when the model names no limit (a server may have thousands)."""
 MAX_LIST_PAGE_SIZE = 500
 
+MAX_SEARCH_ALTERNATIVES = 4
+"""Other phrasings one search_tools call may add to its query: the engine ranks at most as many
+(`search.engine.MAX_ALTERNATIVES`), each costing about a query."""
+
 SEARCH_TOOLS = "search_tools"
 LIST_TOOLS = "list_tools"
 DESCRIBE_TOOL = "describe_tool"
@@ -60,14 +64,20 @@ _DEFINITIONS: list[dict[str, Any]] = [
     {
         "name": SEARCH_TOOLS,
         "description": (
-            "Find tools across all connected MCP servers by describing the task in plain words (any language). "
-            "Returns the best matches: qualified name (server.tool), description, input schema, confidence. "
-            "Use it first, then call execute_tool."
+            "Find tools across all connected MCP servers by describing the task in plain words (any language): "
+            "action, object and service. Returns the best matches: qualified name (server.tool), description, "
+            "input schema, confidence. Use it first, then call execute_tool."
         ),
         "inputSchema": {
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "What you want to do"},
+                "alternatives": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "maxItems": MAX_SEARCH_ALTERNATIVES,
+                    "description": "Other phrasings or keywords for the same task, searched together with query",
+                },
                 "server": {"type": "string", "description": "Only search this server (name or alias)"},
                 "limit": {
                     "type": "integer",

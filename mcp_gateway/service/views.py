@@ -66,7 +66,8 @@ def search_notes(report: SearchReport, *, schemas_shortened: bool = False) -> li
     notes = list(report.notes)
     if report.hits and report.hits[0].confidence == "low":
         notes.append(
-            "Matches are weak: check a candidate with describe_tool, browse a server with list_tools, or rephrase."
+            "Matches are weak: search again with alternatives (action + object + service words), check a candidate "
+            "with describe_tool, or browse a server with list_tools."
         )
     if schemas_shortened:
         notes.append("Some schemas are shortened; describe_tool shows them whole.")

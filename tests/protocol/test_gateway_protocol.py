@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_gateway.server.app import build_server
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.surface import MAX_SEARCH_ALTERNATIVES
 
 pytestmark = pytest.mark.anyio
 
@@ -204,6 +205,24 @@ async def test_with_no_servers_search_says_how_to_add_them(tmp_path: Path) -> No
         result = payload(await client.call_tool("search_tools", {"query": "anything"}))
     assert result["results"] == []
     assert any("mcpServers" in note for note in result["notes"])
+
+
+async def test_search_tools_fuses_alternative_phrasings_and_bounds_how_many(tmp_path: Path) -> None:
+    async with gateway_client(tmp_path, FakeDownstream()) as client:
+        alone = payload(await client.call_tool("search_tools", {"query": "parrot my words"}))
+        fused = payload(
+            await client.call_tool(
+                "search_tools", {"query": "parrot my words", "alternatives": ["echo a message back"]}
+            )
+        )
+        too_many = await client.call_tool(
+            "search_tools", {"query": "echo", "alternatives": ["echo"] * (MAX_SEARCH_ALTERNATIVES + 1)}
+        )
+    assert "fake.echo" not in [hit["tool"] for hit in alone["results"]][:1]
+    assert fused["results"][0]["tool"] == "fake.echo"
+    assert fused["results"][0]["confidence"] == "high"
+    assert too_many.is_error
+    assert "alternatives" in payload_text(too_many)
 
 
 async def test_meta_tool_argument_mistakes_are_explained(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from mcp_gateway.server.arguments import (
     SearchArguments,
     parse_arguments,
 )
+from mcp_gateway.service.surface import MAX_SEARCH_ALTERNATIVES
 
 MISPLACED = "Put the tool's own arguments ({}) inside 'arguments'."
 
@@ -88,3 +89,20 @@ def test_no_arguments_at_all_is_a_missing_required_argument() -> None:
     assert parse_arguments(DescribeArguments, "describe_tool", None) == (
         "Invalid arguments for describe_tool: 'tool' is required."
     )
+
+
+@pytest.mark.parametrize(
+    ("alternatives", "expected"),
+    [(None, []), ("list pods", ["list pods"]), ([" list pods ", "k8s pods"], ["list pods", "k8s pods"])],
+)
+def test_search_alternatives_may_be_one_phrasing_or_none(alternatives: object, expected: list[str]) -> None:
+    parsed = parse_arguments(SearchArguments, "search_tools", {"query": "pods", "alternatives": alternatives})
+    assert isinstance(parsed, SearchArguments)
+    assert parsed.alternatives == expected
+
+
+def test_too_many_search_alternatives_are_explained() -> None:
+    many = ["pods"] * (MAX_SEARCH_ALTERNATIVES + 1)
+    message = parse_arguments(SearchArguments, "search_tools", {"query": "pods", "alternatives": many})
+    assert isinstance(message, str)
+    assert f"'alternatives': List should have at most {MAX_SEARCH_ALTERNATIVES} items" in message

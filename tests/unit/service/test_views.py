@@ -23,7 +23,10 @@ READ_FILE = ToolRecord(
     description="Read the complete contents of a file.",
     input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
 )
-WEAK_ADVICE = "Matches are weak: check a candidate with describe_tool, browse a server with list_tools, or rephrase."
+WEAK_ADVICE = (
+    "Matches are weak: search again with alternatives (action + object + service words), check a candidate "
+    "with describe_tool, or browse a server with list_tools."
+)
 
 
 def found(server: str, tool: ToolRecord, confidence: Confidence, reasons: tuple[str, ...] = ()) -> SearchHit:
