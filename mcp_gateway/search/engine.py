@@ -201,15 +201,22 @@ class SearchEngine:
 
 
 def unrivalled(hits: list[SearchHit]) -> tuple[SearchHit, ...]:
-    """The hits with every high hit that has a close high rival made medium, the rival named among its reasons."""
+    """The hits with every high hit that has a close high rival, or that ranks below a hit that is not high, made
+    medium, the other hit named among its reasons: "high" means call it without looking further, and a tool the
+    ranking puts below another cannot mean that."""
     found = rivals([hit.score for hit in hits], [hit.confidence for hit in hits])
     settled: list[SearchHit] = []
     for hit, rival in zip(hits, found, strict=True):
-        if rival is None:
+        above = next((other for other in settled if other.confidence != "high"), None)
+        if hit.confidence != "high" or (rival is None and above is None):
             settled.append(hit)
             continue
-        other = hits[rival]
-        reason = f"about as strong a match as {other.server}.{other.tool}"
+        if rival is not None:
+            other = hits[rival]
+            reason = f"about as strong a match as {other.server}.{other.tool}"
+        else:
+            assert above is not None
+            reason = f"ranked below {above.server}.{above.tool}"
         settled.append(replace(hit, confidence="medium", reasons=(*hit.reasons, reason)))
     return tuple(settled)
 

@@ -8,7 +8,7 @@ from search_catalog import SERVERS, Tool, add_server, build_engine
 
 from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.search.confidence import RIVAL_MARGIN, rivals
-from mcp_gateway.search.engine import MAX_LISTED_SERVERS
+from mcp_gateway.search.engine import MAX_LISTED_SERVERS, SearchHit, unrivalled
 
 READ_FILE: list[Tool] = [("read_file", "Read the complete contents of a file.", (("path", "Path of the file"),))]
 
@@ -80,3 +80,15 @@ def test_a_weak_search_among_many_servers_names_those_of_its_hits_first_and_coun
     assert len(listed) == MAX_LISTED_SERVERS
     assert listed[: len({hit.server for hit in result.hits})] == list(dict.fromkeys(hit.server for hit in result.hits))
     assert f"and {total - MAX_LISTED_SERVERS} more" in note
+
+
+def test_a_high_hit_ranked_below_one_that_is_not_high_is_medium_and_names_it() -> None:
+    hits = [
+        SearchHit("memory", "add_observations", 2.0, "medium", ("name: add",)),
+        SearchHit("everything", "get-sum", 1.0, "high", ("name: sum", "description: add, numbers")),
+        SearchHit("everything", "echo", 0.5, "low", ("description: numbers",)),
+    ]
+    settled = unrivalled(hits)
+    assert [hit.confidence for hit in settled] == ["medium", "medium", "low"]
+    assert settled[1].reasons[-1] == "ranked below memory.add_observations"
+    assert unrivalled(hits[1:]) == tuple(hits[1:])  # at the top, nothing outranks it: high stays high

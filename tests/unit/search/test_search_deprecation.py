@@ -132,8 +132,11 @@ def test_the_filesystem_servers_read_text_file_ranks_above_its_deprecated_read_f
 def test_a_deprecated_tool_is_not_high_beside_its_replacement_and_says_what_to_use() -> None:
     result = filesystem(*SERVER).search("read a file")
     hits = {hit.tool: hit for hit in result.hits}
-    assert hits["read_text_file"].confidence == "high"
+    assert order(result).index("read_text_file") < order(result).index("read_file")
     assert hits["read_file"].confidence != "high"
+    # Judged as a plain tool, read_file is high for this request: the demotion is what makes it medium.
+    plain = ToolEntry("filesystem", "read_file", READ_FILE.description.split(" DEPRECATED")[0], "Read File")
+    assert {hit.tool: hit for hit in filesystem(plain).search("read a file").hits}["read_file"].confidence == "high"
     assert any("read_text_file" in reason and "deprecated" in reason for reason in hits["read_file"].reasons)
 
 
@@ -144,11 +147,12 @@ def test_a_query_spelling_the_deprecated_tools_name_still_finds_it_first_and_nam
     assert "read_text_file" in result.hits[0].reasons[0]
 
 
-def test_a_deprecated_tool_without_its_replacement_in_the_results_keeps_its_place_and_confidence() -> None:
+def test_a_deprecated_tool_without_its_replacement_in_the_results_keeps_its_place_and_says_it_is_deprecated() -> None:
     # Without read_text_file, read_file matches best, and says it is deprecated.
     result = filesystem(READ_FILE, READ_MEDIA_FILE, GET_FILE_INFO, WRITE_FILE).search("read a file as text")
     assert order(result)[0] == "read_file"
-    assert result.hits[0].confidence == "high"
+    # Its demoted score may bring a rival within reach (then medium), but it is still a match worth calling.
+    assert result.hits[0].confidence != "low"
     assert result.hits[0].reasons[0].startswith("deprecated")
 
 
