@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from mcp_gateway import __version__
 from mcp_gateway.cli.serve import Serve, run_serve
-from mcp_gateway.errors import GatewayError
+from mcp_gateway.errors import GatewayError, ToolCallError
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -132,6 +132,11 @@ def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> in
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args, serve)
+    except ToolCallError as error:  # one no command turned into its own failure: told to a person all the same
+        from mcp_gateway.cli.people import PersonWords
+
+        print(f"mcp-gateway: {PersonWords.of(args).told(error.said)}", file=sys.stderr)
+        return error.exit_code
     except GatewayError as error:
         print(f"mcp-gateway: {error.message}", file=sys.stderr)
         return error.exit_code

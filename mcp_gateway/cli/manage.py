@@ -19,7 +19,8 @@ from dataclasses import asdict
 from typing import Any
 
 from mcp_gateway.cli.context import load, print_refreshed, with_gateway
-from mcp_gateway.errors import CommandFailedError, ToolCallError
+from mcp_gateway.cli.people import PersonWords
+from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.home import config_path
 from mcp_gateway.service.reports import ServerState, StatusReport
@@ -33,7 +34,7 @@ def run_refresh(args: argparse.Namespace) -> int:
         try:
             names = [gateway.resolve_server(args.server)] if args.server else None
         except ToolCallError as error:
-            raise CommandFailedError(error.message) from error
+            raise PersonWords.of(args).failure(error) from error
         return print_refreshed(await gateway.refresh(names))
 
     return REFRESH_FAILED if with_gateway(args, work) else 0

@@ -21,6 +21,7 @@ from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.ranking import Scored, rank
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import analyze
+from mcp_gateway.wording import Said, Step, Words, counted
 
 DEFAULT_LIMIT = 10
 """Hits returned when the caller names no limit: the default of the `toolSearchLimit` setting (DESIGN.md)."""
@@ -53,8 +54,9 @@ class SearchHit:
 @dataclass(frozen=True)
 class SearchResult:
     hits: tuple[SearchHit, ...]
-    notes: tuple[str, ...]
-    """Plain sentences about the search itself: a hint that was ambiguous, a query that matched nothing."""
+    notes: tuple[Words, ...]
+    """Sentences about the search itself: a hint that was ambiguous, a query that matched nothing (which says
+    what to do next as a `Step`, for each reader to word)."""
     focused_server: str | None
 
 
@@ -100,7 +102,7 @@ class SearchEngine:
 
     def search(self, query: str, *, server: str | None = None, limit: int = DEFAULT_LIMIT) -> SearchResult:
         limit = max(1, min(limit, MAX_LIMIT))
-        notes: list[str] = []
+        notes: list[Words] = []
         focus: str | None = None
         if server:
             hint = clip(server, MAX_ECHOED_NAME_CHARS)
@@ -139,14 +141,18 @@ class SearchEngine:
         judgement = judge(evidence, tool, server_terms=server_terms, named_exactly=named)
         return SearchHit(server, tool.entry.name, round(score, 3), judgement.confidence, judgement.reasons)
 
-    def _nothing_matched(self, query: str, focus: str | None) -> str:
+    def _nothing_matched(self, query: str, focus: str | None) -> Words:
         if focus is not None:
-            return f"No tool of '{focus}' matched '{query}'; call list_tools with server '{focus}' to see them all."
+            return Said.of(f"No tool of '{focus}' matched '{query}'; ", Step("list", server=focus), " to see them all.")
         names = self._index.server_names()
         if not names:
             return "No tools are known yet."
-        listing = ", ".join(f"{name} ({self.tool_count(name)} tools)" for name in names)
-        return f"No tool matched '{query}'. Servers: {listing}. Try other words, or list_tools with one server."
+        listing = ", ".join(f"{name} ({counted(self.tool_count(name), 'tool')})" for name in names)
+        return Said.of(
+            f"No tool matched '{query}'. Servers: {listing}. Try other words, or browse one server with ",
+            Step("list", imperative=False),
+            ".",
+        )
 
     def _known(self, term: str) -> bool:
         return any(term in field for field in self._index.fields.values())

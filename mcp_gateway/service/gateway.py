@@ -251,7 +251,7 @@ class Gateway:
         await self.loaded()
         name = self._resolver.server(server)
         if self._catalog.entry(name) is None and await self._waiting.settle([name], on_progress):
-            raise self._waiting.still_loading(name, "list_tools")
+            raise self._waiting.still_loading(name, "list")
         await self._ensure_listed(name)
         tools = self._catalog.tools(name)
         end = len(tools) if limit is None else offset + limit

@@ -25,6 +25,7 @@ import anyio
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import StillLoadingError
+from mcp_gateway.wording import Action, Said, Step
 
 LISTING_WAIT_SECONDS = 10.0
 """How long after a server's listing was asked for a request still waits for it. On the 2-CPU development
@@ -76,13 +77,16 @@ class ListingWait:
             with anyio.move_on_after(min(open_until.values()) - now):
                 await ended.wait()
 
-    def still_loading(self, server: str, call: str) -> StillLoadingError:
-        """The error for a request about `server` whose listing outlasted the wait."""
+    def still_loading(self, server: str, action: Action, tool: str | None = None) -> StillLoadingError:
+        """The error for a request (`action`, about `server` or its `tool`) whose listing outlasted the wait."""
         since = self._catalog.listing_since().get(server)
         seconds = 0.0 if since is None else anyio.current_time() - since
         return StillLoadingError(
-            f"'{server}' is still starting and listing its tools ({seconds:.0f} s so far); call {call} again "
-            "in a moment.",
+            Said.of(
+                f"'{server}' is still starting and listing its tools ({seconds:.0f} s so far); ",
+                Step(action, server=server, tool=tool, again=True),
+                " in a moment.",
+            ),
             server=server,
         )
 

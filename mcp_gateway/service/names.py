@@ -1,4 +1,4 @@
-"""Qualified tool names: `<server>.<tool>` to one (server, tool), or an error the model can act on.
+"""Qualified tool names: `<server>.<tool>` to one (server, tool), or an error the model (or a person) can act on.
 
 Server keys may contain dots and tool names may too, so `a.b.c` is read by trying the longest server key
 or alias that prefixes it and falling back to shorter ones, and a bare name is accepted when exactly one
@@ -28,7 +28,10 @@ from mcp_gateway.search.servers import (
     Unknown,
     resolve_server,
 )
+from mcp_gateway.wording import Said, Step
 
+FIND = Step("search")
+"""The next step when no tool or server fits: find the right tool by what it does."""
 MAX_CANDIDATES_LISTED = 8
 """Qualified names listed in an ambiguous-tool error: enough to pick from, short enough to read."""
 
@@ -102,8 +105,9 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
             )
         case Unknown(suggestions=suggestions):
             raise UnknownServerError(
-                f"No server named '{_quoted(name)}'{_did_you_mean(suggestions)}; "
-                "call search_tools to find the right tool."
+                Said.of(
+                    f"No server named '{_quoted(name)}'{_did_you_mean(suggestions)}; ", FIND, " to find the right tool."
+                )
             )
 
 
@@ -150,7 +154,7 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         return _on_server(directory, prefixes[0][1], prefixes[0][2])  # raises an unknown-tool error on that server
     everything = [f"{key}.{name}" for key in directory.server_keys() for name in directory.tool_names(key)]
     hint = _suggest(tool, everything)
-    raise UnknownToolError(f"No tool named '{_quoted(tool)}'{hint}; call search_tools to find the right tool.")
+    raise UnknownToolError(Said.of(f"No tool named '{_quoted(tool)}'{hint}; ", FIND, " to find the right tool."))
 
 
 def _prefix_readings(directory: ToolDirectory, tool: str) -> list[tuple[int, str, str]]:
@@ -173,8 +177,11 @@ def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool
     if record is None:
         hint = _suggest(tool, directory.tool_names(server))
         raise UnknownToolError(
-            f"Server '{server}' has no tool named '{_quoted(tool)}'{hint}; "
-            f"call list_tools with server '{server}' to see its tools."
+            Said.of(
+                f"Server '{server}' has no tool named '{_quoted(tool)}'{hint}; ",
+                Step("list", server=server),
+                " to see its tools.",
+            )
         )
     if not directory.allowed(server, tool):
         raise ToolNotAllowedError(
