@@ -1,9 +1,9 @@
 """`search`, `list`, `describe` and `call`: the meta-tools from a terminal, through the same code path.
 
 Each is a one-shot gateway over the workspace: servers with no valid cache entry are listed first (so a
-fresh workspace finds its tools), and any server started is stopped again before the command exits.
-`--json` prints exactly what the model would receive; otherwise what the gateway says next is told as the
-command to type (`people.PersonWords`), not the meta-tool to call.
+fresh workspace finds its tools; a search limited to one server lists that one only), and any server started
+is stopped again before the command exits. `--json` prints exactly what the model would receive; otherwise
+what the gateway says next is told as the command to type (`people.PersonWords`), not the meta-tool to call.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def run_search(args: argparse.Namespace) -> int:
     words = PersonWords.of(args)
 
     async def work(gateway: Gateway) -> int:
-        await load_missing(gateway, quiet=args.json)
+        await load_missing(gateway, quiet=args.json, only=_configured(gateway, args.server))
         report = await gateway.search(args.query, server=args.server, limit=args.limit)
         if args.json:
             print(compact_json(views.search_payload(report)))
@@ -47,6 +47,16 @@ def run_search(args: argparse.Namespace) -> int:
         return 0
 
     return with_gateway(args, work)
+
+
+def _configured(gateway: Gateway, server: str | None) -> str | None:
+    """The server a `--server` names, if it names one (a hint naming none searches every server)."""
+    if server is None:
+        return None
+    try:
+        return gateway.resolve_server(server)
+    except ToolCallError:
+        return None
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -224,7 +224,7 @@ class Gateway:
             for hit in found.hits
             if (tool := self._catalog.find(hit.server, hit.tool)) is not None
         )
-        missing = missing_servers(self._catalog, self.mask)
+        missing = missing_servers(self._catalog, self.mask, only=found.focused_server or named)
         return SearchReport(
             query=query,
             hits=hits,
@@ -311,12 +311,6 @@ class Gateway:
     def servers_to_load(self) -> list[str]:
         """Enabled servers whose cached tools are missing, stale, failed or due a refresh at start."""
         return self._catalog.needs_refresh()
-
-    async def load_missing(self) -> RefreshReport | None:
-        """List the servers with no valid cached tools (a one-shot command sees every tool); None if none."""
-        await self.loaded()
-        due = self._catalog.needs_refresh()
-        return await self.refresh(due) if due else None
 
     async def status(self) -> StatusReport:
         await self.loaded()

@@ -103,12 +103,14 @@ class MissingServers:
     """Nobody asked to list them (startupMetadataCheck is off)."""
 
 
-def missing_servers(catalog: Catalog, mask: Callable[[str], str]) -> MissingServers:
+def missing_servers(catalog: Catalog, mask: Callable[[str], str], *, only: str | None = None) -> MissingServers:
+    """The enabled servers an answer lacks the tools of; `only`: of that server alone (a search limited to it
+    is not about the others, so their troubles are not its notes)."""
     config = catalog.config
-    enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
+    enabled = [name for name, server in config.servers.items() if not server.spec.disabled and only in (None, name)]
     unlisted = enabled if not config.settings.startup_metadata_check else []
     return MissingServers(
-        loading=tuple(name for name in catalog.loading() if catalog.entry(name) is None),
+        loading=tuple(name for name in catalog.loading() if catalog.entry(name) is None and name in enabled),
         failed={
             name: mask(message)
             for name in enabled
