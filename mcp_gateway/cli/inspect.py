@@ -4,6 +4,7 @@ Each is a one-shot gateway over the workspace: servers with no valid cache entry
 fresh workspace finds its tools; a search limited to one server lists that one only), and any server started
 is stopped again before the command exits. `--json` prints exactly what the model would receive; otherwise
 what the gateway says next is told as the command to type (`people.PersonWords`), not the meta-tool to call.
+`list` with no server starts nothing: it shows the servers at a glance (`overview`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import sys
 from collections.abc import Awaitable
 from typing import Any, TypeVar, cast
 
-from mcp_gateway.cli.context import load_missing, with_gateway
+from mcp_gateway.cli.context import load, load_missing, with_gateway
+from mcp_gateway.cli.overview import overview_json, overview_lines
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError, UsageError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.reports import StatusReport
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import counted
 
@@ -60,6 +63,8 @@ def _configured(gateway: Gateway, server: str | None) -> str | None:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    if args.server is None:
+        return _list_servers(args)
     words = PersonWords.of(args)
 
     async def work(gateway: Gateway) -> int:
@@ -73,6 +78,20 @@ def run_list(args: argparse.Namespace) -> int:
         return 0
 
     return with_gateway(args, work)
+
+
+def _list_servers(args: argparse.Namespace) -> int:
+    config = load(args, quiet=args.json)
+
+    async def work(gateway: Gateway) -> StatusReport:
+        return await gateway.status()
+
+    report = with_gateway(args, work, config=config)
+    if args.json:
+        print(compact_json(overview_json(report)))
+    else:
+        print("\n".join(overview_lines(report, PersonWords.of(args).program)))
+    return 0
 
 
 def run_describe(args: argparse.Namespace) -> int:

@@ -30,8 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, help="number of results (1-20)")
     search.add_argument("--json", action="store_true", help="print what search_tools returns to the model")
 
-    listing = commands.add_parser("list", help="list one server's tools")
-    listing.add_argument("server")
+    listing = commands.add_parser("list", help="list one server's tools, or with no server every server")
+    listing.add_argument("server", nargs="?", help="a server's name or alias (default: every server at a glance)")
     listing.add_argument("--json", action="store_true")
 
     describe = commands.add_parser("describe", help="show one tool's full definition")
