@@ -177,3 +177,18 @@ async def test_notes_at_the_shell_name_commands_and_the_model_reads_meta_tools(t
         async with gateway_session(tmp_path) as client:
             result = await client.call_tool("search_tools", {"query": "zzqx", "server": "fake"})
     assert notes_of(payload_of(result)) == model_notes
+
+
+async def test_a_search_limited_to_a_broken_server_says_why_and_shows_no_other_servers_tools(tmp_path: Path) -> None:
+    workspace(tmp_path, broken=True)
+    done = await run_cli_async("search", ECHO_QUERY, "--server", "broken", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
+    assert "fake." not in done.stdout, done.stdout
+    assert len(notes) == 1, done.stdout
+    assert notes[0].startswith("note: Could not load the tools of 'broken': "), notes
+    with anyio.fail_after(SESSION_SECONDS):
+        async with gateway_session(tmp_path) as client:
+            served = await search(client, ECHO_QUERY, server="broken")
+    assert served["results"] == []
+    assert [note.split(":")[0] for note in notes_of(served)] == ["Could not load the tools of 'broken'"], served
