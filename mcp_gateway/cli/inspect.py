@@ -52,6 +52,13 @@ def run_search(args: argparse.Namespace) -> int:
     return with_gateway(args, work)
 
 
+async def _load_for_bare_name(gateway: Gateway, args: argparse.Namespace) -> None:
+    """A tool named without its server may be any server's: list those never listed first, as `search` does (a
+    serving gateway lists them as it starts). A qualified name or `--server` lists its one server on demand."""
+    if args.server is None and "." not in args.tool:
+        await load_missing(gateway, quiet=getattr(args, "json", False))
+
+
 def _configured(gateway: Gateway, server: str | None) -> str | None:
     """The server a `--server` names, if it names one (a hint naming none searches every server)."""
     if server is None:
@@ -98,6 +105,7 @@ def run_describe(args: argparse.Namespace) -> int:
     words = PersonWords.of(args)
 
     async def work(gateway: Gateway) -> int:
+        await _load_for_bare_name(gateway, args)
         description = await _tool_call(gateway.describe(args.tool, server=args.server), words)
         print(json.dumps(views.describe_payload(description), indent=2, ensure_ascii=False))
         return 0
@@ -115,6 +123,7 @@ def run_call(args: argparse.Namespace) -> int:
     words = PersonWords.of(args)
 
     async def work(gateway: Gateway) -> int:
+        await _load_for_bare_name(gateway, args)
         try:
             result = await gateway.execute(args.tool, cast(JsonObject, arguments), server=args.server)
         except InvalidArgumentsError as error:
