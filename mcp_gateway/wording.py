@@ -23,10 +23,11 @@ DESCRIBE_TOOL = "describe_tool"
 EXECUTE_TOOL = "execute_tool"
 META_TOOL_NAMES = (SEARCH_TOOLS, LIST_TOOLS, DESCRIBE_TOOL, EXECUTE_TOOL)
 
-Action = Literal["search", "list", "describe", "execute"]
-"""What a next step does: find a tool, see a server's tools, read a tool's definition, run a tool."""
+Action = Literal["search", "list", "describe", "execute", "repeat"]
+"""What a next step does: find a tool, see a server's tools, read a tool's definition, run a tool, or make the
+request just made again (with what the message says to change)."""
 
-META_TOOL_OF: dict[Action, str] = {
+META_TOOL_OF: dict[str, str] = {
     "search": SEARCH_TOOLS,
     "list": LIST_TOOLS,
     "describe": DESCRIBE_TOOL,
@@ -85,6 +86,8 @@ def said(message: Words) -> Said:
 
 def step_for_model(step: Step) -> str:
     """The step as the model reads it: the meta-tool to call ("call list_tools with server 'github'")."""
+    if step.action == "repeat":  # the model knows what it just sent
+        return "call again"
     words = META_TOOL_OF[step.action]
     if step.action == "list" and step.server is not None and not step.again:
         words += f" with server '{step.server}'"

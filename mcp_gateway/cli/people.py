@@ -60,3 +60,5 @@ class PersonWords:
                 return f"{self.program} describe {tool}"
             case "execute":
                 return f"{self.program} call {tool} --args {ARGUMENTS_PLACEHOLDER}"
+            case "repeat":
+                return "the command"

@@ -32,6 +32,8 @@ from mcp_gateway.wording import Said, Step
 
 FIND = Step("search")
 """The next step when no tool or server fits: find the right tool by what it does."""
+AGAIN = Step("repeat", again=True)
+"""The next step when a name fits several: the same request, with one of them."""
 MAX_CANDIDATES_LISTED = 8
 """Qualified names listed in an ambiguous-tool error: enough to pick from, short enough to read."""
 
@@ -93,14 +95,20 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
             return server
         case Ambiguous(candidates=candidates, reading="alias"):
             raise AmbiguousToolError(
-                f"'{_quoted(name)}' is an alias of several servers ({', '.join(candidates)}); "
-                "call again with one of their names.",
+                Said.of(
+                    f"'{_quoted(name)}' is an alias of several servers ({', '.join(candidates)}); ",
+                    AGAIN,
+                    " with one of their names.",
+                ),
                 list(candidates),
             )
         case Ambiguous(candidates=candidates):
             raise AmbiguousToolError(
-                f"'{_quoted(name)}' could mean several servers ({', '.join(candidates)}); "
-                "call again with one of their names.",
+                Said.of(
+                    f"'{_quoted(name)}' could mean several servers ({', '.join(candidates)}); ",
+                    AGAIN,
+                    " with one of their names.",
+                ),
                 list(candidates),
             )
         case Unknown(suggestions=suggestions):
@@ -132,8 +140,11 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         if len({key for key, _ in longest}) > 1:
             candidates = sorted({f"{key}.{rest}" for key, rest in longest})
             raise AmbiguousToolError(
-                f"'{tool}' could be {' or '.join(candidates)} (a name several servers share); "
-                "call again with one of those.",
+                Said.of(
+                    f"'{tool}' could be {' or '.join(candidates)} (a name several servers share); ",
+                    AGAIN,
+                    " with one of those.",
+                ),
                 candidates,
             )
         return _on_server(directory, *longest[0])
@@ -145,7 +156,8 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         candidates = [f"{key}.{tool}" for key in usable]
         listed = ", ".join(candidates[:MAX_CANDIDATES_LISTED])
         raise AmbiguousToolError(
-            f"Several servers have a tool named '{tool}': {listed}; call again with the qualified name.", candidates
+            Said.of(f"Several servers have a tool named '{tool}': {listed}; ", AGAIN, " with the qualified name."),
+            candidates,
         )
     if holders:
         return _on_server(directory, holders[0], tool)  # raises why it is not allowed

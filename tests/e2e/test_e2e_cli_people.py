@@ -192,3 +192,15 @@ async def test_a_search_limited_to_a_broken_server_says_why_and_shows_no_other_s
             served = await search(client, ECHO_QUERY, server="broken")
     assert served["results"] == []
     assert [note.split(":")[0] for note in notes_of(served)] == ["Could not load the tools of 'broken'"], served
+
+
+async def test_a_tool_name_two_servers_share_asks_a_person_to_run_the_command_again(tmp_path: Path) -> None:
+    write_workspace(tmp_path, {"fake": fake_server(), "twin": fake_server()})
+    done = await run_cli_async("call", "echo", "--args", '{"message": "hi"}', home=tmp_path)
+    assert done.returncode == 1
+    assert "Several servers have a tool named 'echo': fake.echo, twin.echo; run the command again with" in done.stderr
+    with anyio.fail_after(SESSION_SECONDS):
+        async with gateway_session(tmp_path) as client:
+            served = await client.call_tool("execute_tool", {"tool": "echo", "arguments": {"message": "hi"}})
+    assert served.is_error
+    assert text_of(served).endswith("; call again with the qualified name.")

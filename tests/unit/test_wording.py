@@ -18,6 +18,7 @@ FIND = Said.of("No tool named 'x'; ", Step("search"), " to find the right tool."
         (Step("list", server="github"), "call list_tools with server 'github'", "run mcp-gateway list github"),
         (Step("list", server="github", again=True), "call list_tools again", "run mcp-gateway list github again"),
         (Step("list", imperative=False), "list_tools", "mcp-gateway list <server>"),
+        (Step("repeat", again=True), "call again", "run the command again"),
         (Step("describe", imperative=False), "describe_tool", "mcp-gateway describe <server.tool>"),
         (
             Step("describe", server="gh", tool="gh.get issue", again=True),
