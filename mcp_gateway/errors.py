@@ -27,15 +27,19 @@ translated into these at one boundary in `downstream/`; everything above that bo
             ├── DownstreamRpcError   it answered the call with a JSON-RPC error (code and text kept)
             └── ShuttingDownError    the gateway is stopping and takes no new work
 
-Every `ToolCallError` message is one sentence written for a model: what happened and the next call to
-make. Gateway bugs are not caught here; they surface as JSON-RPC internal errors. Each class carries the exit
-code a command ends with when it stops the command (`exit_code`, as click does), so no raise site passes one.
+Every `ToolCallError` message is one sentence: what happened and what to do next. Its next step is data
+(`wording.Said`, kept as `said`): `message` words it for a model (the meta-tool to call), and the command line
+words it for a person (the command to type). Gateway bugs are not caught here; they surface as JSON-RPC
+internal errors. Each class carries the exit code a command ends with when it stops the command (`exit_code`,
+as click does), so no raise site passes one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import ClassVar, Literal
+
+from mcp_gateway.wording import Said, said
 
 Phase = Literal["startup", "list_tools", "tool_call"]
 
@@ -101,7 +105,18 @@ class ImportFailedError(CommandFailedError):
 
 
 class ToolCallError(GatewayError):
-    """A failure the model can act on; returned to it as a `CallToolResult` with `isError: true`."""
+    """A failure the model can act on; returned to it as a `CallToolResult` with `isError: true`.
+
+    `message` is worded for the model; `said` keeps its next steps as data, for a person's words.
+    """
+
+    def __init__(self, message: str | Said) -> None:
+        self.said = said(message)
+        super().__init__(self.said.for_model())
+
+    def redact(self, mask: Callable[[str], str]) -> None:
+        self.said = self.said.masked(mask)
+        super().redact(mask)
 
 
 class UnknownServerError(ToolCallError):
@@ -113,7 +128,7 @@ class UnknownToolError(ToolCallError):
 
 
 class AmbiguousToolError(ToolCallError):
-    def __init__(self, message: str, candidates: list[str]) -> None:
+    def __init__(self, message: str | Said, candidates: list[str]) -> None:
         super().__init__(message)
         self.candidates = candidates
 
@@ -123,7 +138,7 @@ class ToolNotAllowedError(ToolCallError):
 
 
 class InvalidArgumentsError(ToolCallError):
-    def __init__(self, message: str, problems: list[str]) -> None:
+    def __init__(self, message: str | Said, problems: list[str]) -> None:
         super().__init__(message)
         self.problems = problems
 
@@ -131,7 +146,7 @@ class InvalidArgumentsError(ToolCallError):
 class StillLoadingError(ToolCallError):
     """The server's tools are still being listed (it is starting), and the wait for them has passed."""
 
-    def __init__(self, message: str, *, server: str) -> None:
+    def __init__(self, message: str | Said, *, server: str) -> None:
         super().__init__(message)
         self.server = server
 
@@ -139,7 +154,7 @@ class StillLoadingError(ToolCallError):
 class DownstreamError(ToolCallError):
     """The downstream server failed; `server` names it and `phase` says where it failed."""
 
-    def __init__(self, message: str, *, server: str, phase: Phase, retryable: bool) -> None:
+    def __init__(self, message: str | Said, *, server: str, phase: Phase, retryable: bool) -> None:
         super().__init__(message)
         self.server = server
         self.phase: Phase = phase

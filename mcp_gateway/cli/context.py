@@ -64,17 +64,16 @@ def with_gateway(
     return anyio.run(main)
 
 
-async def load_missing(gateway: Gateway, *, quiet: bool = False) -> None:
-    """Fetch the tools of servers with no valid cache entry, so a one-shot command sees every tool."""
+async def load_missing(gateway: Gateway, *, quiet: bool = False, only: str | None = None) -> None:
+    """Fetch the tools of servers with no valid cache entry, so a one-shot command sees every tool; `only`: of
+    that server alone (a command about one server neither waits for the others nor reports their failures)."""
+    await gateway.loaded()
+    due = [name for name in gateway.servers_to_load() if only in (None, name)]
+    if not due:
+        return
     if not quiet:
-        print_loading(gateway)
-    report = await gateway.load_missing()
-    if report is not None and not quiet:
+        print(f"mcp-gateway: loading the tools of {', '.join(due)} …", file=sys.stderr)
+    report = await gateway.refresh(due)
+    if not quiet:
         for outcome in report.failed:
             print(f"mcp-gateway: {outcome.server}: {outcome.failure}", file=sys.stderr)
-
-
-def print_loading(gateway: Gateway) -> None:
-    due = gateway.servers_to_load()
-    if due:
-        print(f"mcp-gateway: loading the tools of {', '.join(due)} …", file=sys.stderr)

@@ -13,12 +13,13 @@ from dataclasses import asdict
 from typing import Any
 
 from mcp_gateway.cli.context import load, secret_mask, with_gateway
-from mcp_gateway.cli.plural import counted
+from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines, seconds
-from mcp_gateway.errors import CommandFailedError, ToolCallError
+from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.doctor import DoctorReport, ServerCheck
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.tokens import TokenCounter, token_counter
+from mcp_gateway.wording import counted
 
 SOME_FAILED = 1
 INDENT = "    "
@@ -33,7 +34,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         try:
             names = [gateway.resolve_server(name) for name in args.servers] or None
         except ToolCallError as error:
-            raise CommandFailedError(error.message) from error
+            raise PersonWords.of(args).failure(error) from error
         chosen = names if names is not None else list(config.servers)
         progress.total = sum(1 for name in chosen if not config.servers[name].spec.disabled)
         return await gateway.doctor(counter, servers=names, on_progress=progress.show)

@@ -142,13 +142,19 @@ COMMANDS: dict[str, CommandHelp] = {
         ),
     ),
     "list": CommandHelp(
-        summary="list one server's tools",
+        summary="every server at a glance, or one server's tools",
         description=(
-            "Lists the tools one server offers, one line each with a short description, from the catalog "
-            "(the server is started only when its tools are not cached yet). Fails with a suggestion when "
-            "no server has that name."
+            "With no server: one line per configured server with its tool count, its state (cached and when, "
+            "never listed, failing, disabled, invalid entry) and whether a gateway runs it; this starts "
+            "nothing. With a server: the tools it offers, one line each with a short description, from the "
+            "catalog (the server is started only when its tools are not cached yet); fails with a suggestion "
+            "when no server has that name."
         ),
-        examples=(("mcp-gateway list github", ""), ("mcp-gateway list github --json", "what list_tools returns")),
+        examples=(
+            ("mcp-gateway list", "every server"),
+            ("mcp-gateway list github", ""),
+            ("mcp-gateway list github --json", "what list_tools returns"),
+        ),
     ),
     "describe": CommandHelp(
         summary="show one tool's full definition",

@@ -1,8 +1,10 @@
 """`search`, `list`, `describe` and `call`: the meta-tools from a terminal, through the same code path.
 
 Each is a one-shot gateway over the workspace: servers with no valid cache entry are listed first (so a
-fresh workspace finds its tools), and any server started is stopped again before the command exits.
-`--json` prints exactly what the model would receive.
+fresh workspace finds its tools; a search limited to one server lists that one only), and any server started
+is stopped again before the command exits. `--json` prints exactly what the model would receive; otherwise
+what the gateway says next is told as the command to type (`people.PersonWords`), not the meta-tool to call.
+`list` with no server starts nothing: it shows the servers at a glance (`overview`).
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ import sys
 from collections.abc import Awaitable
 from typing import Any, TypeVar, cast
 
-from mcp_gateway.cli.context import load_missing, with_gateway
-from mcp_gateway.errors import CommandFailedError, InvalidArgumentsError, ToolCallError, UsageError
+from mcp_gateway.cli.context import load, load_missing, with_gateway
+from mcp_gateway.cli.overview import overview_json, overview_lines
+from mcp_gateway.cli.people import PersonWords
+from mcp_gateway.errors import InvalidArgumentsError, ToolCallError, UsageError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.reports import StatusReport
 from mcp_gateway.tokens import compact_json
+from mcp_gateway.wording import counted
 
 _T = TypeVar("_T")
 
@@ -27,8 +33,10 @@ DESCRIPTION_WIDTH = 100
 
 
 def run_search(args: argparse.Namespace) -> int:
+    words = PersonWords.of(args)
+
     async def work(gateway: Gateway) -> int:
-        await load_missing(gateway, quiet=args.json)
+        await load_missing(gateway, quiet=args.json, only=_configured(gateway, args.server))
         report = await gateway.search(args.query, server=args.server, limit=args.limit)
         if args.json:
             print(compact_json(views.search_payload(report)))
@@ -38,19 +46,40 @@ def run_search(args: argparse.Namespace) -> int:
             print(f"    {views.shorten(hit.tool.description, DESCRIPTION_WIDTH)}")
             print(f"    why: {'; '.join(hit.reasons) or 'weak partial match'}")
         for note in views.search_notes(report):
-            print(f"note: {note}")
+            print(f"note: {words.told(note)}")
         return 0
 
     return with_gateway(args, work)
 
 
+async def _load_for_bare_name(gateway: Gateway, args: argparse.Namespace) -> None:
+    """A tool named without its server may be any server's: list those never listed first, as `search` does (a
+    serving gateway lists them as it starts). A qualified name or `--server` lists its one server on demand."""
+    if args.server is None and "." not in args.tool:
+        await load_missing(gateway, quiet=getattr(args, "json", False))
+
+
+def _configured(gateway: Gateway, server: str | None) -> str | None:
+    """The server a `--server` names, if it names one (a hint naming none searches every server)."""
+    if server is None:
+        return None
+    try:
+        return gateway.resolve_server(server)
+    except ToolCallError:
+        return None
+
+
 def run_list(args: argparse.Namespace) -> int:
+    if args.server is None:
+        return _list_servers(args)
+    words = PersonWords.of(args)
+
     async def work(gateway: Gateway) -> int:
-        page = await _tool_call(gateway.list_tools(args.server))
+        page = await _tool_call(gateway.list_tools(args.server), words)
         if args.json:
             print(compact_json(views.list_payload(page)))
             return 0
-        print(f"{page.server}: {page.total} tools")
+        print(f"{page.server}: {counted(page.total, 'tool')}")
         for tool in page.tools:
             print(f"  {tool.name:<32} {views.shorten(tool.description, DESCRIPTION_WIDTH - 34)}")
         return 0
@@ -58,9 +87,26 @@ def run_list(args: argparse.Namespace) -> int:
     return with_gateway(args, work)
 
 
+def _list_servers(args: argparse.Namespace) -> int:
+    config = load(args, quiet=args.json)
+
+    async def work(gateway: Gateway) -> StatusReport:
+        return await gateway.status()
+
+    report = with_gateway(args, work, config=config)
+    if args.json:
+        print(compact_json(overview_json(report)))
+    else:
+        print("\n".join(overview_lines(report, PersonWords.of(args).program)))
+    return 0
+
+
 def run_describe(args: argparse.Namespace) -> int:
+    words = PersonWords.of(args)
+
     async def work(gateway: Gateway) -> int:
-        description = await _tool_call(gateway.describe(args.tool, server=args.server))
+        await _load_for_bare_name(gateway, args)
+        description = await _tool_call(gateway.describe(args.tool, server=args.server), words)
         print(json.dumps(views.describe_payload(description), indent=2, ensure_ascii=False))
         return 0
 
@@ -74,16 +120,18 @@ def run_call(args: argparse.Namespace) -> int:
         raise UsageError(f"--args is not valid JSON ({error}); pass an object like '{{\"a\": 2}}'") from error
     if not isinstance(arguments, dict):
         raise UsageError("--args must be a JSON object, like '{\"a\": 2}'")
+    words = PersonWords.of(args)
 
     async def work(gateway: Gateway) -> int:
+        await _load_for_bare_name(gateway, args)
         try:
             result = await gateway.execute(args.tool, cast(JsonObject, arguments), server=args.server)
         except InvalidArgumentsError as error:
             described = await gateway.describe(args.tool, server=args.server)
-            print(views.error_text(error, described.tool), file=sys.stderr)
+            print(views.error_text(error, described.tool, word=words.step), file=sys.stderr)
             return TOOL_FAILED
         except ToolCallError as error:
-            raise CommandFailedError(error.message) from error
+            raise words.failure(error) from error
         if args.json:
             print(compact_json(result))
         else:
@@ -114,8 +162,8 @@ def print_result(result: JsonObject) -> None:
         print("(the tool reported an error)", file=sys.stderr)
 
 
-async def _tool_call(pending: Awaitable[_T]) -> _T:
+async def _tool_call(pending: Awaitable[_T], words: PersonWords) -> _T:
     try:
         return await pending
     except ToolCallError as error:
-        raise CommandFailedError(error.message) from error
+        raise words.failure(error) from error

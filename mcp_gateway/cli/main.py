@@ -10,7 +10,7 @@ from mcp_gateway import __version__
 from mcp_gateway.cli import help_text
 from mcp_gateway.cli.serve import Serve, run_serve
 from mcp_gateway.client_names import canonical_client, unknown_client_message
-from mcp_gateway.errors import GatewayError, ImportUsageError
+from mcp_gateway.errors import GatewayError, ImportUsageError, ToolCallError
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     listing = command("list")
-    listing.add_argument("server", help="the server's name or one of its aliases")
+    listing.add_argument(
+        "server", nargs="?", help="the server's name or one of its aliases (default: every server at a glance)"
+    )
     listing.add_argument(
         "--json",
         action="store_true",
@@ -198,6 +200,11 @@ def _run(argv: Sequence[str] | None, serve: Serve | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args, serve)
+    except ToolCallError as error:  # one no command turned into its own failure: told to a person all the same
+        from mcp_gateway.cli.people import PersonWords
+
+        print(f"mcp-gateway: {PersonWords.of(args).told(error.said)}", file=sys.stderr)
+        return error.exit_code
     except GatewayError as error:
         print(f"mcp-gateway: {error.message}", file=sys.stderr)
         return error.exit_code

@@ -7,10 +7,12 @@ nothing was there, and says so on stderr; `config check` prints every diagnostic
 
 `status` reports what this workspace knows without starting anything: each server's cache state and tool
 count from cache.json, whether a running gateway has it started (from the process records gateways keep),
-and its last error (from errors.json, written by whichever gateway saw it). Then what failed in the
-background of the running gateways (the gateway served on; the traceback is in its log). What keeps the
-workspace from working fully (a `logs` that is a file, a cache.json that cannot be read or a newer gateway
-wrote) is said too, and is not a failure: a serving gateway carries on through it, so `status` exits 0.
+and its last error (from errors.json, written by whichever gateway saw it). A server never listed says so and
+what to run, and so does a workspace where nothing has been listed yet, rather than a table of zeros. Then
+what failed in the background of the running gateways (the gateway served on; the traceback is in its log).
+What keeps the workspace from working fully (a `logs` that is a file, a cache.json that cannot be read or a
+newer gateway wrote) is said too, and is not a failure: a serving gateway carries on through it, so `status`
+exits 0.
 Every message it prints passes through the config's `SecretMask`: errors.json may have been written by a
 gateway that did not mask.
 """
@@ -20,18 +22,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from dataclasses import asdict
 from typing import Any
 
 from mcp_gateway.cli.context import load, with_gateway
-from mcp_gateway.cli.plural import counted
+from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
+from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
 from mcp_gateway.config import GatewayConfig
-from mcp_gateway.errors import CommandFailedError, ToolCallError
+from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.home import ensure_config_file
 from mcp_gateway.service.reports import RefreshReport, ServerState, StatusReport
+from mcp_gateway.wording import counted
 
 REFRESH_FAILED = 1
 CONFIG_INVALID = 1
@@ -46,7 +49,7 @@ def run_refresh(args: argparse.Namespace) -> int:
         try:
             names = [gateway.resolve_server(args.server)] if args.server else None
         except ToolCallError as error:
-            raise CommandFailedError(error.message) from error
+            raise PersonWords.of(args).failure(error) from error
         # Named servers are listed as named; without names, the enabled ones are (see `Gateway.refresh`).
         progress.total = len(names) if names is not None else len(enabled_servers(config))
         return await gateway.refresh(names, on_progress=progress.show)
@@ -89,7 +92,7 @@ def run_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(status_json(report), indent=2))
     else:
-        print("\n".join(status_lines(report)))
+        print("\n".join(status_lines(report, PersonWords.of(args).program)))
     return 0
 
 
@@ -122,28 +125,39 @@ def _server_json(server: ServerState) -> dict[str, Any]:
     }
 
 
-def status_lines(report: StatusReport) -> list[str]:
+def status_lines(report: StatusReport, program: str) -> list[str]:
+    """`program` is the `mcp-gateway` a person ran (with their `--home`), for the commands the lines suggest."""
     lines = [f"config: {report.config_path}"]
     lines += [f"workspace problem: {problem}" for problem in report.workspace_problems]
     if report.cache_notice:
         lines.append(f"cache: {report.cache_notice}")
     if report.no_servers_hint is not None and not report.rejected:
         lines.append(report.no_servers_hint)
+    nothing_listed = never_listed(report)
+    if nothing_listed:
+        lines.append(nothing_listed_line(program))
     for server in report.servers:
-        running = ", ".join(f"pid {process.pid}" for process in server.running) or "not running"
-        age = f", fetched {_ago(server.fetched_at)}" if server.fetched_at else ""
-        lines.append(f"{server.name}: {server.cache}, {server.tool_count} tools{age}; {running} ({server.lifecycle})")
+        if failing(server):  # its count would be a confusing "0 tools"; the error is on the next line
+            known = "its tools could not be listed"
+        elif server.cache == "missing":
+            known = "never listed" if nothing_listed else f"never listed (run {program} refresh {server.name})"
+        elif server.cache == "disabled":
+            known = "in config.json"
+        else:
+            age = f", fetched {ago(server.fetched_at)}" if server.fetched_at else ""
+            known = f"{counted(server.tool_count, 'tool')}{age}"
+        lines.append(f"{server.name}: {server.cache}, {known}; {running_words(server)} ({server.lifecycle})")
         if server.skipped_tools:
             lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
         if server.last_error is not None:
             error = server.last_error
             retry = "a retry may help" if error.retryable else "a retry will not help"
-            lines.append(f"    last error ({error.phase}, {_ago(error.at)}; {retry}): {error.message}")
+            lines.append(f"    last error ({error.phase}, {ago(error.at)}; {retry}): {error.message}")
     lines += [f"{name}: invalid config entry: {reason}" for name, reason in report.rejected.items()]
     if report.background_failures:
         lines.append("background problems (the gateway served on; details in its log):")
     lines += [
-        f"    gateway pid {failure.gateway_pid}, {_ago(failure.at)}: {failure.task}: {failure.error}"
+        f"    gateway pid {failure.gateway_pid}, {ago(failure.at)}: {failure.task}: {failure.error}"
         for failure in report.background_failures
     ]
     return lines
@@ -167,11 +181,3 @@ def run_config(args: argparse.Namespace) -> int:
 
 def enabled_servers(config: GatewayConfig) -> list[str]:
     return [name for name, server in config.servers.items() if not server.spec.disabled]
-
-
-def _ago(epoch: float) -> str:
-    seconds = max(0.0, time.time() - epoch)
-    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.0f}{unit} ago"
-    return f"{seconds:.0f}s ago"

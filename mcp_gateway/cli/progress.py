@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from mcp_gateway.cli.plural import counted
 from mcp_gateway.service.progress import ServerProgress
+from mcp_gateway.wording import counted
 
 
 class ProgressLines:

@@ -48,6 +48,7 @@ from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
+from mcp_gateway.wording import Said, Step
 
 __all__ = ["Pool", "ProtocolMemory", "ServerStatus", "State"]
 
@@ -207,7 +208,9 @@ class Pool:
         if supervisor is None:
             config = self._servers.get(server)
             if config is None:
-                raise UnknownServerError(f"No enabled server named '{server}'; call search_tools to see what exists.")
+                raise UnknownServerError(
+                    Said.of(f"No enabled server named '{server}'; ", Step("search"), " to see what exists.")
+                )
             supervisor = self._supervisors[server] = Supervisor(config, self._context_for(config))
             if self._tasks is not None:
                 supervisor.attach(self._tasks)

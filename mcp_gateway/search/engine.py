@@ -22,6 +22,7 @@ from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.ranking import Scored, rank
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import analyze
+from mcp_gateway.wording import Said, Step, Words, counted
 
 DEFAULT_LIMIT = 10
 """Hits returned when the caller names no limit: the default of the `toolSearchLimit` setting (DESIGN.md)."""
@@ -62,8 +63,9 @@ class SearchHit:
 @dataclass(frozen=True)
 class SearchResult:
     hits: tuple[SearchHit, ...]
-    notes: tuple[str, ...]
-    """Plain sentences about the search itself: a hint that was ambiguous, a query that matched nothing."""
+    notes: tuple[Words, ...]
+    """Sentences about the search itself: a hint that was ambiguous, a query that matched nothing (which says
+    what to do next as a `Step`, for each reader to word)."""
     focused_server: str | None
 
 
@@ -113,7 +115,7 @@ class SearchEngine:
         """The best tools for `query`; `alternatives` are other phrasings of the same need (keywords, another
         language), ranked each on its own and fused with it. A hit's confidence is the best any phrasing gives."""
         limit = max(1, min(limit, MAX_LIMIT))
-        notes: list[str] = []
+        notes: list[Words] = []
         focus: str | None = None
         if server:
             hint = clip(server, MAX_ECHOED_NAME_CHARS)
@@ -169,20 +171,24 @@ class SearchEngine:
             reasons = (deprecation_reason(replacement), *reasons)
         return SearchHit(server, tool.entry.name, round(score, 3), confidence, reasons)
 
-    def _nothing_matched(self, query: str, focus: str | None) -> str:
+    def _nothing_matched(self, query: str, focus: str | None) -> Words:
         if focus is not None:
-            return f"No tool of '{focus}' matched '{query}'; call list_tools with server '{focus}' to see them all."
+            return Said.of(f"No tool of '{focus}' matched '{query}'; ", Step("list", server=focus), " to see them all.")
         names = self._index.server_names()
         if not names:
             return "No tools are known yet."
-        listing = ", ".join(f"{name} ({self.tool_count(name)} tools)" for name in names)
-        return f"No tool matched '{query}'. Servers: {listing}. Try other words, or list_tools with one server."
+        listing = ", ".join(f"{name} ({counted(self.tool_count(name), 'tool')})" for name in names)
+        return Said.of(
+            f"No tool matched '{query}'. Servers: {listing}. Try other words, or browse one server with ",
+            Step("list", imperative=False),
+            ".",
+        )
 
     def _weak_match(self, hits: Sequence[SearchHit]) -> str:
         """The servers that exist, so a model can tell the user plainly that none of them does this."""
         names = self._index.server_names()
         listed = list(dict.fromkeys([*(hit.server for hit in hits), *names]))[:MAX_LISTED_SERVERS]
-        listing = ", ".join(f"{name} ({self.tool_count(name)} tools)" for name in listed)
+        listing = ", ".join(f"{name} ({counted(self.tool_count(name), 'tool')})" for name in listed)
         more = f" and {len(names) - len(listed)} more" if len(names) > len(listed) else ""
         return (
             f"No tool matches this well; perhaps none can do it. Servers: {listing}{more}. "

@@ -29,15 +29,9 @@ from mcp_gateway.server.arguments import (
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.reports import ToolDefinition
-from mcp_gateway.service.surface import (
-    DESCRIBE_TOOL,
-    EXECUTE_TOOL,
-    LIST_TOOLS,
-    META_TOOL_NAMES,
-    SEARCH_TOOLS,
-    meta_tools,
-)
+from mcp_gateway.service.surface import meta_tools
 from mcp_gateway.tokens import compact_json
+from mcp_gateway.wording import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, META_TOOL_NAMES, SEARCH_TOOLS
 
 INPUT_REQUIRED = "input_required"
 COMPLETE = "complete"

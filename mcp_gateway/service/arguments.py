@@ -31,6 +31,7 @@ from mcp_gateway.errors import InvalidArgumentsError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service.names import ResolvedTool
 from mcp_gateway.wire import depth_exceeds
+from mcp_gateway.wording import Said, Step
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -111,8 +112,12 @@ class ArgumentChecker:
         check = await self.check(resolved.tool.input_schema_json, arguments)
         if check.refused is not None:
             raise InvalidArgumentsError(
-                f"The arguments for '{resolved.qualified}' cannot be sent: {check.refused}. "
-                "Send them less deeply nested and call execute_tool again.",
+                Said.of(
+                    f"The arguments for '{resolved.qualified}' cannot be sent: {check.refused}. "
+                    "Send them less deeply nested and ",
+                    _again(resolved),
+                    ".",
+                ),
                 [check.refused],
             )
         if check.unchecked is not None:
@@ -126,8 +131,12 @@ class ArgumentChecker:
         if check.problems:
             problems = list(check.problems)
             raise InvalidArgumentsError(
-                f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
-                "Fix them and call execute_tool again.",
+                Said.of(
+                    f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
+                    "Fix them and ",
+                    _again(resolved),
+                    ".",
+                ),
                 problems,
             )
 
@@ -137,6 +146,10 @@ class ArgumentChecker:
                 refused=f"they are nested more than {MAX_FORWARDED_DEPTH} levels deep, more than the gateway passes on"
             )
         return check_arguments(schema, arguments, deadline_seconds=self._deadline_seconds)
+
+
+def _again(resolved: ResolvedTool) -> Step:
+    return Step("execute", server=resolved.server, tool=resolved.qualified, again=True)
 
 
 def check_arguments(

@@ -16,6 +16,7 @@ stderr logs) and used here on whatever else carries a server's words to a model 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -40,7 +41,7 @@ from mcp_gateway.errors import CatalogError, DownstreamError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
-from mcp_gateway.search import SearchEngine
+from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
@@ -208,29 +209,30 @@ class Gateway:
         on_progress: ProgressCallback | None = None,
     ) -> SearchReport:
         """The best matches for `query` and its `alternatives` (other phrasings), once the listings under way have
-        ended or been waited for long enough (`listing_wait`); servers still loading then are named in the report."""
+        ended or been waited for long enough (`listing_wait`); servers still loading then are named in the report.
+        A `server` that names an enabled server limits the search, and its notes, to that server, even when none
+        of its tools are known."""
         await self.loaded()
         await self._catalog.sync_from_disk()
-        notes: list[str] = []
         named = self._resolver.configured_name(server) if server else None  # read as list_tools reads it
         if named is not None and self._catalog.entry(named) is None and named not in self._catalog.loading():
-            try:
+            with contextlib.suppress(DownstreamError):  # noted below, with why its tools are missing
                 await self._ensure_listed(named)  # asked for by name: listed now, as list_tools would
-            except DownstreamError as error:
-                notes.append(self.mask(error.message))
         await self._waiting.settle(None if named is None else [named], on_progress)
         limit = limit or self._config.settings.tool_search_limit
         found = await self._catalog.search(query, alternatives=alternatives, server=server, limit=limit)
+        if named is not None and self._catalog.entry(named) is None and not self._config.servers[named].spec.disabled:
+            found = SearchResult((), (), named)  # not the other servers' tools, as if the hint named none
         hits = tuple(
             SearchHit(ToolDefinition(hit.server, tool), hit.confidence, tuple(hit.reasons))
             for hit in found.hits
             if (tool := self._catalog.find(hit.server, hit.tool)) is not None
         )
-        missing = missing_servers(self._catalog, self.mask)
+        missing = missing_servers(self._catalog, self.mask, only=found.focused_server or named)
         return SearchReport(
             query=query,
             hits=hits,
-            notes=(*notes, *found.notes),
+            notes=found.notes,
             focused_server=found.focused_server,
             loading=missing.loading,
             failed=missing.failed,
@@ -253,7 +255,7 @@ class Gateway:
         await self.loaded()
         name = self._resolver.server(server)
         if self._catalog.entry(name) is None and await self._waiting.settle([name], on_progress):
-            raise self._waiting.still_loading(name, "list_tools")
+            raise self._waiting.still_loading(name, "list")
         await self._ensure_listed(name)
         tools = self._catalog.tools(name)
         end = len(tools) if limit is None else offset + limit
@@ -309,12 +311,6 @@ class Gateway:
     def servers_to_load(self) -> list[str]:
         """Enabled servers whose cached tools are missing, stale, failed or due a refresh at start."""
         return self._catalog.needs_refresh()
-
-    async def load_missing(self) -> RefreshReport | None:
-        """List the servers with no valid cached tools (a one-shot command sees every tool); None if none."""
-        await self.loaded()
-        due = self._catalog.needs_refresh()
-        return await self.refresh(due) if due else None
 
     async def status(self) -> StatusReport:
         await self.loaded()

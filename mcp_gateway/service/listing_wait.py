@@ -25,6 +25,7 @@ import anyio
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import StillLoadingError
+from mcp_gateway.wording import Action, Said, Step
 
 LISTING_WAIT_SECONDS = 10.0
 """How long after a server's listing was asked for a request still waits for it. On the 2-CPU development
@@ -76,13 +77,16 @@ class ListingWait:
             with anyio.move_on_after(min(open_until.values()) - now):
                 await ended.wait()
 
-    def still_loading(self, server: str, call: str) -> StillLoadingError:
-        """The error for a request about `server` whose listing outlasted the wait."""
+    def still_loading(self, server: str, action: Action, tool: str | None = None) -> StillLoadingError:
+        """The error for a request (`action`, about `server` or its `tool`) whose listing outlasted the wait."""
         since = self._catalog.listing_since().get(server)
         seconds = 0.0 if since is None else anyio.current_time() - since
         return StillLoadingError(
-            f"'{server}' is still starting and listing its tools ({seconds:.0f} s so far); call {call} again "
-            "in a moment.",
+            Said.of(
+                f"'{server}' is still starting and listing its tools ({seconds:.0f} s so far); ",
+                Step(action, server=server, tool=tool, again=True),
+                " in a moment.",
+            ),
             server=server,
         )
 
@@ -99,12 +103,14 @@ class MissingServers:
     """Nobody asked to list them (startupMetadataCheck is off)."""
 
 
-def missing_servers(catalog: Catalog, mask: Callable[[str], str]) -> MissingServers:
+def missing_servers(catalog: Catalog, mask: Callable[[str], str], *, only: str | None = None) -> MissingServers:
+    """The enabled servers an answer lacks the tools of; `only`: of that server alone (a search limited to it
+    is not about the others, so their troubles are not its notes)."""
     config = catalog.config
-    enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
+    enabled = [name for name, server in config.servers.items() if not server.spec.disabled and only in (None, name)]
     unlisted = enabled if not config.settings.startup_metadata_check else []
     return MissingServers(
-        loading=tuple(name for name in catalog.loading() if catalog.entry(name) is None),
+        loading=tuple(name for name in catalog.loading() if catalog.entry(name) is None and name in enabled),
         failed={
             name: mask(message)
             for name in enabled

@@ -1,4 +1,4 @@
-"""Qualified tool names: `<server>.<tool>` to one (server, tool), or an error the model can act on.
+"""Qualified tool names: `<server>.<tool>` to one (server, tool), or an error the model (or a person) can act on.
 
 Server keys may contain dots and tool names may too, so `a.b.c` is read by trying the longest server key
 or alias that prefixes it and falling back to shorter ones, and a bare name is accepted when exactly one
@@ -28,7 +28,12 @@ from mcp_gateway.search.servers import (
     Unknown,
     resolve_server,
 )
+from mcp_gateway.wording import Said, Step
 
+FIND = Step("search")
+"""The next step when no tool or server fits: find the right tool by what it does."""
+AGAIN = Step("repeat", again=True)
+"""The next step when a name fits several: the same request, with one of them."""
 MAX_CANDIDATES_LISTED = 8
 """Qualified names listed in an ambiguous-tool error: enough to pick from, short enough to read."""
 
@@ -90,20 +95,27 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
             return server
         case Ambiguous(candidates=candidates, reading="alias"):
             raise AmbiguousToolError(
-                f"'{_quoted(name)}' is an alias of several servers ({', '.join(candidates)}); "
-                "call again with one of their names.",
+                Said.of(
+                    f"'{_quoted(name)}' is an alias of several servers ({', '.join(candidates)}); ",
+                    AGAIN,
+                    " with one of their names.",
+                ),
                 list(candidates),
             )
         case Ambiguous(candidates=candidates):
             raise AmbiguousToolError(
-                f"'{_quoted(name)}' could mean several servers ({', '.join(candidates)}); "
-                "call again with one of their names.",
+                Said.of(
+                    f"'{_quoted(name)}' could mean several servers ({', '.join(candidates)}); ",
+                    AGAIN,
+                    " with one of their names.",
+                ),
                 list(candidates),
             )
         case Unknown(suggestions=suggestions):
             raise UnknownServerError(
-                f"No server named '{_quoted(name)}'{_did_you_mean(suggestions)}; "
-                "call search_tools to find the right tool."
+                Said.of(
+                    f"No server named '{_quoted(name)}'{_did_you_mean(suggestions)}; ", FIND, " to find the right tool."
+                )
             )
 
 
@@ -128,8 +140,11 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         if len({key for key, _ in longest}) > 1:
             candidates = sorted({f"{key}.{rest}" for key, rest in longest})
             raise AmbiguousToolError(
-                f"'{tool}' could be {' or '.join(candidates)} (a name several servers share); "
-                "call again with one of those.",
+                Said.of(
+                    f"'{tool}' could be {' or '.join(candidates)} (a name several servers share); ",
+                    AGAIN,
+                    " with one of those.",
+                ),
                 candidates,
             )
         return _on_server(directory, *longest[0])
@@ -141,7 +156,8 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         candidates = [f"{key}.{tool}" for key in usable]
         listed = ", ".join(candidates[:MAX_CANDIDATES_LISTED])
         raise AmbiguousToolError(
-            f"Several servers have a tool named '{tool}': {listed}; call again with the qualified name.", candidates
+            Said.of(f"Several servers have a tool named '{tool}': {listed}; ", AGAIN, " with the qualified name."),
+            candidates,
         )
     if holders:
         return _on_server(directory, holders[0], tool)  # raises why it is not allowed
@@ -150,7 +166,7 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         return _on_server(directory, prefixes[0][1], prefixes[0][2])  # raises an unknown-tool error on that server
     everything = [f"{key}.{name}" for key in directory.server_keys() for name in directory.tool_names(key)]
     hint = _suggest(tool, everything)
-    raise UnknownToolError(f"No tool named '{_quoted(tool)}'{hint}; call search_tools to find the right tool.")
+    raise UnknownToolError(Said.of(f"No tool named '{_quoted(tool)}'{hint}; ", FIND, " to find the right tool."))
 
 
 def _prefix_readings(directory: ToolDirectory, tool: str) -> list[tuple[int, str, str]]:
@@ -173,8 +189,11 @@ def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool
     if record is None:
         hint = _suggest(tool, directory.tool_names(server))
         raise UnknownToolError(
-            f"Server '{server}' has no tool named '{_quoted(tool)}'{hint}; "
-            f"call list_tools with server '{server}' to see its tools."
+            Said.of(
+                f"Server '{server}' has no tool named '{_quoted(tool)}'{hint}; ",
+                Step("list", server=server),
+                " to see its tools.",
+            )
         )
     if not directory.allowed(server, tool):
         raise ToolNotAllowedError(

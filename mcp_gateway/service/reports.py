@@ -15,6 +15,7 @@ from typing import Literal
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import Phase
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.wording import Words
 
 CacheState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
 
@@ -90,7 +91,7 @@ class SearchHit:
 class SearchReport:
     query: str
     hits: tuple[SearchHit, ...]
-    notes: tuple[str, ...]
+    notes: tuple[Words, ...]
     """Sentences about the search itself: a server hint read differently, servers that could not be listed."""
     focused_server: str | None
     loading: tuple[str, ...]

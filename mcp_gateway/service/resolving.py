@@ -20,6 +20,7 @@ from mcp_gateway.errors import ToolCallError, UnknownToolError
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.listing_wait import ListingWait
 from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
+from mcp_gateway.wording import Action
 
 
 class ToolResolver:
@@ -53,13 +54,13 @@ class ToolResolver:
         server: str | None,
         *,
         patient: bool = True,
-        call: str = "describe_tool",
+        action: Action = "describe",
         on_progress: ProgressCallback | None = None,
     ) -> ResolvedTool:
         """The tool `tool` (qualified or bare, optionally within `server`) means.
 
         `patient`: wait for the named server's listing as long as it takes (to run the tool); else within the
-        listing wait's bound, then raise `StillLoadingError` naming `call` to make again.
+        listing wait's bound, then raise `StillLoadingError` naming the `action` to take again.
 
         Raises:
             ToolCallError: unknown, ambiguous, not allowed (filtered, or its server disabled), still loading.
@@ -68,7 +69,7 @@ class ToolResolver:
         named = self._named_server(tool, server)
         if named is not None and self._catalog.entry(named) is None and not self._config.servers[named].spec.disabled:
             if not patient and await self._waiting.settle([named], on_progress):
-                raise self._waiting.still_loading(named, call)
+                raise self._waiting.still_loading(named, action, tool)
             await self._ensure_listed(named)
         try:
             return resolve_tool(self._directory, tool, server)

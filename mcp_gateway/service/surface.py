@@ -23,6 +23,7 @@ from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
 from mcp_gateway.service.digest import SAMPLE_TOOLS_SHOWN, ServerLine, digest
 from mcp_gateway.tokens import compact_json
+from mcp_gateway.wording import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, SEARCH_TOOLS
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -36,12 +37,6 @@ MAX_LIST_PAGE_SIZE = 500
 MAX_SEARCH_ALTERNATIVES = 4
 """Other phrasings one search_tools call may add to its query: the engine ranks at most as many
 (`search.engine.MAX_ALTERNATIVES`), each costing about a query."""
-
-SEARCH_TOOLS = "search_tools"
-LIST_TOOLS = "list_tools"
-DESCRIBE_TOOL = "describe_tool"
-EXECUTE_TOOL = "execute_tool"
-META_TOOL_NAMES = (SEARCH_TOOLS, LIST_TOOLS, DESCRIBE_TOOL, EXECUTE_TOOL)
 
 MAX_RESULT_SIZE_CHARS = 100_000
 """The result size, in characters, up to which Claude Code keeps a meta-tool's result in the conversation.

@@ -10,12 +10,14 @@ cut says so and names the call that shows it whole.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
 from mcp_gateway.service.reports import SearchReport, ToolDefinition, ToolDescription, ToolPage
 from mcp_gateway.service.schema_cut import cut_schema, without_boilerplate
 from mcp_gateway.tokens import compact_json
+from mcp_gateway.wording import Said, Step, said, step_for_model
 
 LEADING_HITS = 3
 """The first hits get the larger budgets below; the rest are usually alternatives."""
@@ -28,9 +30,12 @@ DESCRIBE_SCHEMA_CHARS = 60_000
 ERROR_SCHEMA_CHARS = 2000
 
 
-def error_text(error: ToolCallError, tool: ToolDefinition | None = None) -> str:
-    """One actionable sentence; for bad arguments, the schema they must match as well."""
-    text = error.message
+def error_text(
+    error: ToolCallError, tool: ToolDefinition | None = None, *, word: Callable[[Step], str] = step_for_model
+) -> str:
+    """One actionable sentence, its next steps worded by `word` (for the model unless told otherwise); for bad
+    arguments, the schema they must match as well."""
+    text = error.said.worded(word)
     if isinstance(error, InvalidArgumentsError) and tool is not None:
         schema, cut = cut_schema(tool.input_schema, ERROR_SCHEMA_CHARS)
         text += f"\nInput schema{' (shortened)' if cut else ''}: {compact_json(schema)}"
@@ -57,29 +62,39 @@ def search_payload(report: SearchReport) -> dict[str, Any]:
     payload: dict[str, Any] = {"results": results}
     notes = search_notes(report, schemas_shortened=any(entry.get("schemaShortened") for entry in results))
     if notes:
-        payload["notes"] = notes
+        payload["notes"] = [note.for_model() for note in notes]
     return payload
 
 
-def search_notes(report: SearchReport, *, schemas_shortened: bool = False) -> list[str]:
-    """What a search says besides its hits: weak matches, servers still loading or failing, no servers at all."""
-    notes = list(report.notes)
+def search_notes(report: SearchReport, *, schemas_shortened: bool = False) -> list[Said]:
+    """What a search says besides its hits: weak matches, servers still loading or failing, no servers at all.
+
+    Each door words their next steps: `search_payload` for the model, the command line for a person.
+    """
+    notes = [said(note) for note in report.notes]
     if report.hits and report.hits[0].confidence == "low":
         notes.append(
-            "Matches are weak: search again with alternatives (action + object + service words), check a candidate "
-            "with describe_tool, or browse a server with list_tools."
+            Said.of(
+                "Matches are weak: search again with alternatives (action + object + service words), check a "
+                "candidate with ",
+                Step("describe", imperative=False),
+                ", or browse a server with ",
+                Step("list", imperative=False),
+                ".",
+            )
         )
     if schemas_shortened:
-        notes.append("Some schemas are shortened; describe_tool shows them whole.")
+        notes.append(Said.of("Some schemas are shortened; ", Step("describe", imperative=False), " shows them whole."))
     if report.loading:
-        notes.append(f"Still loading the tools of: {', '.join(report.loading)}; search again shortly to include them.")
-    for server, reason in report.failed.items():
-        notes.append(f"Could not load the tools of '{server}': {reason}")
+        notes.append(
+            said(f"Still loading the tools of: {', '.join(report.loading)}; search again shortly to include them.")
+        )
+    notes += [said(f"Could not load the tools of '{server}': {reason}") for server, reason in report.failed.items()]
     if report.unlisted:
         names = ", ".join(report.unlisted)
-        notes.append(f"Not loaded yet (startupMetadataCheck is off): {names}; pass server=<name> to load one.")
+        notes.append(said(f"Not loaded yet (startupMetadataCheck is off): {names}; pass server=<name> to load one."))
     if report.no_servers_hint:
-        notes.append(report.no_servers_hint)
+        notes.append(said(report.no_servers_hint))
     return notes
 
 

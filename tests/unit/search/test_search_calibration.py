@@ -9,6 +9,7 @@ from search_catalog import SERVERS, Tool, add_server, build_engine
 from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.search.confidence import RIVAL_MARGIN, rivals
 from mcp_gateway.search.engine import MAX_LISTED_SERVERS, SearchHit, unrivalled
+from mcp_gateway.wording import counted, said
 
 READ_FILE: list[Tool] = [("read_file", "Read the complete contents of a file.", (("path", "Path of the file"),))]
 
@@ -55,9 +56,9 @@ def test_a_weak_search_names_every_server_with_its_tool_count() -> None:
     result = engine.search("turn off the living room lights")
     assert result.hits
     assert result.hits[0].confidence == "low"
-    (note,) = result.notes
+    (note,) = (said(note).for_model() for note in result.notes)
     for server, (_, tools) in SERVERS.items():
-        assert f"{server} ({len(tools)} tools)" in note
+        assert f"{server} ({counted(len(tools), 'tool')})" in note
     assert "tell the user" in note
 
 
@@ -65,7 +66,7 @@ def test_a_strong_search_or_one_focused_on_a_server_adds_no_server_listing() -> 
     engine = build_engine()
     assert engine.search("delete a github repository").notes == ()
     focused = engine.search("turn off the living room lights", server="slack")
-    assert all("Servers:" not in note for note in focused.notes)
+    assert all("Servers:" not in said(note).for_model() for note in focused.notes)
 
 
 def test_a_weak_search_among_many_servers_names_those_of_its_hits_first_and_counts_the_rest() -> None:
@@ -74,9 +75,9 @@ def test_a_weak_search_among_many_servers_names_those_of_its_hits_first_and_coun
     for number in range(extra):
         add_server(engine, f"extra{number:02d}", (), [("ping", f"Ping service number {number}.", ())])
     result = engine.search("turn off the living room lights")
-    (note,) = result.notes
+    (note,) = (said(note).for_model() for note in result.notes)
     total = len(SERVERS) + extra
-    listed = re.findall(r"([\w-]+) \(\d+ tools\)", note)
+    listed = re.findall(r"([\w-]+) \(\d+ tools?\)", note)
     assert len(listed) == MAX_LISTED_SERVERS
     assert listed[: len({hit.server for hit in result.hits})] == list(dict.fromkeys(hit.server for hit in result.hits))
     assert f"and {total - MAX_LISTED_SERVERS} more" in note

@@ -8,6 +8,7 @@ import pytest
 from search_catalog import SERVERS, Tool, add_server, build_engine
 
 from mcp_gateway.search import SearchEngine, SearchHit, SearchResult, ServerEntry, ToolEntry
+from mcp_gateway.wording import counted, said
 
 
 @pytest.fixture
@@ -182,10 +183,10 @@ def test_an_ambiguous_server_hint_searches_all_servers_and_says_so() -> None:
     result = engine.search("send", server="mail")
     assert result.focused_server is None
     assert {"mail-work", "mail-home", "slack"} <= {hit.server for hit in result.hits}
-    assert len(result.notes) == 1
-    assert "mail-home" in result.notes[0]
-    assert "mail-work" in result.notes[0]
-    assert "searched all servers" in result.notes[0]
+    (note,) = [said(note).for_model() for note in result.notes]
+    assert "mail-home" in note
+    assert "mail-work" in note
+    assert "searched all servers" in note
 
 
 def test_an_unknown_server_hint_searches_all_servers_and_says_so(engine: SearchEngine) -> None:
@@ -200,15 +201,15 @@ def test_a_query_matching_nothing_lists_the_servers_with_their_tool_counts(engin
     assert result.hits == ()
     (note,) = result.notes
     for server, (_, tools) in SERVERS.items():
-        assert f"{server} ({len(tools)} tools)" in note
+        assert f"{server} ({counted(len(tools), 'tool')})" in said(note).for_model()
 
 
 def test_a_query_matching_nothing_within_a_hinted_server_points_to_list_tools(engine: SearchEngine) -> None:
     result = engine.search("forecast", server="slack")
     assert result.hits == ()
-    assert result.notes == (
-        "No tool of 'slack' matched 'forecast'; call list_tools with server 'slack' to see them all.",
-    )
+    assert [said(note).for_model() for note in result.notes] == [
+        "No tool of 'slack' matched 'forecast'; call list_tools with server 'slack' to see them all."
+    ]
 
 
 def test_an_empty_engine_says_no_tools_are_known() -> None:

@@ -7,6 +7,7 @@ from search_catalog import SERVERS, add_server, build_engine
 
 from mcp_gateway.search import Resolved, SearchEngine, ServerEntry, ToolEntry
 from mcp_gateway.search.index import FieldPostings
+from mcp_gateway.wording import said
 
 QUERIES = ["create issue", "list pull requests", "delete", "search code", "repository"]
 
@@ -62,8 +63,8 @@ def test_remove_server_removes_its_tools_from_every_search(engine: SearchEngine)
 def test_a_removed_server_is_no_longer_listed_when_nothing_matches(engine: SearchEngine) -> None:
     engine.remove_server("github")
     (note,) = engine.search("quantum entanglement").notes
-    assert "github" not in note
-    assert "filesystem (4 tools)" in note
+    assert "github" not in said(note).for_model()
+    assert "filesystem (4 tools)" in said(note).for_model()
 
 
 def test_removing_an_unknown_server_is_harmless(engine: SearchEngine) -> None:

@@ -8,8 +8,9 @@ import mcp_types as types
 import tiktoken
 
 from mcp_gateway.bounds import MAX_SERVER_INSTRUCTIONS_CHARS
-from mcp_gateway.service.surface import MAX_RESULT_SIZE_CHARS, META_TOOL_NAMES, meta_tools
+from mcp_gateway.service.surface import MAX_RESULT_SIZE_CHARS, meta_tools
 from mcp_gateway.service.views import DESCRIBE_SCHEMA_CHARS
+from mcp_gateway.wording import META_TOOL_NAMES
 
 MAX_LIST_TOKENS = 600
 MAX_NAME_CHARS = 64

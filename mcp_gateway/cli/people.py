@@ -1,0 +1,64 @@
+"""A person's words for what the gateway tells: each next step is the command to type, not a meta-tool to call.
+
+The service says what to do next as data (`wording.Step`); the model reads "call search_tools", and a person at
+the shell reads `run mcp-gateway search "<what you want to do>"`. The commands are those of the `mcp-gateway`
+the person ran: one run with `--home` is told commands with the same `--home`, so they reach the same workspace.
+Names are quoted for a POSIX shell where they need it, so a command can be pasted as it reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+
+from mcp_gateway.errors import CommandFailedError, ToolCallError
+from mcp_gateway.wording import Step, Words, said
+
+PROGRAM = "mcp-gateway"
+QUERY_PLACEHOLDER = '"<what you want to do>"'
+SERVER_PLACEHOLDER = "<server>"
+TOOL_PLACEHOLDER = "<server.tool>"
+ARGUMENTS_PLACEHOLDER = "'<JSON object>'"
+
+
+class PersonWords:
+    def __init__(self, home: str | None = None) -> None:
+        self.program = f"{PROGRAM} --home {shlex.quote(home)}" if home else PROGRAM
+        """`mcp-gateway` as the person ran it: with their `--home`, so a command reaches the same workspace."""
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> PersonWords:
+        """The words for a person who ran the command `args` came from."""
+        home: str | None = getattr(args, "home", None)
+        return cls(home)
+
+    def told(self, message: Words) -> str:
+        """`message` with each of its next steps worded as a command."""
+        return said(message).worded(self.step)
+
+    def failure(self, error: ToolCallError) -> CommandFailedError:
+        """What ends a command that `error` stopped: its message, told to a person."""
+        return CommandFailedError(self.told(error.said))
+
+    def step(self, step: Step) -> str:
+        """The step as a person reads it: "run mcp-gateway list github", or the bare command."""
+        words = self.command(step)
+        if step.imperative:
+            words = f"run {words}"
+        return f"{words} again" if step.again else words
+
+    def command(self, step: Step) -> str:
+        server = shlex.quote(step.server) if step.server else SERVER_PLACEHOLDER
+        tool = shlex.quote(step.tool) if step.tool else TOOL_PLACEHOLDER
+        match step.action:
+            case "search":
+                focus = f" --server {server}" if step.server else ""
+                return f"{self.program} search {QUERY_PLACEHOLDER}{focus}"
+            case "list":
+                return f"{self.program} list {server}"
+            case "describe":
+                return f"{self.program} describe {tool}"
+            case "execute":
+                return f"{self.program} call {tool} --args {ARGUMENTS_PLACEHOLDER}"
+            case "repeat":
+                return "the command"
