@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from benchmarks.bench_data import Query
 from mcp_gateway.search import SearchEngine, SearchResult
+from mcp_gateway.wording import said
 
 LEVELS = ("high", "medium", "low")
 ABSTENTION_DIR = Path(__file__).resolve().parent / "abstention"
@@ -49,7 +50,7 @@ class Judged:
 def judged(result: SearchResult) -> Judged:
     pairs = [(hit.server, hit.tool) for hit in result.hits]
     confidence = result.hits[0].confidence if result.hits else NO_HIT
-    return Judged(pairs, confidence, result.notes)
+    return Judged(pairs, confidence, tuple(said(note).for_model() for note in result.notes))
 
 
 def load_requests(path: Path) -> list[Request]:
