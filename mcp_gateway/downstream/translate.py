@@ -44,6 +44,7 @@ from mcp_gateway.errors import (
     Phase,
     ServerStartError,
 )
+from mcp_gateway.wording import Said, Step
 
 
 def innermost(exc: BaseException) -> BaseException:
@@ -94,11 +95,17 @@ def start_failure(
     else:
         reason = f"could not be reached: {mask(_describe(cause))}"
     return ServerStartError(
-        f"Server '{server}' {reason}.{logs} Fix its entry in config.json or check the server, then call again.",
+        then_again(f"Server '{server}' {reason}.{logs} Fix its entry in config.json or check the server, then "),
         server=server,
         phase="startup",
         retryable=not isinstance(cause, FileNotFoundError | PermissionError),
     )
+
+
+def then_again(text: str) -> Said:
+    """`text`, which ends in "then ", closed by the step of making the same request again: the model reads
+    "call again", a person "run the command again"."""
+    return Said.of(text, Step("repeat", again=True), ".")
 
 
 def ending(exc: BaseException) -> str | None:
@@ -124,17 +131,18 @@ def _ended(server: str, cause: EndedBeforeHandshake, stderr_log: str | None, *, 
     if named_its_reason:
         advice = (
             " Starting it again as configured will fail the same way: the user must fix what it names (a missing "
-            "variable or key goes in the server's \"env\" in the gateway's config.json), then call again."
+            "variable or key goes in the server's \"env\" in the gateway's config.json), then "
         )
     elif repeated:
         advice = (
             " It ended the same way on its previous start, so a retry will not help: the user must check its "
-            "command, args and env in the gateway's config.json, then call again."
+            "command, args and env in the gateway's config.json, then "
         )
     else:
         advice = " Check its command, args and env in config.json; a retry may help if it failed by chance."
+    text = f"Server '{server}' {how} before the MCP handshake finished{said}{logs}{advice}"
     return ServerStartError(
-        f"Server '{server}' {how} before the MCP handshake finished{said}{logs}{advice}",
+        then_again(text) if advice.endswith("then ") else text,
         server=server,
         phase="startup",
         retryable=not (named_its_reason or repeated),
@@ -150,13 +158,15 @@ def early_exit(
     logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
     advice = (
         " It ended the same way on its previous start, so a retry will not help: the user must fix the server or "
-        "its entry in the gateway's config.json, then call again."
+        "its entry in the gateway's config.json, then "
         if repeated
-        else " Fix the server or its entry in config.json, then call again."
+        else " Fix the server or its entry in config.json, then "
     )
     return ServerStartError(
-        f"Server '{server}' exited {lived:.1f}s after it started{words}, before answering a tool call, so "
-        f"it counts as a failed start.{logs}{advice}",
+        then_again(
+            f"Server '{server}' exited {lived:.1f}s after it started{words}, before answering a tool call, so "
+            f"it counts as a failed start.{logs}{advice}"
+        ),
         server=server,
         phase="startup",
         retryable=not repeated,
@@ -184,8 +194,12 @@ def backoff_refusal(server: str, seconds_left: float, last: ErrorRecord | None) 
         )
     reason = last.message if last is not None else "it failed to start"
     return BackoffError(
-        f"Server '{server}' failed recently and will not be retried for {math.ceil(seconds_left)}s "
-        f"(last error: {reason}); fix it, or call again after that.",
+        Said.of(
+            f"Server '{server}' failed recently and will not be retried for {math.ceil(seconds_left)}s "
+            f"(last error: {reason}); fix it, or ",
+            Step("repeat", again=True),
+            " after that.",
+        ),
         server=server,
         seconds_left=seconds_left,
     )
@@ -285,17 +299,21 @@ def remote_start_failure(name: str, url: str, last_error: httpx2.Response | None
     if last_error is not None:
         response = last_error
         return ServerStartError(
-            f"Server '{name}' answered HTTP {response.status_code} {response.reason_phrase} at "
-            f"{display_url(response.request.url)}; "
-            "check that the server works and that its url in config.json is right, then call again.",
+            then_again(
+                f"Server '{name}' answered HTTP {response.status_code} {response.reason_phrase} at "
+                f"{display_url(response.request.url)}; "
+                "check that the server works and that its url in config.json is right, then "
+            ),
             server=name,
             phase="startup",
             retryable=response.status_code >= HTTP_SERVER_ERROR_STATUS,
         )
     if isinstance(cause, httpx2.ConnectError):
         return ServerStartError(
-            f"Server '{name}' could not be reached at {display_url(url)}: nothing accepted the connection ({cause}); "
-            "check that it is running and that its url in config.json is right, then call again.",
+            then_again(
+                f"Server '{name}' could not be reached at {display_url(url)}: nothing accepted the connection "
+                f"({cause}); check that it is running and that its url in config.json is right, then "
+            ),
             server=name,
             phase="startup",
             retryable=True,
