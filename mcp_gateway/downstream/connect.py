@@ -19,7 +19,8 @@ defaults would get wrong for a gateway is set here:
   gateway can prove the process is ours;
 - the protocol mode comes from the server's `protocol` setting or what it negotiated last time, so
   `mode="auto"`'s `server/discover` probe (up to 10 s on a server that ignores unknown methods) is paid at
-  most once per server.
+  most once per legacy server; a modern one is probed each start, since its answer is what carries its
+  instructions.
 """
 
 from __future__ import annotations
@@ -101,11 +102,16 @@ class Connector(Protocol):
 
 
 def protocol_mode(configured: str, remembered: str | None) -> str:
-    """The SDK `Client(mode=...)` for a server: its explicit setting, else what it negotiated before."""
+    """The SDK `Client(mode=...)` for a server: its explicit setting, else what it negotiated before.
+
+    A server remembered as legacy skips the `server/discover` probe it would ignore (up to 10 s). One remembered
+    as modern is asked again (`auto`): it answers the probe at once, and the answer carries its instructions,
+    which adopting the remembered version would leave out of the catalog from its second start on.
+    """
     choice = configured if configured != "auto" else (remembered or "auto")
     if choice in HANDSHAKE_PROTOCOL_VERSIONS or choice == "legacy":
         return "legacy"
-    if choice in MODERN_PROTOCOL_VERSIONS:
+    if choice in MODERN_PROTOCOL_VERSIONS and configured != "auto":
         return choice
     return "auto"
 

@@ -16,7 +16,7 @@ from mcp_gateway.errors import ServerStartError
         ("auto", None, "auto"),
         ("auto", "2025-06-18", "legacy"),
         ("auto", "2024-11-05", "legacy"),
-        ("auto", "2026-07-28", "2026-07-28"),
+        ("auto", "2026-07-28", "auto"),  # asked again: its discover answer carries its instructions
         ("auto", "1999-01-01", "auto"),
         ("legacy", None, "legacy"),
         ("legacy", "2026-07-28", "legacy"),
