@@ -22,6 +22,7 @@ TOOLBOX = {"command": sys.executable, "args": ["-m", "mcp_gateway.demo.toolbox_s
 
 async def test_a_modern_server_listed_again_keeps_its_instructions_and_name(tmp_path: Path) -> None:
     write_workspace(tmp_path, {"toolbox": TOOLBOX})
+    entry: dict[str, object] = {}
     for _ in range(2):
         done = await run_cli_async("refresh", home=tmp_path)
         assert done.returncode == 0, done.stderr
