@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from mcp_gateway.wording import counted
+
 MAX_INSTRUCTIONS_BYTES = 2048
 """The gateway's whole instructions, at most: Claude Code has cut a server's instructions at 2 KB (issue 11
 saw it; 2.1.332 cuts at 4,096 characters), so nothing past this could fail to reach its model."""
@@ -99,7 +101,7 @@ def _named_as_fit(names: Sequence[str], budget: int) -> str:
     def text(shown: int) -> str:
         more = len(names) - shown
         if not shown:
-            return f"\n{more} servers (search_tools finds their tools)."
+            return f"\n{counted(more, 'server')} (search_tools finds their tools)."
         tail = f" and {more} more (search_tools finds their tools)." if more else "."
         return f"\nAlso: {', '.join(names[:shown])}{tail}"
 

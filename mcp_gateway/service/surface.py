@@ -23,7 +23,7 @@ from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
 from mcp_gateway.service.digest import SAMPLE_TOOLS_SHOWN, ServerLine, digest
 from mcp_gateway.tokens import compact_json
-from mcp_gateway.wording import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, SEARCH_TOOLS
+from mcp_gateway.wording import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, SEARCH_TOOLS, counted
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -163,7 +163,7 @@ def instructions(
             "This gateway gives access to the tools of no MCP servers yet (search_tools explains how to add them). "
             + _HOW_TO
         )
-    preamble = f"This gateway gives access to the tools of {len(enabled)} MCP servers (below). " + _HOW_TO
+    preamble = f"This gateway gives access to the tools of {counted(len(enabled), 'MCP server')} (below). " + _HOW_TO
     lines = [_line(config, name, (summaries or {}).get(name)) for name in enabled]
     return digest(preamble, lines, mask=mask)
 
