@@ -44,7 +44,7 @@ DEMO_SERVERS = {
 def run_demo(args: argparse.Namespace) -> int:
     workspace = Path(tempfile.mkdtemp(prefix="mcp-gateway-demo-"))
     try:
-        _write_config(workspace)
+        write_demo_config(workspace)
         anyio.run(_drive, workspace)
     finally:
         if args.keep:
@@ -54,7 +54,8 @@ def run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_config(workspace: Path) -> None:
+def write_demo_config(workspace: Path) -> None:
+    """The demo's config.json in `workspace`: its two bundled servers, run by this Python."""
     servers = {
         name: {
             "command": sys.executable,
