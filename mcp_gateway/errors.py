@@ -166,7 +166,7 @@ class ServerStartError(DownstreamError):
 
 
 class BackoffError(DownstreamError):
-    def __init__(self, message: str | Said, *, server: str, seconds_left: float, retryable: bool = True) -> None:
+    def __init__(self, message: str, *, server: str, seconds_left: float, retryable: bool = True) -> None:
         super().__init__(message, server=server, phase="startup", retryable=retryable)
         self.seconds_left = seconds_left
 

@@ -57,7 +57,6 @@ from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure
 from mcp_gateway.errors import ServerStartError
-from mcp_gateway.wording import Said, Step
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
 HTTP_ERROR_STATUS = 400
@@ -242,12 +241,8 @@ def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str
         token = environ.get(spec.bearer_token_env)
         if not token:
             raise ServerStartError(
-                Said.of(
-                    f"Server '{name}' needs the environment variable {spec.bearer_token_env} (bearerTokenEnv), "
-                    "which is not set for the gateway; set it in the gateway's environment and ",
-                    Step("repeat", again=True),
-                    ".",
-                ),
+                f"Server '{name}' needs the environment variable {spec.bearer_token_env} (bearerTokenEnv), "
+                "which is not set for the gateway; set it in the gateway's environment and try again.",
                 server=name,
                 phase="startup",
                 retryable=False,

@@ -44,7 +44,6 @@ from mcp_gateway.errors import (
     Phase,
     ServerStartError,
 )
-from mcp_gateway.wording import Said, Step
 
 
 def innermost(exc: BaseException) -> BaseException:
@@ -102,10 +101,10 @@ def start_failure(
     )
 
 
-def then_again(text: str) -> Said:
-    """`text`, which ends in "then ", closed by the step of making the same request again: the model reads
-    "call again", a person "run the command again"."""
-    return Said.of(text, Step("repeat", again=True), ".")
+def then_again(text: str) -> str:
+    """`text`, which ends in "then ", closed by "try again": words that fit the model and a person alike, since
+    a failure is kept as text (the catalog, errors.json) and later read by either (`status`, `refresh`)."""
+    return f"{text}try again."
 
 
 def ending(exc: BaseException) -> str | None:
@@ -194,12 +193,8 @@ def backoff_refusal(server: str, seconds_left: float, last: ErrorRecord | None) 
         )
     reason = last.message if last is not None else "it failed to start"
     return BackoffError(
-        Said.of(
-            f"Server '{server}' failed recently and will not be retried for {math.ceil(seconds_left)}s "
-            f"(last error: {reason}); fix it, or ",
-            Step("repeat", again=True),
-            " after that.",
-        ),
+        f"Server '{server}' failed recently and will not be retried for {math.ceil(seconds_left)}s "
+        f"(last error: {reason}); fix it, or try again after that.",
         server=server,
         seconds_left=seconds_left,
     )

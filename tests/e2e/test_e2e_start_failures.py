@@ -86,8 +86,8 @@ async def test_call_refresh_status_and_doctor_print_what_the_server_said_and_tha
     assert called.returncode == 1, called
     assert called.stdout == ""
     assert called.stderr.startswith("mcp-gateway: Server 'slack' exited with code 1"), called.stderr
-    # The model is told to call again; a person at the shell, to run the command again.
-    assert called.stderr.rstrip().endswith("then run the command again."), called.stderr
+    # Kept as text and read by the model and by a person alike, the advice names no meta-tool call.
+    assert called.stderr.rstrip().endswith("then try again."), called.stderr
     assert "call again" not in called.stderr
     assert_quotes_the_reason(called.stderr, "slack", tmp_path)
 

@@ -214,7 +214,7 @@ def test_a_server_that_exits_saying_why_is_quoted_and_not_worth_a_retry() -> Non
     )
     assert f"Its full stderr is in {LOG}." in error.message
     assert "will fail the same way" in error.message
-    assert "then call again" in error.message
+    assert "then try again" in error.message
     assert (error.phase, error.retryable) == ("startup", False)
 
 
@@ -271,9 +271,9 @@ def test_a_call_inside_the_backoff_window_does_not_invite_a_retry_the_last_error
     refusal = backoff_refusal("slack", 4.2, record)
     assert "will not be retried for 5s" in refusal.message
     assert hopeless.message in refusal.message
-    assert "call again after that" not in refusal.message
+    assert "again after that" not in refusal.message
     assert not refusal.retryable
 
     hopeful = backoff_refusal("slack", 4.2, ErrorRecord("startup", "it crashed", True, 0.0))
-    assert hopeful.message.endswith("(last error: it crashed); fix it, or call again after that.")
+    assert hopeful.message.endswith("(last error: it crashed); fix it, or try again after that.")
     assert hopeful.retryable
