@@ -138,6 +138,7 @@ COMMANDS: dict[str, CommandHelp] = {
         examples=(
             ('mcp-gateway search "create a GitHub issue"', ""),
             ('mcp-gateway search "read a file" --server filesystem --limit 3', ""),
+            ('mcp-gateway search "bump the deployment to five replicas" --or "scale kubernetes deployment"', ""),
             ("mcp-gateway search 读取文件 --json", "what search_tools returns"),
         ),
     ),

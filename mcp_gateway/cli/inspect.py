@@ -23,6 +23,7 @@ from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.reports import StatusReport
+from mcp_gateway.service.surface import MAX_SEARCH_ALTERNATIVES
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import counted
 
@@ -34,10 +35,15 @@ DESCRIPTION_WIDTH = 100
 
 def run_search(args: argparse.Namespace) -> int:
     words = PersonWords.of(args)
+    alternatives: list[str] = args.alternatives
+    if len(alternatives) > MAX_SEARCH_ALTERNATIVES:
+        raise UsageError(f"--or may be given at most {MAX_SEARCH_ALTERNATIVES} times, not {len(alternatives)}")
 
     async def work(gateway: Gateway) -> int:
         await load_missing(gateway, quiet=args.json, only=_configured(gateway, args.server))
-        report = await gateway.search(args.query, server=args.server, limit=args.limit)
+        report = await gateway.search(
+            args.query, alternatives=tuple(alternatives), server=args.server, limit=args.limit
+        )
         if args.json:
             print(compact_json(views.search_payload(report)))
             return 0

@@ -78,6 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = command("search")
     search.add_argument("query", help="what you want to do, in words; quote several words")
+    search.add_argument(
+        "--or",
+        dest="alternatives",
+        action="append",
+        default=[],
+        metavar="WORDS",
+        help="another phrasing of the same need, ranked too and fused with the query (up to 4, as "
+        "search_tools' alternatives)",
+    )
     search.add_argument("--server", help="only this server (name or alias)")
     search.add_argument("--limit", type=int, help="number of results (1-20)")
     search.add_argument(

@@ -56,6 +56,28 @@ async def test_search_json_prints_exactly_the_payload_search_tools_returns(tmp_p
     assert printed == served
 
 
+async def test_search_with_other_phrasings_prints_what_search_tools_returns_with_alternatives(
+    tmp_path: Path, everything_cache: Path
+) -> None:
+    cached_everything(tmp_path, everything_cache)
+    query, other = "make a small picture", "tiny image"
+    done = await run_cli_async("search", query, "--or", other, "--json", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    alone = await run_cli_async("search", query, "--json", home=tmp_path)
+    assert json.loads(done.stdout) != json.loads(alone.stdout)  # the other phrasing counted
+
+    with anyio.fail_after(SESSION_SECONDS):
+        async with gateway_session(tmp_path) as client:
+            served = await search(client, query, alternatives=[other])
+    assert json.loads(done.stdout) == served
+
+    too_many = await run_cli_async(
+        "search", query, *[arg for n in range(5) for arg in ("--or", f"w{n}")], home=tmp_path
+    )
+    assert too_many.returncode == 2
+    assert too_many.stderr == "mcp-gateway: --or may be given at most 4 times, not 5\n"
+
+
 async def test_call_prints_the_result_of_get_sum_and_exits_zero(tmp_path: Path, everything_cache: Path) -> None:
     cached_everything(tmp_path, everything_cache)
     done = await run_cli_async("call", "everything.get-sum", "--args", '{"a":2,"b":3}', home=tmp_path)
