@@ -23,6 +23,7 @@ from mcp_gateway.service.home import load_workspace_config
 
 if TYPE_CHECKING:
     from mcp_gateway.service.gateway import Gateway
+    from mcp_gateway.service.reports import StatusReport
 
 _T = TypeVar("_T")
 
@@ -62,6 +63,15 @@ def with_gateway(
             return await work(gateway)
 
     return anyio.run(main)
+
+
+def read_status(args: argparse.Namespace, config: GatewayConfig) -> StatusReport:
+    """What the workspace knows of each server, read without starting any (`status`, `list` with no server)."""
+
+    async def work(gateway: Gateway) -> StatusReport:
+        return await gateway.status()
+
+    return with_gateway(args, work, config=config)
 
 
 async def load_missing(gateway: Gateway, *, quiet: bool = False, only: str | None = None) -> None:

@@ -15,14 +15,13 @@ import sys
 from collections.abc import Awaitable
 from typing import Any, TypeVar, cast
 
-from mcp_gateway.cli.context import load, load_missing, with_gateway
+from mcp_gateway.cli.context import load, load_missing, read_status, with_gateway
 from mcp_gateway.cli.overview import overview_json, overview_lines
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError, UsageError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.reports import StatusReport
 from mcp_gateway.service.surface import MAX_SEARCH_ALTERNATIVES
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import counted
@@ -95,11 +94,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def _list_servers(args: argparse.Namespace) -> int:
     config = load(args, quiet=args.json)
-
-    async def work(gateway: Gateway) -> StatusReport:
-        return await gateway.status()
-
-    report = with_gateway(args, work, config=config)
+    report = read_status(args, config)
     if args.json:
         print(compact_json(overview_json(report)))
     else:

@@ -25,7 +25,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from mcp_gateway.cli.context import load, with_gateway
+from mcp_gateway.cli.context import load, read_status, with_gateway
 from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
@@ -84,11 +84,7 @@ def print_refreshed(report: RefreshReport) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     config = load(args, quiet=args.json)
-
-    async def work(gateway: Gateway) -> StatusReport:
-        return await gateway.status()
-
-    report = with_gateway(args, work, config=config)
+    report = read_status(args, config)
     if args.json:
         print(json.dumps(status_json(report), indent=2))
     else:
