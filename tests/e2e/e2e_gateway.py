@@ -355,16 +355,23 @@ async def raw_gateway(home: Path) -> AsyncGenerator[RawGateway]:
             await gateway.initialize()
         yield gateway
     finally:
-        with anyio.CancelScope(shield=True):
-            if process.returncode is None:
-                with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    await gateway.close_stdin()
-                with anyio.move_on_after(PROCESS_GONE_SECONDS):
-                    await process.wait()
-            if process.returncode is None:
-                kill_quietly([process.pid])
+        await stop_as_a_client_does(process)
+
+
+async def stop_as_a_client_does(process: anyio.abc.Process) -> None:
+    """Close the gateway's stdin and wait for it to exit, SIGKILLing it only when it has not within
+    PROCESS_GONE_SECONDS; shielded, so a cancelled test still stops its gateway."""
+    with anyio.CancelScope(shield=True):
+        if process.returncode is None:
+            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                if process.stdin is not None:
+                    await process.stdin.aclose()
             with anyio.move_on_after(PROCESS_GONE_SECONDS):
-                await process.aclose()
+                await process.wait()
+        if process.returncode is None:
+            kill_quietly([process.pid])
+        with anyio.move_on_after(PROCESS_GONE_SECONDS):
+            await process.aclose()
 
 
 def started_after(before: Sequence[str], after: Sequence[str]) -> list[str]:

@@ -13,7 +13,6 @@ handshake (`claude mcp list`) must find the gateway gone at once and cleanly.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import signal
 import subprocess
@@ -32,8 +31,8 @@ from e2e_gateway import (
     SESSION_SECONDS,
     client_environment,
     gateway_command,
-    kill_quietly,
     refreshed_workspace,
+    stop_as_a_client_does,
 )
 from gateway_testing import fake_server
 
@@ -134,16 +133,7 @@ async def traced_gateway(home: Path) -> AsyncGenerator[TracedGateway]:
     try:
         yield gateway
     finally:
-        with anyio.CancelScope(shield=True):
-            if process.returncode is None:
-                with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    await gateway.stdin.aclose()
-                with anyio.move_on_after(PROCESS_GONE_SECONDS):
-                    await process.wait()
-            if process.returncode is None:
-                kill_quietly([process.pid])
-            with anyio.move_on_after(PROCESS_GONE_SECONDS):
-                await process.aclose()
+        await stop_as_a_client_does(process)
 
 
 def importing(modules: list[str], name: str) -> bool:
