@@ -39,9 +39,10 @@ by hand in fe8f172 ("weighted double"). Measured: 1 → .454/.784/.573, .573 (ta
 STEP_WEIGHT = 1.0
 """Each step's ranking in the fusion: the unit `WHOLE_REQUEST_WEIGHT` is relative to."""
 MAX_LISTED_SERVERS = 40
-"""Servers named at most in the note of a weak search, those of the hits first: a user's whole setup is rarely
-more (so the model sees every server and can say none of them does this), and 40 names with their tool counts
-stay near 250 tokens for a search answer budgeted at about a thousand (`service.views`). A convention, not tuned."""
+"""Servers named at most in the note of a weak or empty search (a weak one names those of its hits first): a
+user's whole setup is rarely more (so the model sees every server and can say none of them does this), and 40
+names with their tool counts stay near 250 tokens for a search answer budgeted at about a thousand
+(`service.views`). A convention, not tuned."""
 MAX_ALTERNATIVES = 4
 """Other phrasings of one search ranked at most: a bound on one call's work (each costs about a query). search_tools
 allows as many (`surface.MAX_SEARCH_ALTERNATIVES`). A convention, not tuned."""
@@ -177,23 +178,26 @@ class SearchEngine:
         names = self._index.server_names()
         if not names:
             return "No tools are known yet."
-        listing = ", ".join(f"{name} ({counted(self.tool_count(name), 'tool')})" for name in names)
         return Said.of(
-            f"No tool matched '{query}'. Servers: {listing}. Try other words, or browse one server with ",
+            f"No tool matched '{query}'. Servers: {self._servers_named(names)}. Try other words, or browse one "
+            "server with ",
             Step("list", imperative=False),
             ".",
         )
 
     def _weak_match(self, hits: Sequence[SearchHit]) -> str:
         """The servers that exist, so a model can tell the user plainly that none of them does this."""
-        names = self._index.server_names()
-        listed = list(dict.fromkeys([*(hit.server for hit in hits), *names]))[:MAX_LISTED_SERVERS]
-        listing = ", ".join(f"{name} ({counted(self.tool_count(name), 'tool')})" for name in listed)
-        more = f" and {len(names) - len(listed)} more" if len(names) > len(listed) else ""
+        names = list(dict.fromkeys([*(hit.server for hit in hits), *self._index.server_names()]))
         return (
-            f"No tool matches this well; perhaps none can do it. Servers: {listing}{more}. "
+            f"No tool matches this well; perhaps none can do it. Servers: {self._servers_named(names)}. "
             "If none of them fits, tell the user so rather than calling a weak match."
         )
+
+    def _servers_named(self, names: Sequence[str]) -> str:
+        """The first `MAX_LISTED_SERVERS` of `names` with their tool counts, and how many more there are."""
+        listed = names[:MAX_LISTED_SERVERS]
+        listing = ", ".join(f"{name} ({counted(self.tool_count(name), 'tool')})" for name in listed)
+        return listing + (f" and {len(names) - len(listed)} more" if len(names) > len(listed) else "")
 
     def _known(self, term: str) -> bool:
         return any(term in field for field in self._index.fields.values())
