@@ -34,12 +34,12 @@ SEPARATOR = " | "
 MAX_LINE_CHARS = (MAX_QUOTED_CHARS - len(SEPARATOR)) // 2
 """One line as quoted: two always fit, and a minified source line or a JSON dump is cut."""
 KEPT_LINES = 64
+"""Lines remembered per run, the newest: room for a stack trace's frames, which are skipped, above its error."""
 ENDING_WAIT_SECONDS = 1.0
 """How long a server that ended (or closed its stdout) gets to finish its stderr, and to exit, before what it
 said is quoted: its stderr pump may still be reading when the end is seen. A process that exited closes its
 pipes at once (within milliseconds: the fake server, server-filesystem); only one that closed its stdout and
 lives on, or a process outside its group holding the pipe, costs this."""
-"""Lines remembered per run, the newest: room for a stack trace's frames, which are skipped, above its error."""
 CUT_MARK = " …"
 
 _BLANK = re.compile(r"\s*")

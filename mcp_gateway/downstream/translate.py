@@ -94,17 +94,11 @@ def start_failure(
     else:
         reason = f"could not be reached: {mask(_describe(cause))}"
     return ServerStartError(
-        then_again(f"Server '{server}' {reason}.{logs} Fix its entry in config.json or check the server, then "),
+        f"Server '{server}' {reason}.{logs} Fix its entry in config.json or check the server, then try again.",
         server=server,
         phase="startup",
         retryable=not isinstance(cause, FileNotFoundError | PermissionError),
     )
-
-
-def then_again(text: str) -> str:
-    """`text`, which ends in "then ", closed by "try again": words that fit the model and a person alike, since
-    a failure is kept as text (the catalog, errors.json) and later read by either (`status`, `refresh`)."""
-    return f"{text}try again."
 
 
 def ending(exc: BaseException) -> str | None:
@@ -130,18 +124,17 @@ def _ended(server: str, cause: EndedBeforeHandshake, stderr_log: str | None, *, 
     if named_its_reason:
         advice = (
             " Starting it again as configured will fail the same way: the user must fix what it names (a missing "
-            "variable or key goes in the server's \"env\" in the gateway's config.json), then "
+            "variable or key goes in the server's \"env\" in the gateway's config.json), then try again."
         )
     elif repeated:
         advice = (
             " It ended the same way on its previous start, so a retry will not help: the user must check its "
-            "command, args and env in the gateway's config.json, then "
+            "command, args and env in the gateway's config.json, then try again."
         )
     else:
         advice = " Check its command, args and env in config.json; a retry may help if it failed by chance."
-    text = f"Server '{server}' {how} before the MCP handshake finished{said}{logs}{advice}"
     return ServerStartError(
-        then_again(text) if advice.endswith("then ") else text,
+        f"Server '{server}' {how} before the MCP handshake finished{said}{logs}{advice}",
         server=server,
         phase="startup",
         retryable=not (named_its_reason or repeated),
@@ -157,15 +150,13 @@ def early_exit(
     logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
     advice = (
         " It ended the same way on its previous start, so a retry will not help: the user must fix the server or "
-        "its entry in the gateway's config.json, then "
+        "its entry in the gateway's config.json, then try again."
         if repeated
-        else " Fix the server or its entry in config.json, then "
+        else " Fix the server or its entry in config.json, then try again."
     )
     return ServerStartError(
-        then_again(
-            f"Server '{server}' exited {lived:.1f}s after it started{words}, before answering a tool call, so "
-            f"it counts as a failed start.{logs}{advice}"
-        ),
+        f"Server '{server}' exited {lived:.1f}s after it started{words}, before answering a tool call, so "
+        f"it counts as a failed start.{logs}{advice}",
         server=server,
         phase="startup",
         retryable=not repeated,
@@ -294,21 +285,17 @@ def remote_start_failure(name: str, url: str, last_error: httpx2.Response | None
     if last_error is not None:
         response = last_error
         return ServerStartError(
-            then_again(
-                f"Server '{name}' answered HTTP {response.status_code} {response.reason_phrase} at "
-                f"{display_url(response.request.url)}; "
-                "check that the server works and that its url in config.json is right, then "
-            ),
+            f"Server '{name}' answered HTTP {response.status_code} {response.reason_phrase} at "
+            f"{display_url(response.request.url)}; "
+            "check that the server works and that its url in config.json is right, then try again.",
             server=name,
             phase="startup",
             retryable=response.status_code >= HTTP_SERVER_ERROR_STATUS,
         )
     if isinstance(cause, httpx2.ConnectError):
         return ServerStartError(
-            then_again(
-                f"Server '{name}' could not be reached at {display_url(url)}: nothing accepted the connection "
-                f"({cause}); check that it is running and that its url in config.json is right, then "
-            ),
+            f"Server '{name}' could not be reached at {display_url(url)}: nothing accepted the connection "
+            f"({cause}); check that it is running and that its url in config.json is right, then try again.",
             server=name,
             phase="startup",
             retryable=True,
