@@ -9,13 +9,25 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from mcp_gateway.cli import main as command_line
-from mcp_gateway.config import GatewayConfig
+from mcp_gateway.front.launch import DAEMON_COMMAND, front_home, run_as_front
+
+if TYPE_CHECKING:
+    from mcp_gateway.config import GatewayConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    chosen = front_home(args)
+    if chosen is not None:
+        status = run_as_front(*chosen)
+        if status is not None:
+            return status
+    if DAEMON_COMMAND in args:
+        return _daemon(args)
+    from mcp_gateway.cli import main as command_line
+
     return command_line(argv, serve=_serve)
 
 
@@ -28,3 +40,23 @@ def _serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoRet
     from mcp_gateway.server.start import serve
 
     return serve(home, config, leave)
+
+
+def _daemon(argv: list[str]) -> int:
+    import argparse
+    from pathlib import Path
+
+    import anyio
+
+    from mcp_gateway.config.loader import load_config
+    from mcp_gateway.paths import Workspace
+    from mcp_gateway.server.daemon import GRACE_SECONDS, run_daemon
+
+    parser = argparse.ArgumentParser(prog="mcp-gateway daemon")
+    parser.add_argument("--home")
+    parser.add_argument("command", choices=[DAEMON_COMMAND])
+    parser.add_argument("--socket", required=True, type=Path)
+    parser.add_argument("--grace", type=float, default=GRACE_SECONDS)
+    args = parser.parse_args(argv)
+    config = load_config(Workspace.from_environment(args.home).config_path)
+    return anyio.run(run_daemon, args.home, config, args.socket, args.grace)

@@ -1,0 +1,89 @@
+"""The first line each way between a session front and the daemon, before the session's MCP lines.
+
+The front says who the session is: the protocol and gateway version it speaks, its working directory and
+its environment (a server's `${VAR}`s and an `inheritEnv` server's whole environment come from the session
+that uses it, as they would in a gateway the client started itself). The daemon answers whether it serves
+the session and, if not, why, in words the front prints for the person. Both lines are JSON objects on one
+line, bounded by `MAX_HELLO_BYTES`; standard library only, as the front is.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, cast
+
+from mcp_gateway import __version__
+from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
+
+MAX_HELLO_BYTES = 1024 * 1024
+"""An environment is a few kilobytes; a megabyte leaves room for large ones and bounds a hostile one."""
+HELLO_SECONDS = 10.0
+"""How long either side waits for the other's line: the daemon answers at once, unless it is overloaded."""
+
+
+class BadHello(ValueError):  # noqa: N818  # a fact about a line, like `json.JSONDecodeError`'s kin
+    """A line that is no hello of this protocol."""
+
+
+@dataclass(frozen=True)
+class Hello:
+    protocol: int
+    version: str
+    cwd: str
+    environ: dict[str, str]
+
+    @classmethod
+    def of_this_process(cls, cwd: str, environ: dict[str, str]) -> Hello:
+        return cls(FRONT_PROTOCOL, __version__, cwd, environ)
+
+    def encode(self) -> bytes:
+        body = {"protocol": self.protocol, "version": self.version, "cwd": self.cwd, "environ": self.environ}
+        return json.dumps({"mcpGatewayHello": body}).encode() + b"\n"
+
+    @classmethod
+    def decode(cls, line: bytes) -> Hello:
+        body = _object(line, "mcpGatewayHello")
+        protocol, version, cwd, environ = (body.get(key) for key in ("protocol", "version", "cwd", "environ"))
+        if not isinstance(protocol, int) or not isinstance(version, str) or not isinstance(cwd, str):
+            raise BadHello("a hello needs a protocol, a version and a working directory")
+        if not isinstance(environ, dict):
+            raise BadHello("a hello's environment must be an object")
+        pairs = cast(dict[str, Any], environ)
+        if not all(isinstance(value, str) for value in pairs.values()):
+            raise BadHello("a hello's environment values must be strings")
+        return cls(protocol, version, cwd, cast(dict[str, str], pairs))
+
+
+@dataclass(frozen=True)
+class Answer:
+    accepted: bool
+    version: str
+    reason: str | None = None
+
+    def encode(self) -> bytes:
+        body: dict[str, Any] = {"accepted": self.accepted, "version": self.version}
+        if self.reason is not None:
+            body["reason"] = self.reason
+        return json.dumps({"mcpGatewayAnswer": body}).encode() + b"\n"
+
+    @classmethod
+    def decode(cls, line: bytes) -> Answer:
+        body = _object(line, "mcpGatewayAnswer")
+        accepted, version, reason = body.get("accepted"), body.get("version"), body.get("reason")
+        if not isinstance(accepted, bool) or not isinstance(version, str):
+            raise BadHello("an answer needs 'accepted' and a version")
+        return cls(accepted, version, reason if isinstance(reason, str) else None)
+
+
+def _object(line: bytes, key: str) -> dict[str, Any]:
+    if len(line) > MAX_HELLO_BYTES:
+        raise BadHello(f"a hello line is at most {MAX_HELLO_BYTES} bytes")
+    try:
+        outer: Any = json.loads(line)
+    except ValueError as exc:
+        raise BadHello(f"not JSON: {exc}") from exc
+    body = cast(dict[str, Any], outer).get(key) if isinstance(outer, dict) else None
+    if not isinstance(body, dict):
+        raise BadHello(f"no '{key}' object")
+    return cast(dict[str, Any], body)

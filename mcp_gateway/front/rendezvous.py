@@ -1,0 +1,149 @@
+"""Where a session front finds its workspace's daemon, and how exactly one daemon gets started.
+
+Standard library only: a client's session front imports this before anything else, and with a daemon
+running it imports nothing more (see `front`).
+
+- The socket lives in a private runtime directory: `$XDG_RUNTIME_DIR/mcp-gateway` when that is set (Linux
+  sessions), else `<tmp>/mcp-gateway-<uid>`. The directory must be ours, mode 0700 and not a link: in a
+  shared `/tmp` anyone could otherwise plant a socket a front would talk to. When it is not, the front
+  serves standalone and says why.
+- A socket's name is a digest of the workspace's real path, the gateway's version and the front↔daemon
+  protocol: fronts of another version find another daemon (each leaves when its last session does), so two
+  versions never talk past each other, and the name stays within the 104-byte limit of a Unix socket path.
+- Starting is race-free by a lock file next to the socket (`flock`): the front that cannot connect takes
+  it, tries again (another front may have started the daemon meanwhile), and only then removes a stale
+  socket and starts a daemon, holding the lock until the daemon accepts. Twenty fronts at once start one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import socket
+import stat
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Generator
+from pathlib import Path
+
+from mcp_gateway import __version__
+
+FRONT_PROTOCOL = 1
+"""The version of what a front and a daemon say to each other (`hello`): part of the socket's name."""
+DIR_MODE = 0o700
+LOCK_MODE = 0o600
+START_SECONDS = 20.0
+"""How long a front waits for the daemon it started to accept: a cold start imports the SDK (about 0.6 s
+on an idle machine) and reads the catalog; a loaded 2-CPU machine has been seen to take ten times that."""
+POLL_SECONDS = 0.01
+"""How often a waiting front looks again (the lock, the socket): short against a daemon start."""
+MAX_SOCKET_PATH_BYTES = 104
+"""The smallest `sun_path` of the platforms served (macOS and the BSDs; Linux allows 108)."""
+
+
+class NoRendezvous(Exception):  # noqa: N818  # a reason to serve standalone, worded for the person who reads it
+    """No daemon can be reached or started; the message says why and what the front does instead."""
+
+
+def runtime_dir(environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    runtime = env.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime):
+        return Path(runtime) / "mcp-gateway"
+    return Path(tempfile.gettempdir()) / f"mcp-gateway-{os.getuid()}"
+
+
+def socket_path(home: Path, directory: Path) -> Path:
+    identity = f"{os.path.realpath(home)}\0{__version__}\0{FRONT_PROTOCOL}".encode()
+    path = directory / f"{hashlib.sha256(identity).hexdigest()[:20]}.sock"
+    if len(os.fsencode(path)) >= MAX_SOCKET_PATH_BYTES:
+        raise NoRendezvous(f"the runtime directory {directory} is too deep for a Unix socket path")
+    return path
+
+
+def private_directory(directory: Path) -> Path:
+    """`directory`, created 0700 if missing; refused unless it is a real directory of ours, private."""
+    with contextlib.suppress(FileExistsError):
+        directory.mkdir(mode=DIR_MODE, parents=True)
+    try:
+        info = os.lstat(directory)
+    except OSError as exc:
+        raise NoRendezvous(f"the runtime directory {directory} cannot be used ({exc.strerror})") from exc
+    if not stat.S_ISDIR(info.st_mode):
+        raise NoRendezvous(f"the runtime directory {directory} is not a directory (a link or a file is there)")
+    if info.st_uid != os.getuid():
+        raise NoRendezvous(f"the runtime directory {directory} belongs to another user")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        raise NoRendezvous(f"the runtime directory {directory} is open to other users (mode {info.st_mode & 0o777:o})")
+    return directory
+
+
+def connect(path: Path) -> socket.socket | None:
+    """A connection to the daemon at `path`, or None when none listens there."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(os.fspath(path))
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        return None
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def connect_or_start(path: Path, start_daemon: Callable[[], Callable[[], bool]]) -> socket.socket:
+    """A connection to the daemon at `path`, starting one if none listens.
+
+    `start_daemon()` starts a daemon that will listen at `path` and returns a check that says whether it is
+    still running (a daemon that has exited will never accept).
+    """
+    sock = connect(path)
+    if sock is not None:
+        return sock
+    with _start_lock(path.with_suffix(".lock")):
+        sock = connect(path)  # started by the front that held the lock before us
+        if sock is not None:
+            return sock
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()  # nobody accepts on it and nobody is starting: a crashed daemon's socket
+        running = start_daemon()
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline:
+            sock = connect(path)
+            if sock is not None:
+                return sock
+            if not running():
+                raise NoRendezvous("the gateway daemon exited as it started (its log says why)")
+            time.sleep(POLL_SECONDS)
+    raise NoRendezvous(f"the gateway daemon did not accept within {START_SECONDS:g} s")
+
+
+@contextlib.contextmanager
+def _start_lock(path: Path) -> Generator[None]:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, LOCK_MODE)
+    except OSError as exc:
+        raise NoRendezvous(f"the lock {path} cannot be opened ({exc.strerror})") from exc
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN) or time.monotonic() > deadline:
+                    raise NoRendezvous(f"the lock {path} was not free within {START_SECONDS:g} s") from exc
+                time.sleep(POLL_SECONDS)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def supported() -> bool:
+    """Unix domain sockets and `flock`: Linux and macOS. Windows serves standalone (see the README)."""
+    return sys.platform != "win32" and hasattr(socket, "AF_UNIX")

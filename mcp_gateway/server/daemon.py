@@ -1,0 +1,137 @@
+"""The workspace's gateway daemon: one catalog, one index and one pool for every session of its user.
+
+Started by the first session front that finds none (`front.rendezvous`), it listens on the workspace's socket
+(0600, in the private runtime directory) and serves each front's connection as one MCP session of the SDK's
+`Server` over the shared `Gateway`. A connection is served only when its peer is this user (`peer`) and its
+hello speaks this protocol and version. The daemon stops its servers and exits `grace_seconds` after its
+last session has left, or at once on SIGINT/SIGTERM/SIGHUP; it removes its socket as it goes, so the next
+front starts a fresh one. A session's disconnect cancels its own in-flight calls only: each session runs in
+its own task, and a call's downstream request is cancelled with the task that made it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from pathlib import Path
+
+import anyio
+import anyio.abc
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from mcp_gateway import __version__
+from mcp_gateway.config import GatewayConfig
+from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
+from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
+from mcp_gateway.server.app import build_server
+from mcp_gateway.server.peer import same_user
+from mcp_gateway.server.socket_streams import socket_streams
+from mcp_gateway.server.start import STOP_SIGNALS
+from mcp_gateway.service.gateway import Gateway
+
+logger = logging.getLogger(__name__)
+
+GRACE_SECONDS = 30.0
+"""How long an idle daemon waits for a new session before it stops its servers and exits: long enough for a
+client that restarts (a `/mcp` reconnect, a new terminal tab) to find its servers still warm."""
+SOCKET_MODE = 0o600
+
+
+class Sessions:
+    """The sessions being served; `idle_for` ends once none has been served for the grace period."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._changed = anyio.Event()
+
+    def opened(self) -> None:
+        self.count += 1
+        self._wake()
+
+    def closed(self) -> None:
+        self.count -= 1
+        self._wake()
+
+    async def idle_for(self, seconds: float) -> None:
+        while True:
+            while self.count:
+                await self._changed.wait()
+            with anyio.move_on_after(seconds):
+                await self._changed.wait()
+                continue
+            if not self.count:
+                return
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+
+async def run_daemon(home: str | None, config: GatewayConfig, socket_path: Path, grace_seconds: float) -> int:
+    """Serve every front of the workspace until idle for `grace_seconds` or stopped by a signal; exit status."""
+    sessions = Sessions()
+    listener = await anyio.create_unix_listener(socket_path)
+    try:
+        os.chmod(socket_path, SOCKET_MODE)
+        with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+            async with Gateway.for_home(home, config, load_in_background=True) as gateway:
+                gateway.start_background()
+                async with anyio.create_task_group() as tg:
+
+                    async def stop_on_signal() -> None:
+                        async for _ in signals:
+                            tg.cancel_scope.cancel()
+
+                    async def stop_when_idle() -> None:
+                        await sessions.idle_for(grace_seconds)
+                        tg.cancel_scope.cancel()
+
+                    async def serve(stream: anyio.abc.SocketStream) -> None:
+                        await serve_connection(gateway, stream, sessions)
+
+                    tg.start_soon(stop_on_signal)
+                    tg.start_soon(stop_when_idle)
+                    await listener.serve(serve, task_group=tg)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(socket_path)  # before the servers stop: a front arriving now starts a fresh daemon
+        await listener.aclose()
+    return 0
+
+
+async def serve_connection(gateway: Gateway, stream: anyio.abc.SocketStream, sessions: Sessions) -> None:
+    async with stream:
+        raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
+        if not same_user(raw):
+            logger.warning("refused a connection from another user")
+            return
+        reader = BufferedByteReceiveStream(stream)
+        hello = await _hello(reader)
+        if isinstance(hello, str):
+            await stream.send(Answer(False, __version__, hello).encode())
+            return
+        await stream.send(Answer(True, __version__).encode())
+        sessions.opened()
+        try:
+            server = build_server(gateway)
+            async with socket_streams(stream, reader) as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            sessions.closed()
+
+
+async def _hello(reader: BufferedByteReceiveStream) -> Hello | str:
+    """The front's hello, or why the session is refused."""
+    try:
+        with anyio.fail_after(HELLO_SECONDS):
+            line = await reader.receive_until(b"\n", MAX_HELLO_BYTES)
+        hello = Hello.decode(line)
+    except (TimeoutError, anyio.EndOfStream, anyio.IncompleteRead, anyio.DelimiterNotFound, BadHello) as exc:
+        return f"no usable hello ({exc or type(exc).__name__})"
+    if hello.protocol != FRONT_PROTOCOL or hello.version != __version__:
+        return (
+            f"this daemon is mcp-gateway {__version__} (front protocol {FRONT_PROTOCOL}), the front "
+            f"{hello.version} (protocol {hello.protocol})"
+        )
+    return hello
