@@ -2,15 +2,16 @@
 
 Standard library only. With the workspace's daemon running, a client's connect costs this module, the
 rendezvous and one hello: no MCP SDK, no pydantic, no catalog. The front says hello (its environment and
-working directory), reads the daemon's answer, and then copies bytes, stdin to the socket and the socket to
-stdout, until either side ends: the daemon speaks MCP to the client through it.
+working directory), reads the daemon's answer, and then copies whole lines, stdin to the socket and the
+socket to stdout, until the client leaves: the daemon speaks MCP to the client through it.
 
 - The client closing stdin shuts the socket's writing half; the daemon ends the session and closes, and the
-  front exits 0.
-- The daemon going away mid-session (crash, kill) is seen as the socket's end: the front answers every
-  request the client has in flight with a JSON-RPC error saying so, and exits; the client's next start
-  starts a fresh daemon. (It cannot take the session over: the client's handshake went to the old daemon.)
-- A stop signal ends the front at once: the socket closes and the daemon cancels the session's calls.
+  front exits 0. A stop signal ends the front at once: the socket closes and the daemon cancels the
+  session's calls.
+- The daemon going away mid-session (a crash, a kill) is seen as the socket's end while the client is still
+  there. Every request the client has in flight is answered with a JSON-RPC error saying so, and the front
+  reaches a daemon again (starting a fresh one) and replays the client's handshake to it, swallowing the
+  answer: the client's next request is served as if nothing had happened.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import socket
 import threading
 from collections.abc import Callable
@@ -30,90 +30,187 @@ from mcp_gateway.front.rendezvous import NoRendezvous
 CHUNK_BYTES = 64 * 1024
 DAEMON_LOST = -32000
 """The JSON-RPC server-error code for requests the daemon took with it: the request itself was fine."""
+DAEMON_LOST_MESSAGE = (
+    "The gateway daemon stopped before answering this request (it crashed or was killed); the gateway has "
+    "started again, so send the request again."
+)
 MAX_TRACKED_LINE_BYTES = 1024 * 1024
-"""Lines longer than this are not parsed for their request id (arguments can be large; ids are near the
-start, but a partial line cannot be parsed): such a request, if unanswered when the daemon goes, gets no error."""
+"""Client lines longer than this are not parsed for their request id: such a request, if unanswered when the
+daemon goes, gets no error from the front (the client's own timeout ends it)."""
+REPLAYED_ID = "mcp-gateway-front:replayed-initialize"
+"""The id of the handshake replayed to a fresh daemon, whose answer the front keeps from the client."""
+HANDSHAKE_METHODS = ("initialize", "notifications/initialized")
 
 
 class Front:
-    """One session's pipe; `run` returns the exit status."""
+    """One session's pipe over a daemon connection; `reconnect` reaches a daemon again after one is lost."""
 
-    def __init__(self, sock: socket.socket, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        reconnect: Callable[[], socket.socket],
+        hello: Hello,
+        stdin_fd: int = 0,
+        stdout_fd: int = 1,
+    ) -> None:
         self._sock = sock
+        self._reconnect = reconnect
+        self._hello = hello
         self._stdin = stdin_fd
         self._stdout = stdout_fd
+        self._lock = threading.Lock()
         self._pending: dict[str, Any] = {}
         """Requests sent to the daemon and not yet answered, by their id's JSON text."""
-        self._lock = threading.Lock()
-        self._client_done = False
+        self._handshake: dict[str, bytes] = {}
+        """The client's `initialize` and `notifications/initialized` lines, to replay to a fresh daemon."""
+        self._client_gone = threading.Event()
+        self._sending = threading.Lock()
+        """Held while lines are noted and sent, so a send is either pending at the lost daemon or not sent."""
+        self._writing = threading.Lock()
+        """Held while writing to the client: the daemon's lines and the front's own errors never interleave."""
+        self._reconnected = threading.Condition(self._lock)
 
-    def greet(self, hello: Hello) -> Answer:
-        self._sock.settimeout(HELLO_SECONDS)
-        self._sock.sendall(hello.encode())
-        line = _read_line(self._sock, MAX_HELLO_BYTES)
-        self._sock.settimeout(None)
-        return Answer.decode(line)
+    def greet(self, sock: socket.socket | None = None) -> Answer:
+        """Say hello on `sock` (the current connection) and read the daemon's answer."""
+        target = sock if sock is not None else self._sock
+        target.settimeout(HELLO_SECONDS)
+        target.sendall(self._hello.encode())
+        answer = Answer.decode(_read_line(target, MAX_HELLO_BYTES))
+        target.settimeout(None)
+        return answer
 
     def run(self) -> int:
         upstream = threading.Thread(target=self._client_to_daemon, name="client to daemon", daemon=True)
         upstream.start()
-        lost = self._daemon_to_client()
-        if lost:
-            self._answer_pending("the gateway daemon stopped before answering; start the session again")
-            return 1
-        return 0
+        while True:
+            self._daemon_to_client()
+            if self._client_gone.is_set():
+                return 0
+            with self._sending:  # a send under way either reached the lost daemon or will go to the next
+                self._answer_pending()
+            try:
+                self._reach_again()
+            except (NoRendezvous, OSError, BadHello):
+                return 1
+
+    # The client's side, in its own thread.
 
     def _client_to_daemon(self) -> None:
         buffer = b""
         try:
             while chunk := os.read(self._stdin, CHUNK_BYTES):
-                buffer = self._track(buffer + chunk, outgoing=True)
-                self._sock.sendall(chunk)
+                whole, newline, buffer = (buffer + chunk).rpartition(b"\n")
+                if newline:
+                    self._send(whole + newline)
         except OSError:
-            pass  # the daemon went away: the other direction sees it and says so
+            pass  # stdin is unusable: the client is gone
         finally:
-            self._client_done = True
-            with contextlib.suppress(OSError):
-                self._sock.shutdown(socket.SHUT_WR)
+            self._client_gone.set()
+            with self._lock:
+                self._reconnected.notify_all()
+                with contextlib.suppress(OSError):
+                    self._sock.shutdown(socket.SHUT_WR)
 
-    def _daemon_to_client(self) -> bool:
-        """Copy until the daemon closes; True when it closed with requests unanswered and the client still there."""
+    def _send(self, lines: bytes) -> None:
+        """Send `lines` to the daemon; if it is gone before it could read them, to the next one."""
+        while True:
+            with self._sending:
+                with self._lock:
+                    sock = self._sock
+                sent = self._note_requests(lines)
+                try:
+                    sock.sendall(lines)
+                except OSError:
+                    with self._lock:  # never read by the lost daemon: not among its unanswered requests
+                        for key in sent:
+                            self._pending.pop(key, None)
+                else:
+                    return
+            if not self._await_next_daemon(sock):
+                return  # the client is gone and no daemon came back: nothing to send them to
+
+    def _await_next_daemon(self, lost: socket.socket) -> bool:
+        with self._lock:
+            self._reconnected.wait_for(lambda: self._sock is not lost or self._client_gone.is_set())
+            return self._sock is not lost
+
+    def _note_requests(self, lines: bytes) -> list[str]:
+        """Keep the handshake and note the requests of `lines` as pending; their keys."""
+        keys: list[str] = []
+        for line in lines.split(b"\n"):
+            message = _message(line)
+            if message is None:
+                continue
+            method = message.get("method")
+            with self._lock:
+                if method in HANDSHAKE_METHODS:
+                    self._handshake[cast(str, method)] = line
+                if "id" in message and isinstance(method, str):
+                    key = json.dumps(message["id"])
+                    self._pending[key] = message["id"]
+                    keys.append(key)
+        return keys
+
+    # The daemon's side, in the main thread.
+
+    def _daemon_to_client(self) -> None:
+        """Copy the daemon's lines to the client until the daemon closes."""
         buffer = b""
+        with self._lock:
+            sock = self._sock
         try:
-            while chunk := self._sock.recv(CHUNK_BYTES):
-                buffer = self._track(buffer + chunk, outgoing=False)
-                _write_all(self._stdout, chunk)
+            while chunk := sock.recv(CHUNK_BYTES):
+                whole, newline, buffer = (buffer + chunk).rpartition(b"\n")
+                if newline:
+                    kept = self._answered(whole + newline)
+                    with self._writing:
+                        _write_all(self._stdout, kept)
         except OSError:
             pass
-        with self._lock:
-            return bool(self._pending) and not self._client_done
 
-    def _track(self, buffer: bytes, *, outgoing: bool) -> bytes:
-        """Note request ids going out and answers coming back, line by line; returns the unfinished tail."""
-        *lines, tail = buffer.split(b"\n")
-        for line in lines:
-            if outgoing:
-                message = _message(line)
-                if message is not None and "id" in message and "method" in message:
-                    with self._lock:
-                        self._pending[json.dumps(message["id"])] = message["id"]
-            else:
-                answered = _answered_id(line)
-                if answered is not None:
-                    with self._lock:
-                        self._pending.pop(answered, None)
-        return tail if len(tail) <= MAX_TRACKED_LINE_BYTES else b""
+    def _answered(self, lines: bytes) -> bytes:
+        """`lines` without the answer to a replayed handshake; the requests they answer are no longer pending."""
+        kept: list[bytes] = []
+        for line in lines.split(b"\n")[:-1]:
+            answered = _answered_id(line)
+            if answered == json.dumps(REPLAYED_ID):
+                continue
+            if answered is not None:
+                with self._lock:
+                    self._pending.pop(answered, None)
+            kept.append(line + b"\n")
+        return b"".join(kept)
 
-    def _answer_pending(self, reason: str) -> None:
+    def _answer_pending(self) -> None:
+        """Answer the requests the lost daemon took with it, each with the error saying so."""
         with self._lock:
             ids = list(self._pending.values())
             self._pending.clear()
-        for request_id in ids:
-            error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": DAEMON_LOST, "message": reason}}
-            try:
-                _write_all(self._stdout, json.dumps(error).encode() + b"\n")
-            except OSError:
-                return
+        with self._writing:
+            for request_id in ids:
+                error = {"code": DAEMON_LOST, "message": DAEMON_LOST_MESSAGE}
+                with contextlib.suppress(OSError):
+                    _write_all(
+                        self._stdout, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n"
+                    )
+
+    def _reach_again(self) -> None:
+        """A fresh daemon, greeted and handed the client's handshake, becomes the session's connection."""
+        sock = self._reconnect()
+        answer = self.greet(sock)
+        if not answer.accepted:
+            raise NoRendezvous(f"the new gateway daemon refused the session: {answer.reason}")
+        with self._lock:
+            replay = [self._handshake[method] for method in HANDSHAKE_METHODS if method in self._handshake]
+        for line in replay:
+            message = cast(dict[str, Any], json.loads(line))
+            if "id" in message:
+                message["id"] = REPLAYED_ID
+            sock.sendall(json.dumps(message).encode() + b"\n")
+        with self._lock:
+            old, self._sock = self._sock, sock
+            self._reconnected.notify_all()
+        old.close()
 
 
 def run_front(connect: Callable[[], socket.socket], hello: Hello) -> int:
@@ -122,16 +219,16 @@ def run_front(connect: Callable[[], socket.socket], hello: Hello) -> int:
         sock = connect()
     except OSError as exc:
         raise NoRendezvous(f"the gateway daemon cannot be reached ({exc.strerror or exc})") from exc
-    with sock:
-        front = Front(sock)
-        try:
-            answer = front.greet(hello)
-        except (OSError, BadHello) as exc:
-            raise NoRendezvous(f"the gateway daemon did not answer its hello ({exc})") from exc
-        if not answer.accepted:
-            raise NoRendezvous(f"the gateway daemon refused the session: {answer.reason}")
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a stop ends the pipe at once; the daemon sees the close
-        return front.run()
+    front = Front(sock, connect, hello)
+    try:
+        answer = front.greet()
+    except (OSError, BadHello) as exc:
+        sock.close()
+        raise NoRendezvous(f"the gateway daemon did not answer its hello ({exc})") from exc
+    if not answer.accepted:
+        sock.close()
+        raise NoRendezvous(f"the gateway daemon refused the session: {answer.reason}")
+    return front.run()
 
 
 def _read_line(sock: socket.socket, limit: int) -> bytes:
