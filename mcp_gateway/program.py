@@ -50,13 +50,14 @@ def _daemon(argv: list[str]) -> int:
 
     from mcp_gateway.config.loader import load_config
     from mcp_gateway.paths import Workspace
-    from mcp_gateway.server.daemon import GRACE_SECONDS, run_daemon
+    from mcp_gateway.server.daemon import run_daemon
 
     parser = argparse.ArgumentParser(prog="mcp-gateway daemon")
     parser.add_argument("--home")
     parser.add_argument("command", choices=[DAEMON_COMMAND])
     parser.add_argument("--socket", required=True, type=Path)
-    parser.add_argument("--grace", type=float, default=GRACE_SECONDS)
+    parser.add_argument("--grace", type=float)
     args = parser.parse_args(argv)
     config = load_config(Workspace.from_environment(args.home).config_path)
-    return anyio.run(run_daemon, args.home, config, args.socket, args.grace)
+    grace = args.grace if args.grace is not None else config.settings.daemon_grace_seconds
+    return anyio.run(run_daemon, args.home, config, args.socket, grace)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 
 import pytest
 from process_leaks import Leak, RunTimeline, find_leaks, report, start_session
+
+from mcp_gateway.front.launch import STANDALONE_ENV
 
 _marker = pytest.StashKey[str]()
 _timeline = pytest.StashKey[RunTimeline]()
@@ -18,6 +21,9 @@ def anyio_backend() -> str:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    # Each test's gateway is its own and ends with the test; the shared daemon has its own tests
+    # (tests/e2e/test_e2e_daemon.py), which lift this.
+    os.environ[STANDALONE_ENV] = "1"
     session.config.stash[_marker] = start_session()
     session.config.stash[_timeline] = RunTimeline()
 

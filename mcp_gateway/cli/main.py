@@ -146,7 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
     for name, texts in help_text.CONFIG_COMMANDS.items():
         config_commands.add_parser(name, **texts.parser_texts())
 
-    command("serve")
+    serve = command("serve")
+    serve.add_argument(
+        "--standalone",
+        action="store_true",
+        help="serve this session in this process, not through the workspace's shared daemon",
+    )
     return parser
 
 

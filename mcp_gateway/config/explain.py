@@ -39,6 +39,8 @@ FIELD_HINTS: dict[str, Hint] = {
     "closeTimeoutMs": _MILLISECONDS,
     "startupMetadataCheck": _BOOL,
     "debug": _BOOL,
+    "shared": _BOOL,
+    "daemonGraceSeconds": Hint("a number of seconds (0: stop as the last session leaves)", "30"),
     "disabled": _BOOL,
     "refreshOnStartup": _BOOL,
     "inheritEnv": _BOOL,

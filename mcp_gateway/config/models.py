@@ -24,6 +24,8 @@ DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 DEFAULT_CLOSE_TIMEOUT_MS = 10_000
 DEFAULT_FAILURE_BACKOFF_MS = 60_000
 DEFAULT_REFRESH_CONCURRENCY = 4
+DEFAULT_DAEMON_GRACE_SECONDS = 30.0
+"""Long enough for a client that reconnects (`/mcp`, a new terminal tab) to find its servers still warm."""
 MAX_REFRESH_CONCURRENCY = 32
 
 
@@ -54,6 +56,10 @@ class Settings(_Model):
     failure_backoff_ms: int = Field(default=DEFAULT_FAILURE_BACKOFF_MS, ge=0)
     refresh_concurrency: int = Field(default=DEFAULT_REFRESH_CONCURRENCY, ge=1, le=MAX_REFRESH_CONCURRENCY)
     debug: bool = False
+    shared: bool = True
+    """The sessions of this workspace share one gateway daemon; false: each runs its own (`serve --standalone`)."""
+    daemon_grace_seconds: float = Field(default=DEFAULT_DAEMON_GRACE_SECONDS, ge=0)
+    """How long the daemon waits after its last session leaves before it stops its servers and exits."""
 
 
 class _ServerBase(_Model):

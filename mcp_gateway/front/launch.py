@@ -1,20 +1,27 @@
 """Whether this `mcp-gateway` serves as a session front, and the front's whole run when it does.
 
 Called by the program before the command line is even parsed: a client's `mcp-gateway` (no command, or
-`serve`, with at most `--home`) becomes a front of the workspace's daemon unless `--standalone` or
-`MCP_GATEWAY_STANDALONE=1` says otherwise or the platform has no Unix sockets. Anything else, and any reason a
-daemon cannot be had (said on stderr in one line), serves standalone as before.
+`serve`, with at most `--home`) becomes a front of the workspace's daemon unless `serve --standalone`,
+`MCP_GATEWAY_STANDALONE=1` or the config's `settings.shared: false` says otherwise, or the platform has no
+Unix sockets (Windows). Anything else, and any reason a daemon cannot be had (said on stderr in one line),
+serves standalone as before. The config is read here with the standard library, for that one setting only:
+the daemon reads and checks it whole.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 STANDALONE_ENV = "MCP_GATEWAY_STANDALONE"
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+"""As `config.loader` reads it: a larger file is no config, and the daemon says so."""
 DAEMON_COMMAND = "daemon"
 
 
@@ -40,8 +47,10 @@ def run_as_front(home: str | None) -> int | None:
     from mcp_gateway.front.rendezvous import NoRendezvous, connect_or_start, private_directory, runtime_dir, socket_path
 
     try:
-        workspace = _workspace_root(home)
-        path = socket_path(workspace, private_directory(runtime_dir()))
+        config_path = _config_path(home)
+        if not _shared(config_path):
+            return None
+        path = socket_path(config_path, private_directory(runtime_dir()))
         hello = Hello.of_this_process(os.getcwd(), dict(os.environ))
         return run_front(lambda: connect_or_start(path, _starter(home, path)), hello)
     except NoRendezvous as reason:
@@ -49,10 +58,21 @@ def run_as_front(home: str | None) -> int | None:
         return None
 
 
-def _workspace_root(home: str | None) -> Path:
+def _config_path(home: str | None) -> Path:
     from mcp_gateway.paths import Workspace
 
     return Workspace.from_environment(home).config_path
+
+
+def _shared(config_path: Path) -> bool:
+    """False only when the config says `"settings": {"shared": false}`; a config that cannot be read is the
+    daemon's to report, as it reports any other problem of it."""
+    try:
+        raw: object = json.loads(_read_regular(config_path))
+    except (OSError, ValueError):
+        return True
+    settings = cast(dict[str, object], raw).get("settings") if isinstance(raw, dict) else None
+    return not (isinstance(settings, dict) and cast(dict[str, object], settings).get("shared") is False)
 
 
 def _starter(home: str | None, path: Path) -> Callable[[], Callable[[], bool]]:
@@ -72,3 +92,21 @@ def _starter(home: str | None, path: Path) -> Callable[[], Callable[[], bool]]:
         return lambda: process.poll() is None
 
     return start
+
+
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes; never blocks on a FIFO or a device (as `workspace_files` reads), at most the cap."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, MAX_CONFIG_BYTES + 1 - size):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_CONFIG_BYTES:
+                raise ValueError("too large")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

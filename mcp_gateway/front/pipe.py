@@ -20,12 +20,14 @@ import contextlib
 import json
 import os
 import socket
+import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, cast
 
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
-from mcp_gateway.front.rendezvous import NoRendezvous
+from mcp_gateway.front.rendezvous import POLL_SECONDS, START_SECONDS, NoRendezvous
 
 CHUNK_BYTES = 64 * 1024
 DAEMON_LOST = -32000
@@ -90,7 +92,10 @@ class Front:
                 self._answer_pending()
             try:
                 self._reach_again()
-            except (NoRendezvous, OSError, BadHello):
+            except (NoRendezvous, OSError, BadHello) as exc:
+                print(
+                    f"mcp-gateway: the gateway daemon stopped and none could be reached again: {exc}", file=sys.stderr
+                )
                 return 1
 
     # The client's side, in its own thread.
@@ -195,8 +200,25 @@ class Front:
                     )
 
     def _reach_again(self) -> None:
-        """A fresh daemon, greeted and handed the client's handshake, becomes the session's connection."""
-        sock = self._reconnect()
+        """A fresh daemon, greeted and handed the client's handshake, becomes the session's connection.
+
+        A daemon killed a moment ago may still hold its listening socket while it dies, so a connection can be
+        accepted and then reset: that is tried again, until `START_SECONDS` have passed.
+        """
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            sock = self._reconnect()
+            try:
+                self._hand_over(sock)
+            except (OSError, BadHello):
+                sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(POLL_SECONDS)
+            else:
+                return
+
+    def _hand_over(self, sock: socket.socket) -> None:
         answer = self.greet(sock)
         if not answer.accepted:
             raise NoRendezvous(f"the new gateway daemon refused the session: {answer.reason}")

@@ -32,9 +32,6 @@ from mcp_gateway.service.gateway import Gateway
 
 logger = logging.getLogger(__name__)
 
-GRACE_SECONDS = 30.0
-"""How long an idle daemon waits for a new session before it stops its servers and exits: long enough for a
-client that restarts (a `/mcp` reconnect, a new terminal tab) to find its servers still warm."""
 SOCKET_MODE = 0o600
 
 
