@@ -36,10 +36,10 @@ def run() -> NoReturn:
     sys.exit(main())
 
 
-def _serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
+def _serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn], *, shared: bool) -> int:
     from mcp_gateway.server.start import serve
 
-    return serve(home, config, leave)
+    return serve(home, config, leave, shared=shared)
 
 
 def _daemon(argv: list[str]) -> int:

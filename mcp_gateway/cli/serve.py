@@ -23,6 +23,7 @@ from typing import NoReturn, Protocol
 from mcp_gateway.cli.context import load, secret_mask
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import UsageError
+from mcp_gateway.front.launch import sharing_allowed
 from mcp_gateway.gateway_log import log_to_file
 from mcp_gateway.service.home import gateway_log_path
 
@@ -32,7 +33,9 @@ class Serve(Protocol):
     (the MCP server, injected by `mcp_gateway.program`: the command line and the server never import each
     other). `leave(status)` ends the process at once, for a stop that cannot wait for the orderly path."""
 
-    def __call__(self, home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int: ...
+    def __call__(
+        self, home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn], *, shared: bool
+    ) -> int: ...
 
 
 STDIN = 0
@@ -51,7 +54,8 @@ def run_serve(args: argparse.Namespace, serve: Serve | None) -> int:
     if config.settings.debug and (log_path := gateway_log_path(args.home)) is not None:
         # Warnings go to stderr already (`load`); `debug` adds everything to gateway.log, masked and private.
         log_to_file(log_path, secret_mask(config))
-    leave_now(serve(args.home, config, leave_now))
+    shared = not getattr(args, "standalone", False) and config.settings.shared and sharing_allowed()
+    leave_now(serve(args.home, config, leave_now, shared=shared))
 
 
 def leave_now(status: int) -> NoReturn:

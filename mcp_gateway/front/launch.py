@@ -17,7 +17,13 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    import socket
+
+    from mcp_gateway.front.hello import Hello
+    from mcp_gateway.server.client_lines import ClientLines
 
 STANDALONE_ENV = "MCP_GATEWAY_STANDALONE"
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
@@ -25,9 +31,14 @@ MAX_CONFIG_BYTES = 16 * 1024 * 1024
 DAEMON_COMMAND = "daemon"
 
 
+def sharing_allowed() -> bool:
+    """Neither the environment (`MCP_GATEWAY_STANDALONE=1`) nor the platform (Windows) rules the daemon out."""
+    return os.environ.get(STANDALONE_ENV, "") in ("", "0") and sys.platform != "win32"
+
+
 def front_home(argv: Sequence[str]) -> tuple[str | None] | None:
     """`(home,)` when `argv` asks to serve with nothing a front cannot pass on; None otherwise."""
-    if os.environ.get(STANDALONE_ENV, "") not in ("", "0") or sys.platform == "win32":
+    if not sharing_allowed():
         return None
     rest = list(argv)
     home: str | None = None
@@ -41,21 +52,68 @@ def front_home(argv: Sequence[str]) -> tuple[str | None] | None:
 
 
 def run_as_front(home: str | None) -> int | None:
-    """Serve this session through the daemon; None when it must be served standalone (said why on stderr)."""
-    from mcp_gateway.front.hello import Hello
-    from mcp_gateway.front.pipe import run_front
-    from mcp_gateway.front.rendezvous import NoRendezvous, connect_or_start, private_directory, runtime_dir, socket_path
+    """Serve this session through the daemon if one runs; None when it does not, or refuses (said on stderr).
+
+    Only a running daemon is used here, before anything heavy is imported: starting one is the cold path
+    (`daemon_session`), taken once the session's handshake is being answered early, as a standalone start does.
+    """
+    from mcp_gateway.front.pipe import Front, greeted
+    from mcp_gateway.front.rendezvous import NoRendezvous, connect
+    from mcp_gateway.server.client_lines import ClientLines
 
     try:
-        config_path = _config_path(home)
-        if not _shared(config_path):
+        path = _socket_path(home)
+        if path is None:
             return None
-        path = socket_path(config_path, private_directory(runtime_dir()))
-        hello = Hello.of_this_process(os.getcwd(), dict(os.environ))
-        return run_front(lambda: connect_or_start(path, _starter(home, path)), hello)
-    except NoRendezvous as reason:
+        sock = connect(path)
+        if sock is None:
+            return None
+        hello = _hello()
+        greeted(sock, hello)
+    except (NoRendezvous, OSError) as reason:
         print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
         return None
+    return Front(sock, _reconnect(home, path), hello, ClientLines.on_stdio(None)).run()
+
+
+def daemon_session(home: str | None) -> Callable[[ClientLines], int] | None:
+    """The cold path: start (or find) the daemon and return how to pipe `lines` through it; None when none
+    can be had (said on stderr), and the session is served standalone."""
+    from mcp_gateway.front.pipe import Front, greeted
+    from mcp_gateway.front.rendezvous import NoRendezvous
+
+    try:
+        path = _socket_path(home)
+        if path is None:
+            return None
+        hello = _hello()
+        reconnect = _reconnect(home, path)
+        sock = greeted(reconnect(), hello)
+    except (NoRendezvous, OSError) as reason:
+        print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
+        return None
+    return lambda lines: Front(sock, reconnect, hello, lines).run()
+
+
+def _socket_path(home: str | None) -> Path | None:
+    from mcp_gateway.front.rendezvous import private_directory, runtime_dir, socket_path
+
+    config_path = _config_path(home)
+    if not _shared(config_path):
+        return None
+    return socket_path(config_path, private_directory(runtime_dir()))
+
+
+def _hello() -> Hello:
+    from mcp_gateway.front.hello import Hello
+
+    return Hello.of_this_process(os.getcwd(), dict(os.environ))
+
+
+def _reconnect(home: str | None, path: Path) -> Callable[[], socket.socket]:
+    from mcp_gateway.front.rendezvous import connect_or_start
+
+    return lambda: connect_or_start(path, _starter(home, path))
 
 
 def _config_path(home: str | None) -> Path:

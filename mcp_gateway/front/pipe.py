@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
 from mcp_gateway.front.rendezvous import POLL_SECONDS, START_SECONDS, NoRendezvous
+from mcp_gateway.server.client_lines import ClientLines
 
 CHUNK_BYTES = 64 * 1024
 DAEMON_LOST = -32000
@@ -52,14 +53,14 @@ class Front:
         sock: socket.socket,
         reconnect: Callable[[], socket.socket],
         hello: Hello,
-        stdin_fd: int = 0,
-        stdout_fd: int = 1,
+        lines: ClientLines,
     ) -> None:
+        """`lines`: the client's lines, read from the start (the handshake may have been answered early)."""
         self._sock = sock
         self._reconnect = reconnect
         self._hello = hello
-        self._stdin = stdin_fd
-        self._stdout = stdout_fd
+        self._lines = lines
+        self._stdout = lines.wire_out
         self._lock = threading.Lock()
         self._pending: dict[str, Any] = {}
         """Requests sent to the daemon and not yet answered, by their id's JSON text."""
@@ -72,18 +73,13 @@ class Front:
         """Held while writing to the client: the daemon's lines and the front's own errors never interleave."""
         self._reconnected = threading.Condition(self._lock)
 
-    def greet(self, sock: socket.socket | None = None) -> Answer:
-        """Say hello on `sock` (the current connection) and read the daemon's answer."""
-        target = sock if sock is not None else self._sock
-        target.settimeout(HELLO_SECONDS)
-        target.sendall(self._hello.encode())
-        answer = Answer.decode(_read_line(target, MAX_HELLO_BYTES))
-        target.settimeout(None)
-        return answer
-
     def run(self) -> int:
-        upstream = threading.Thread(target=self._client_to_daemon, name="client to daemon", daemon=True)
-        upstream.start()
+        with self._sending:  # the backlog goes first: a line `take` is given waits for it
+            backlog, ended = self._lines.hand_over(self._take, self._end)
+            for line in backlog:
+                self._send_now(line)
+        if ended:
+            self._end()
         while True:
             self._daemon_to_client()
             if self._client_gone.is_set():
@@ -92,47 +88,44 @@ class Front:
                 self._answer_pending()
             try:
                 self._reach_again()
-            except (NoRendezvous, OSError, BadHello) as exc:
-                print(
-                    f"mcp-gateway: the gateway daemon stopped and none could be reached again: {exc}", file=sys.stderr
-                )
+            except (NoRendezvous, OSError) as exc:
+                reason = f"mcp-gateway: the gateway daemon stopped and none could be reached again: {exc}"
+                print(reason, file=sys.stderr)
                 return 1
 
-    # The client's side, in its own thread.
+    # The client's side: the lines `ClientLines` reads, in its thread.
 
-    def _client_to_daemon(self) -> None:
-        buffer = b""
-        try:
-            while chunk := os.read(self._stdin, CHUNK_BYTES):
-                whole, newline, buffer = (buffer + chunk).rpartition(b"\n")
-                if newline:
-                    self._send(whole + newline)
-        except OSError:
-            pass  # stdin is unusable: the client is gone
-        finally:
-            self._client_gone.set()
-            with self._lock:
-                self._reconnected.notify_all()
-                with contextlib.suppress(OSError):
-                    self._sock.shutdown(socket.SHUT_WR)
+    def _take(self, line: bytes) -> None:
+        self._send(line)
+
+    def _end(self) -> None:
+        self._client_gone.set()
+        with self._lock:
+            self._reconnected.notify_all()
+            with contextlib.suppress(OSError):
+                self._sock.shutdown(socket.SHUT_WR)
 
     def _send(self, lines: bytes) -> None:
         """Send `lines` to the daemon; if it is gone before it could read them, to the next one."""
         while True:
             with self._sending:
-                with self._lock:
-                    sock = self._sock
-                sent = self._note_requests(lines)
-                try:
-                    sock.sendall(lines)
-                except OSError:
-                    with self._lock:  # never read by the lost daemon: not among its unanswered requests
-                        for key in sent:
-                            self._pending.pop(key, None)
-                else:
-                    return
-            if not self._await_next_daemon(sock):
-                return  # the client is gone and no daemon came back: nothing to send them to
+                lost = self._send_now(lines)
+            if lost is None or not self._await_next_daemon(lost):
+                return  # sent; or the client is gone and no daemon came back: nothing to send them to
+
+    def _send_now(self, lines: bytes) -> socket.socket | None:
+        """Under `_sending`: None once sent, else the lost connection they could not be sent on."""
+        with self._lock:
+            sock = self._sock
+        sent = self._note_requests(lines)
+        try:
+            sock.sendall(lines)
+        except OSError:
+            with self._lock:  # never read by the lost daemon: not among its unanswered requests
+                for key in sent:
+                    self._pending.pop(key, None)
+            return sock
+        return None
 
     def _await_next_daemon(self, lost: socket.socket) -> bool:
         with self._lock:
@@ -180,6 +173,8 @@ class Front:
             answered = _answered_id(line)
             if answered == json.dumps(REPLAYED_ID):
                 continue
+            if answered is not None and self._lines.settle(json.loads(answered), line + b"\n"):
+                continue  # answered early, before the daemon was reached
             if answered is not None:
                 with self._lock:
                     self._pending.pop(answered, None)
@@ -210,7 +205,7 @@ class Front:
             sock = self._reconnect()
             try:
                 self._hand_over(sock)
-            except (OSError, BadHello):
+            except (OSError, NoRendezvous):
                 sock.close()
                 if time.monotonic() > deadline:
                     raise
@@ -219,9 +214,7 @@ class Front:
                 return
 
     def _hand_over(self, sock: socket.socket) -> None:
-        answer = self.greet(sock)
-        if not answer.accepted:
-            raise NoRendezvous(f"the new gateway daemon refused the session: {answer.reason}")
+        greeted(sock, self._hello)
         with self._lock:
             replay = [self._handshake[method] for method in HANDSHAKE_METHODS if method in self._handshake]
         for line in replay:
@@ -235,22 +228,20 @@ class Front:
         old.close()
 
 
-def run_front(connect: Callable[[], socket.socket], hello: Hello) -> int:
-    """Connect, greet and pipe; NoRendezvous when no daemon serves this session (the caller serves standalone)."""
+def greeted(sock: socket.socket, hello: Hello) -> socket.socket:
+    """`sock` once the daemon has accepted `hello` on it; NoRendezvous (and `sock` closed) when it has not."""
     try:
-        sock = connect()
-    except OSError as exc:
-        raise NoRendezvous(f"the gateway daemon cannot be reached ({exc.strerror or exc})") from exc
-    front = Front(sock, connect, hello)
-    try:
-        answer = front.greet()
+        sock.settimeout(HELLO_SECONDS)
+        sock.sendall(hello.encode())
+        answer = Answer.decode(_read_line(sock, MAX_HELLO_BYTES))
+        sock.settimeout(None)
     except (OSError, BadHello) as exc:
         sock.close()
         raise NoRendezvous(f"the gateway daemon did not answer its hello ({exc})") from exc
     if not answer.accepted:
         sock.close()
         raise NoRendezvous(f"the gateway daemon refused the session: {answer.reason}")
-    return front.run()
+    return sock
 
 
 def _read_line(sock: socket.socket, limit: int) -> bytes:

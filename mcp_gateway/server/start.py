@@ -33,12 +33,22 @@ STOPPED_EARLY_STATUS = 0
 """A stop before serving began is an orderly one: there was nothing to stop."""
 
 
-def serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn]) -> int:
-    """Serve MCP over stdio until the client leaves; the exit status (`leave` ends the process at once)."""
+def serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn], *, shared: bool = False) -> int:
+    """Serve MCP over stdio until the client leaves; the exit status (`leave` ends the process at once).
+
+    `shared`: through the workspace's daemon, started now if none runs (the client's handshake is answered
+    early meanwhile, as for a standalone start); standalone when no daemon can be had.
+    """
     # Before the first answer: a client may leave as soon as it has one (`claude mcp list`).
     _leave_on_stop_signals(leave)
     handshake = Handshake.saying(handshake_instructions(home, config))
     lines = ClientLines.on_stdio(EarlyAnswers(handshake))
+    if shared:
+        from mcp_gateway.front.launch import daemon_session
+
+        through_daemon = daemon_session(home)
+        if through_daemon is not None:
+            return through_daemon(lines)
     lines.handshake_over.wait(HANDSHAKE_WAIT_SECONDS)
     # Everything below is imported only now: the SDK, the service with the pool, catalog and search.
     import anyio

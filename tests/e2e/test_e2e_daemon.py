@@ -97,8 +97,26 @@ async def daemon_cleanup(runtime_dir: Path) -> AsyncGenerator[None]:
                         os.kill(pid, signal.SIGKILL)
 
 
+class Together:
+    """Sessions that leave only once all have arrived: a daemon whose sessions overlap never leaves between."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.arrived = 0
+        self.all_here = anyio.Event()
+        self.daemons: list[int] = []
+
+    async def arrive(self, runtime_dir: Path) -> None:
+        self.arrived += 1
+        if self.arrived == self.count:
+            self.daemons = daemon_pids(runtime_dir)
+            self.all_here.set()
+        await self.all_here.wait()
+
+
 async def test_concurrent_sessions_share_one_daemon_and_one_process_per_server(home: Path, runtime_dir: Path) -> None:
     pids: dict[str, set[int]] = {name: set() for name in SERVERS}
+    together = Together(8)
 
     async def one_session() -> None:
         async with session(home, runtime_dir) as client:
@@ -106,28 +124,32 @@ async def test_concurrent_sessions_share_one_daemon_and_one_process_per_server(h
                 pids[name].add(await downstream_pid(client, name))
             echoed = await execute(client, "alpha.echo", {"message": "mine"})
             assert text_of(echoed) == "mine"
+            await together.arrive(runtime_dir)
 
     async with daemon_cleanup(runtime_dir):
         with anyio.fail_after(SESSION_SECONDS * 2):
             async with anyio.create_task_group() as tg:
-                for _ in range(8):
+                for _ in range(together.count):
                     tg.start_soon(one_session)
         assert {name: len(found) for name, found in pids.items()} == dict.fromkeys(SERVERS, 1)
-        assert len(daemon_pids(runtime_dir)) == 1
+        assert len(together.daemons) == 1
     assert not any(is_alive(pid) for found in pids.values() for pid in found)
 
 
 async def test_twenty_fronts_started_at_once_start_one_daemon(home: Path, runtime_dir: Path) -> None:
+    together = Together(20)
+
     async def one_session() -> None:
         async with session(home, runtime_dir) as client:
             assert len((await client.list_tools()).tools) == 4
+            await together.arrive(runtime_dir)
 
     async with daemon_cleanup(runtime_dir):
         with anyio.fail_after(SESSION_SECONDS * 2):
             async with anyio.create_task_group() as tg:
-                for _ in range(20):
+                for _ in range(together.count):
                     tg.start_soon(one_session)
-            assert len(daemon_pids(runtime_dir)) == 1
+        assert len(together.daemons) == 1
 
 
 async def test_a_daemon_killed_mid_call_fails_that_call_clearly_and_the_next_call_works(
@@ -193,7 +215,7 @@ async def test_another_user_is_refused(home: Path, runtime_dir: Path) -> None:
     if os.getuid() != 0 or setpriv is None:
         pytest.fail("this test drops privileges with setpriv as root; run it as root (CI does)")
     async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
-        await client.list_tools()
+        await downstream_pid(client, "alpha")  # served by the daemon (`tools/list` may be answered early, before it)
         [socket_file] = list((runtime_dir / "mcp-gateway").glob("*.sock"))
         for directory in (runtime_dir, runtime_dir / "mcp-gateway"):
             directory.chmod(0o711)  # reachable: only the daemon's own check stands in the way
