@@ -111,11 +111,26 @@ async def serve_connection(gateway: Gateway, stream: anyio.abc.SocketStream, ses
         await stream.send(Answer(True, __version__).encode())
         sessions.opened()
         try:
-            server = build_server(gateway)
-            async with socket_streams(stream, reader) as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            await _serve_session(gateway, stream, reader)
         finally:
             sessions.closed()
+
+
+async def _serve_session(gateway: Gateway, stream: anyio.abc.SocketStream, reader: BufferedByteReceiveStream) -> None:
+    """One session, until its front closes: then its calls still in flight are cancelled, as a standalone
+    gateway cancels them when its client closes stdin (their downstream requests with them)."""
+    server = build_server(gateway)
+    ended = anyio.Event()
+    async with anyio.create_task_group() as session:
+
+        async def cancel_when_ended() -> None:
+            await ended.wait()
+            session.cancel_scope.cancel()
+
+        session.start_soon(cancel_when_ended)
+        async with socket_streams(stream, reader, ended) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        session.cancel_scope.cancel()
 
 
 async def _hello(reader: BufferedByteReceiveStream) -> Hello | str:

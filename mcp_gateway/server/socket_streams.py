@@ -27,27 +27,36 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 @asynccontextmanager
-async def socket_streams(stream: anyio.abc.ByteStream, reader: BufferedByteReceiveStream) -> AsyncGenerator[Streams]:
-    """The session's streams; `reader` reads `stream` (it may hold bytes the hello left behind)."""
+async def socket_streams(
+    stream: anyio.abc.ByteStream, reader: BufferedByteReceiveStream, ended: anyio.Event
+) -> AsyncGenerator[Streams]:
+    """The session's streams; `reader` reads `stream` (it may hold bytes the hello left behind). `ended` is set
+    when the front has closed its side: the client left, or the front was killed."""
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     answers = write_send.clone()
 
     async def read_lines() -> None:
         async with read_send, answers:
-            while True:
-                try:
-                    line = await reader.receive_until(b"\n", MAX_LINE_BYTES)
-                except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    return
-                except anyio.DelimiterNotFound:
-                    await answers.send(SessionMessage(_too_long()))
-                    return  # the rest of the line cannot be told from the next message: end the session
-                judged = await anyio.to_thread.run_sync(judge, line)
-                if judged is not None and judged.to_session is not None:
-                    await read_send.send(judged.to_session)
-                elif judged is not None and judged.to_client is not None:
-                    await answers.send(judged.to_client)
+            try:
+                await read_each_line()
+            finally:
+                ended.set()
+
+    async def read_each_line() -> None:
+        while True:
+            try:
+                line = await reader.receive_until(b"\n", MAX_LINE_BYTES)
+            except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return
+            except anyio.DelimiterNotFound:
+                await answers.send(SessionMessage(_too_long()))
+                return  # the rest of the line cannot be told from the next message: end the session
+            judged = await anyio.to_thread.run_sync(judge, line)
+            if judged is not None and judged.to_session is not None:
+                await read_send.send(judged.to_session)
+            elif judged is not None and judged.to_client is not None:
+                await answers.send(judged.to_client)
 
     async def write_lines() -> None:
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):

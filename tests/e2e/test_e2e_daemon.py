@@ -20,6 +20,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from anyio.streams.buffered import BufferedByteReceiveStream
 from e2e_gateway import (
     SESSION_SECONDS,
     client_environment,
@@ -188,14 +189,18 @@ async def test_a_killed_front_cancels_its_own_call_only(home: Path, runtime_dir:
             [command, *args], env=shared_environment(runtime_dir), stderr=subprocess.DEVNULL
         )
         assert front.stdin is not None
+        assert front.stdout is not None
         await front.stdin.send(
             b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
             b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
             b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
-            b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_tool",'
-            b'"arguments":{"tool":"alpha.sleep","arguments":{"seconds":60}}}}\n'
+            b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_tool","_meta":'
+            b'{"progressToken":"p"},"arguments":{"tool":"alpha.progress","arguments":{"steps":60,"delay":1}}}}\n'
         )
         with anyio.fail_after(SESSION_SECONDS):
+            output = BufferedByteReceiveStream(front.stdout)
+            while b"notifications/progress" not in await output.receive_until(b"\n", 1 << 20):
+                pass  # the call runs at the server once its first progress comes back through the front
             async with anyio.create_task_group() as tg:
 
                 async def staying_call() -> None:
@@ -203,7 +208,6 @@ async def test_a_killed_front_cancels_its_own_call_only(home: Path, runtime_dir:
                     assert text_of(result) == "slept 2"
 
                 tg.start_soon(staying_call)
-                await anyio.sleep(0.5)
                 front.kill()
                 await front.wait()
                 await wait_for(lambda: cancelled.exists() and cancelled.read_text().strip() != "", 15)
