@@ -10,6 +10,8 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 - a call that times out makes the pool probe its connection; one that does not answer the probe is retired:
   new calls get a fresh process, the old one closes after its last call;
 - shutdown refuses new work and stops every connection in parallel, each within its close budget;
+- a new set of servers (a live config edit, `reconfigure`) retires the supervisors of servers removed or
+  started differently once their in-flight calls end, and keeps every other server's process (`reconcile`);
 - a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
   `status`, never fatal to the gateway (`mcp_gateway.background`);
 - no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
@@ -33,6 +35,7 @@ from mcp_gateway.background import BackgroundProblems, BackgroundTasks
 from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
+from mcp_gateway.config.diff import server_changes
 from mcp_gateway.config.models import Settings
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
@@ -40,6 +43,7 @@ from mcp_gateway.downstream.error_journal import ErrorJournal
 from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
 from mcp_gateway.downstream.notes import logger as notes_logger
 from mcp_gateway.downstream.process_records import ProcessRecords
+from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.stderr_log import StderrLog
@@ -97,6 +101,7 @@ class Pool:
         self._supervisors: dict[str, Supervisor] = {}
         """Made on a server's first use: one that is never used costs the gateway nothing but its config."""
         self._tasks: BackgroundTasks | None = None
+        self._retirements = Retirements()
         self._stopping = False
         self._handler = ServerLogHandler(self, self._log_for)
         self._stack: AsyncExitStack | None = None
@@ -130,23 +135,23 @@ class Pool:
         return None
 
     def _shutdown_seconds(self) -> float:
-        budgets = [close_seconds(supervisor.server, self._settings) for supervisor in self._supervisors.values()]
+        budgets = [close_seconds(supervisor.server, self._settings) for supervisor in self._every_supervisor()]
         return max(budgets, default=0.0) + SHUTDOWN_MARGIN_SECONDS
 
     def shutdown(self) -> None:
         """Refuse new work and begin stopping every connection (the pool's exit waits for them)."""
         self._stopping = True
-        for supervisor in self._supervisors.values():
+        for supervisor in self._every_supervisor():
             supervisor.stop()
 
     def urge(self) -> None:
         """The client is ending the gateway by a signal: every server's stop, begun or to come, is urgent."""
-        for supervisor in self._supervisors.values():
+        for supervisor in self._every_supervisor():
             supervisor.urge()
 
     def kill_everything(self) -> None:
         """SIGKILL every server process group at once (started ones, and ones still starting)."""
-        for supervisor in self._supervisors.values():
+        for supervisor in self._every_supervisor():
             supervisor.kill()
         if self._records is not None:
             self._records.kill_all()
@@ -165,11 +170,17 @@ class Pool:
         on_progress: ProgressCallback | None = None,
         retry_safe: bool = False,
     ) -> JsonObject:
-        async with self._supervisor(server).borrowed(tool, retry_safe=retry_safe) as (connection, timeout):
+        async with (
+            self._retirements.lease(self._supervisor(server)) as supervisor,
+            supervisor.borrowed(tool, retry_safe=retry_safe) as (connection, timeout),
+        ):
             return await connection.call_tool(tool, arguments, timeout_seconds=timeout, on_progress=on_progress)
 
     async def list_tools(self, server: str) -> Listing:
-        async with self._supervisor(server).borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout):
+        async with (
+            self._retirements.lease(self._supervisor(server)) as supervisor,
+            supervisor.borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout),
+        ):
             listing = await connection.list_tools(timeout_seconds=timeout)
         return Listing(
             tools=listing.tools,
@@ -195,7 +206,30 @@ class Pool:
             if server.spec.lifecycle == "eager":
                 self._supervisor(name).start_eagerly()
 
+    def reconfigure(self, servers: Mapping[str, ServerConfig], settings: Settings) -> None:
+        """Serve `servers` with `settings` from now on (a live config edit), as `reconcile` describes: removed
+        and changed servers are retired after their in-flight calls, added `eager` ones start, the rest keep
+        their processes and read their new settings from their next call on."""
+        enabled = {name: server for name, server in servers.items() if not server.spec.disabled}
+        changes = server_changes(self._servers, enabled)
+        before = self._settings
+        self._servers, self._settings = enabled, settings
+        for name in (*changes.removed, *changes.changed):
+            supervisor = self._supervisors.pop(name, None)
+            if supervisor is not None:
+                self._retirements.retire(supervisor, self._tasks, drain_seconds(supervisor.server, before))
+        for name, supervisor in self._supervisors.items():
+            supervisor.reconfigure(enabled[name], self._context_for(enabled[name]))
+        if self._tasks is not None and not self._stopping:
+            for name in (*changes.added, *changes.changed):
+                if enabled[name].spec.lifecycle == "eager":
+                    self._supervisor(name).start_eagerly()
+
     # Inside.
+
+    def _every_supervisor(self) -> list[Supervisor]:
+        """The pool's supervisors and those retired by a config edit that are still finishing their calls."""
+        return [*self._supervisors.values(), *self._retirements.draining]
 
     def _said(self, text: str | None, limit: int) -> str | None:
         """What a server says about itself, as the catalog keeps it: masked and cut to `limit`; None for nothing."""

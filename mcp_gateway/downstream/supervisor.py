@@ -101,6 +101,10 @@ class Supervisor:
             probe.cancel()
         self._wake_idle_timers()
 
+    def reconfigure(self, server: ServerConfig, context: ServerContext) -> None:
+        """Read new timeouts and lifecycle for the same connection (a live config edit), from the next call on."""
+        self.server, self._context = server, context
+
     def kill(self) -> None:
         """SIGKILL the process group of every connection at once: a stop that cannot wait any more."""
         for connection in self._open:
