@@ -203,8 +203,9 @@ def _redact_script(script: str, redact: Redact) -> str:
 class SecretMask:
     """The secret values the gateway knows, and `mask(text)`: each of them, and URL-shaped credentials, as `***`.
 
-    A value: built once, never changed, shared by every exit. Values shorter than `MIN_SECRET_CHARS` and
-    surrounding whitespace are left out (a line is masked without its newline).
+    Built once and shared by every exit; the one change it allows is to grow (`learn`), when a live config
+    edit brings new secrets. Values shorter than `MIN_SECRET_CHARS` and surrounding whitespace are left out
+    (a line is masked without its newline).
     """
 
     def __init__(self, values: Iterable[str] = ()) -> None:
@@ -235,6 +236,12 @@ class SecretMask:
             if spec.bearer_token_env and (token := environ.get(spec.bearer_token_env)):
                 found.append(token)
         return cls(found)
+
+    def learn(self, values: Iterable[str]) -> None:
+        """Mask `values` too from now on, every exit at once; the ones known stay masked (a process started with
+        an old secret may still print it)."""
+        grown = SecretMask([*self._values, *values])
+        self._values, self._known = grown._values, grown._known
 
     @property
     def values(self) -> tuple[str, ...]:
