@@ -103,6 +103,7 @@ def status_json(report: StatusReport) -> dict[str, Any]:
         ],
         "workspaceProblems": list(report.workspace_problems),
         "cacheNotice": report.cache_notice,
+        "configProblem": report.config_problem,
     }
 
 
@@ -125,6 +126,8 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
     """`program` is the `mcp-gateway` a person ran (with their `--home`), for the commands the lines suggest."""
     lines = [f"config: {report.config_path}"]
     lines += [f"workspace problem: {problem}" for problem in report.workspace_problems]
+    if report.config_problem:
+        lines.append(f"config problem: {report.config_problem}")
     if report.cache_notice:
         lines.append(f"cache: {report.cache_notice}")
     if report.no_servers_hint is not None and not report.rejected:

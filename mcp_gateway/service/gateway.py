@@ -48,6 +48,7 @@ from mcp_gateway.service.background_journal import BackgroundJournal, GatewayPro
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
+from mcp_gateway.service.live_config import LiveConfig
 from mcp_gateway.service.progress import ProgressFn, listing_steps, refresh_report
 from mcp_gateway.service.reports import (
     RefreshReport,
@@ -86,7 +87,6 @@ class Gateway:
         for tests, which reach servers in-process and cannot wait seconds.
         """
         self._workspace = workspace
-        self._config = config
         self._environ = dict(os.environ if environ is None else environ)
         self._secrets = SecretMask.for_servers(config.servers.values(), self._environ)
         self._catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
@@ -106,9 +106,10 @@ class Gateway:
             secrets=self._secrets,
             probe_seconds=probe_seconds,
         )
+        self._live = LiveConfig(config, self._environ, self._catalog, self._pool, self._secrets, relist=self.refresh)
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
         directory = CatalogDirectory(self._catalog)
-        self._resolver = ToolResolver(config, self._catalog, directory, self._ensure_listed, self._waiting)
+        self._resolver = ToolResolver(self._catalog, directory, self._ensure_listed, self._waiting)
         self._stack: AsyncExitStack | None = None
         self._tg: BackgroundTasks | None = None
         self._load_in_background = load_in_background
@@ -132,6 +133,10 @@ class Gateway:
     @property
     def config(self) -> GatewayConfig:
         return self._config
+
+    @property
+    def _config(self) -> GatewayConfig:  # the last good config.json: a live edit replaces it (`live_config`)
+        return self._live.config
 
     def mask(self, text: str) -> str:
         """`text` with every secret this gateway knows of replaced (for text about to leave the gateway)."""
@@ -176,6 +181,7 @@ class Gateway:
         if self._config.settings.startup_metadata_check:
             self._waiting.expect_listings()
         self._tg.start_soon(self._start_background, name="the startup work")
+        self._tg.start_soon(self._live.watch, self._tg, name="watching config.json")
 
     def hurry_stop(self) -> None:
         """The client is ending the gateway by a signal and will kill it soon: stop its servers in milliseconds."""
@@ -232,7 +238,7 @@ class Gateway:
         return SearchReport(
             query=query,
             hits=hits,
-            notes=found.notes,
+            notes=(*self._live.search_notes(), *found.notes),
             focused_server=found.focused_server,
             loading=missing.loading,
             failed=missing.failed,
@@ -323,6 +329,7 @@ class Gateway:
             connected=lambda name: self._pool.status(name).running,
             background=await self.background_failures(),
             workspace_problems=self._workspace_problems,
+            config_problem=self._live.problem,
         )
 
     async def doctor(

@@ -173,6 +173,8 @@ class StatusReport:
     cache_notice: str | None
     """Why cache.json could not be used, if it could not."""
     no_servers_hint: str | None = None
+    config_problem: str | None = None
+    """Why config.json as it is now cannot be used by this gateway, which serves its last good version."""
 
 
 @dataclass(frozen=True)

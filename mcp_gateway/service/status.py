@@ -47,6 +47,7 @@ async def status_report(
     connected: Callable[[str], bool],
     background: list[GatewayProblem],
     workspace_problems: tuple[str, ...],
+    config_problem: str | None = None,
 ) -> StatusReport:
     """The workspace's state; the files of other gateways are read in a worker thread."""
     on_disk = await anyio.to_thread.run_sync(_read_records, workspace, secrets)
@@ -65,6 +66,7 @@ async def status_report(
         workspace_problems=workspace_problems,
         cache_notice=catalog.notice,
         no_servers_hint=no_servers_hint(config),
+        config_problem=config_problem,
     )
 
 
