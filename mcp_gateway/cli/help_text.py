@@ -203,6 +203,41 @@ COMMANDS: dict[str, CommandHelp] = {
         ),
         examples=(("mcp-gateway refresh", ""), ("mcp-gateway refresh github", "only this one")),
     ),
+    "reload": CommandHelp(
+        summary="check config.json as running gateways will read it, and say what they do with it",
+        description=(
+            "A serving gateway applies every save of config.json by itself, within a second and without a "
+            "restart: new servers are listed and searchable, removed or disabled ones stop once their calls "
+            "in flight end, a server whose command, arguments, environment, url or headers changed restarts "
+            "on its next call, and the others keep their processes. `reload` reads the file as they will: it "
+            "prints the enabled and disabled servers and every problem (on stderr). An edit that cannot be used "
+            "is not applied: running gateways keep serving their last good config and say why in `status` and "
+            "in the next search. Exit status: 0 when the file can be applied, 1 when it has errors, 2 when it "
+            "cannot be read as JSON at all."
+        ),
+        examples=(("mcp-gateway reload", "after editing config.json by hand"),),
+    ),
+    "enable": CommandHelp(
+        summary="enable a server in config.json (running gateways apply it live)",
+        description=(
+            'Removes the server\'s "disabled": true from config.json, keeping every other byte of the file. '
+            "SERVER is its name or one of its aliases. Running gateways list it and start it on its first call, "
+            "within a second. Exit status: 0 when it is enabled (or already was), 2 when no server has that name "
+            "(the error suggests the closest one) or the file cannot be read or written."
+        ),
+        examples=(("mcp-gateway enable github", ""),),
+    ),
+    "disable": CommandHelp(
+        summary="disable a server in config.json (running gateways stop it once its calls end)",
+        description=(
+            'Writes "disabled": true into the server\'s entry in config.json, keeping every other byte of '
+            "the file; its tools leave search at once. SERVER is its name or one of its aliases. Running "
+            "gateways take no new call for it and stop its process once the calls in flight end. Exit status: "
+            "0 when it is disabled (or already was), 2 when no server has that name (the error suggests the "
+            "closest one) or the file cannot be read or written."
+        ),
+        examples=(("mcp-gateway disable github", "until `mcp-gateway enable github`"),),
+    ),
     "doctor": CommandHelp(
         summary="start every server: does it work, what does it cost in tokens, what is wrong with it",
         description=(

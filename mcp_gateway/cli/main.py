@@ -132,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     refresh = command("refresh")
     refresh.add_argument("server", nargs="?", help="only this server, by name or alias (default: every enabled one)")
 
+    command("reload")
+    for name in ("enable", "disable"):
+        command(name).add_argument("server", help="the server's name in config.json, or one of its aliases")
+
     doctor = command("doctor")
     doctor.add_argument("servers", nargs="*", metavar="SERVER", help="only these servers (default: all)")
     doctor.add_argument(
@@ -154,7 +158,7 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
     if args.command in (None, "serve"):
         # Before anything else is imported: a client waits for this one's handshake at every session start.
         return run_serve(args, serve)
-    from mcp_gateway.cli import inspect, manage
+    from mcp_gateway.cli import inspect, live, manage
 
     handlers: dict[str, Command] = {
         "search": inspect.run_search,
@@ -164,6 +168,9 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
         "refresh": manage.run_refresh,
         "status": manage.run_status,
         "config": manage.run_config,
+        "reload": live.run_reload,
+        "enable": live.run_enable,
+        "disable": live.run_disable,
     }
     if args.command == "import":
         if args.client is not None and canonical_client(args.client) is None:

@@ -13,7 +13,8 @@ LoadJson = Callable[..., GatewayConfig]
 def diff(load_json: LoadJson, before: object, after: object, environ: dict[str, str] | None = None) -> ConfigChanges:
     old = load_json(before, environ)
     new = load_json(after, environ)
-    assert not old.errors and not new.errors, (old.diagnostics, new.diagnostics)
+    assert not old.errors, old.diagnostics
+    assert not new.errors, new.diagnostics
     return config_changes(old, new)
 
 
