@@ -92,7 +92,7 @@ class Gateway:
         self._catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
         self._records = ProcessRecords(workspace.process_records_dir)
         self._journal = BackgroundJournal(workspace.background_problems_path)
-        self._problems = BackgroundProblems(persist=self._journal.record, mask=self._secrets.mask)
+        self._problems = BackgroundProblems(self._journal.record, self._secrets.mask, self._journal.forget)
         self._arguments = ArgumentChecker()
         self._pool = Pool(
             config.servers,

@@ -122,6 +122,8 @@ class LiveConfig:
         self.config = new
         if self.problem is not None:
             logger.info("config.json can be used again")
+            if tasks is not None:
+                await tasks.problems.resolved(TASK)
         self.problem, self._problem_told = None, False
         if changes.empty:
             return changes

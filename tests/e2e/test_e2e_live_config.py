@@ -212,5 +212,36 @@ async def test_an_unusable_edit_keeps_the_last_good_config_is_reported_and_a_fix
                 assert await until(lambda: listed(client, "later"), "the fixed file is applied")
                 learned.append(await downstream_pid(client, "later"))
                 assert await downstream_pid(client, "svc") == pid
+                fixed = await run_cli_async("status", home=home)
+                assert "edited config.json" not in fixed.stdout, "a fixed edit is no longer a problem"
+    finally:
+        kill_quietly(learned)
+
+
+async def test_enable_and_disable_at_the_shell_are_applied_live(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    await refreshed_workspace(home, {"on": fake_server(name="on-fake"), "off": fake_server(name="off-fake")})
+    save_config(home, {"on": fake_server(name="on-fake"), "off": fake_server(name="off-fake") | {"disabled": True}})
+    learned: list[int] = []
+    try:
+        with anyio.fail_after(SESSION_SECONDS):
+            async with gateway_session(home) as client:
+                learned.append(on_pid := await downstream_pid(client, "on"))
+                assert await listed(client, "off") == []
+
+                disabled = await run_cli_async("disable", "on", home=home)
+                assert disabled.returncode == 0, disabled.stderr
+                refused = await until(lambda: _refused(client, "on.echo"), "the disabled server refuses calls")
+                assert "on" in refused
+                await wait_gone([on_pid])
+
+                enabled = await run_cli_async("enable", "off", home=home)
+                assert enabled.returncode == 0, enabled.stderr
+                assert "pid" in await until(lambda: listed(client, "off"), "the enabled server is listed")
+                learned.append(await downstream_pid(client, "off"))
+
+                unknown = await run_cli_async("disable", "of", home=home)
+                assert unknown.returncode == 2
+                assert "did you mean 'off'?" in unknown.stderr, unknown.stderr
     finally:
         kill_quietly(learned)
