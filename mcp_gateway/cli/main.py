@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         action="store_true",
         help="print it as one JSON object: config, servers (cache, tools, running, lastError, …), rejected, "
-        "backgroundProblems, workspaceProblems, cacheNotice",
+        "backgroundProblems, workspaceProblems, cacheNotice, configProblem",
     )
 
     refresh = command("refresh")

@@ -83,7 +83,10 @@ class LiveConfig:
         self.problem: str | None = None
         """Why the file as it is now cannot be used (the last good config is served meanwhile); None when it can."""
         self._problem_told = False
-        self._untold: list[ConfigChanges] = []
+        self._untold: dict[str, bool] = {}
+        """Servers added (True) or removed (False) since the last search, as of the last edit that moved them;
+        bounded by the servers ever configured, however many edits no search follows."""
+        self._untold_other = False
 
     async def watch(self, tasks: BackgroundTasks) -> None:
         """Poll the file until cancelled, applying each valid edit; `tasks` runs the listings it asks for."""
@@ -128,7 +131,8 @@ class LiveConfig:
         if changes.empty:
             return changes
         logger.info("applied the edited config.json: %s", self._secrets.mask(changes.summary()))
-        self._untold.append(changes)
+        self._untold.update(dict.fromkeys(changes.added, True) | dict.fromkeys(changes.removed, False))
+        self._untold_other = self._untold_other or bool(changes.changed or changes.updated or changes.settings)
         new_or_changed = {*changes.added, *changes.changed}
         due = [name for name in self._catalog.needs_refresh() if name in new_or_changed]
         if due and new.settings.startup_metadata_check and tasks is not None:
@@ -139,9 +143,9 @@ class LiveConfig:
     def search_notes(self) -> tuple[str, ...]:
         """What a model should hear once: the config changed under its session, or an edit could not be used."""
         notes: list[str] = []
-        if self._untold:
+        if self._untold or self._untold_other:
             notes.append(_changes_note(self._untold))
-            self._untold = []
+            self._untold, self._untold_other = {}, False
         if self.problem is not None and not self._problem_told:
             notes.append(self.problem)
             self._problem_told = True
@@ -175,9 +179,9 @@ def _new_errors(served: GatewayConfig, loaded: GatewayConfig) -> str:
     return new[0] + more
 
 
-def _changes_note(changes: list[ConfigChanges]) -> str:
-    added = list(dict.fromkeys(name for change in changes for name in change.added))
-    removed = [name for name in dict.fromkeys(n for c in changes for n in c.removed) if name not in added]
+def _changes_note(untold: dict[str, bool]) -> str:
+    added = [name for name, present in untold.items() if present]
+    removed = [name for name, present in untold.items() if not present]
     parts = [f"added: {', '.join(added)}" if added else "", f"removed: {', '.join(removed)}" if removed else ""]
     said = "; ".join(part for part in parts if part) or "server settings changed"
     return (
