@@ -43,6 +43,8 @@ APPLIED_SECONDS = 15.0
 LONG_CALL_STEPS = 30
 LONG_CALL_DELAY_SECONDS = 0.2
 """A call of about 6 s: long enough to stay in flight while its server is removed and the edit applied."""
+NEW_SECRET = "sk-live-" + "0123456789abcdefghijklmn"
+"""A credential only the edited config holds: the gateway's mask must learn it from the edit."""
 
 
 def save_config(home: Path, servers: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> None:
@@ -91,7 +93,9 @@ async def test_a_server_added_while_serving_is_listed_searchable_and_callable(tm
                 learned.append(first_pid := await downstream_pid(client, "first"))
                 assert await listed(client, "second") == []
 
-                save_config(home, {"first": first, "second": fake_server(name="second-fake")})
+                second = fake_server(name="second-fake")
+                second["env"]["SECOND_API_TOKEN"] = NEW_SECRET
+                save_config(home, {"first": first, "second": second})
 
                 tools = await until(lambda: listed(client, "second"), "the added server is listed")
                 assert "pid" in tools
@@ -103,6 +107,10 @@ async def test_a_server_added_while_serving_is_listed_searchable_and_callable(tm
                 assert not any("added: second" in note for note in notes_of(again)), "said once"
                 assert second_pid != first_pid
                 assert await downstream_pid(client, "first") == first_pid, "an unchanged server keeps its process"
+                echoed = await execute(client, "second.fail", {"env": "SECOND_API_TOKEN"})
+                assert echoed.is_error
+                assert NEW_SECRET not in text_of(echoed), "the added server's secret is masked too"
+                assert "***" in text_of(echoed)
     finally:
         kill_quietly(learned)
 
