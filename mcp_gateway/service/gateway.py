@@ -181,7 +181,6 @@ class Gateway:
         if self._config.settings.startup_metadata_check:
             self._waiting.expect_listings()
         self._tg.start_soon(self._start_background, name="the startup work")
-        self._tg.start_soon(self._live.watch, self._tg, name="watching config.json")
 
     def hurry_stop(self) -> None:
         """The client is ending the gateway by a signal and will kill it soon: stop its servers in milliseconds."""
@@ -358,6 +357,7 @@ class Gateway:
             # Each its own guarded task, so one failing does not keep the others from running.
             self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
             self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
+            self._tg.start_soon(self._live.watch, self._tg, name="watching config.json")  # after the catalog load
             if self._config.settings.startup_metadata_check:
                 due = self._catalog.needs_refresh()
                 if due:

@@ -48,6 +48,8 @@ TASK = "applying the edited config.json"
 
 FileSignature = tuple[int, int, int, int] | None
 """(mtime in ns, size, inode, device) of config.json, None when it cannot be looked at."""
+NEVER_SEEN: FileSignature = (-1, -1, -1, -1)
+"""No file has it: the first look reads the file and compares it with the config served."""
 
 
 def signature(path: Path) -> FileSignature:
@@ -79,7 +81,9 @@ class LiveConfig:
         self._secrets = secrets
         self._relist = relist
         self._poll_seconds = poll_seconds
-        self._seen: FileSignature = signature(config.path)
+        self._seen: FileSignature = NEVER_SEEN
+        """The file's signature when last judged. Not taken here: the config was loaded before the gateway was
+        made (a client's handshake is answered first), and an edit saved in between must not pass for it."""
         self.problem: str | None = None
         """Why the file as it is now cannot be used (the last good config is served meanwhile); None when it can."""
         self._problem_told = False
@@ -119,17 +123,15 @@ class LiveConfig:
     async def apply(self, new: GatewayConfig, tasks: BackgroundTasks | None = None) -> ConfigChanges:
         """Serve `new` from now on (see the module docstring for the order, and why)."""
         changes = config_changes(self.config, new)
+        if changes.empty:  # as served (the first look, or an edit undone): nothing to restart or re-index
+            self.config = new
+            await self._resolved(tasks)
+            return changes
         self._secrets.learn(SecretMask.for_servers(new.servers.values(), self._environ).values)
         self._pool.reconfigure(new.servers, new.settings)
         await self._catalog.reconfigure(new)
         self.config = new
-        if self.problem is not None:
-            logger.info("config.json can be used again")
-            if tasks is not None:
-                await tasks.problems.resolved(TASK)
-        self.problem, self._problem_told = None, False
-        if changes.empty:
-            return changes
+        await self._resolved(tasks)
         logger.info("applied the edited config.json: %s", self._secrets.mask(changes.summary()))
         self._untold.update(dict.fromkeys(changes.added, True) | dict.fromkeys(changes.removed, False))
         self._untold_other = self._untold_other or bool(changes.changed or changes.updated or changes.settings)
@@ -155,6 +157,13 @@ class LiveConfig:
 
     def _load(self) -> GatewayConfig:
         return load_config(self.config.path, environ=self._environ, create_missing=False)
+
+    async def _resolved(self, tasks: BackgroundTasks | None) -> None:
+        if self.problem is not None:
+            logger.info("config.json can be used again")
+            if tasks is not None:
+                await tasks.problems.resolved(TASK)
+        self.problem, self._problem_told = None, False
 
     async def _refuse(self, reason: str, tasks: BackgroundTasks | None) -> None:
         problem = self._secrets.mask(
