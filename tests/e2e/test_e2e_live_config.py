@@ -253,3 +253,19 @@ async def test_enable_and_disable_at_the_shell_are_applied_live(tmp_path: Path) 
                 assert "did you mean 'off'?" in unknown.stderr, unknown.stderr
     finally:
         kill_quietly(learned)
+
+
+async def test_an_edit_saved_as_the_session_starts_is_applied(tmp_path: Path) -> None:
+    """The config is read before the client's handshake is answered, and the gateway behind it is made after:
+    an edit saved in between is applied all the same."""
+    home = tmp_path / "home"
+    await refreshed_workspace(home, {"first": fake_server(name="first-fake")})
+    learned: list[int] = []
+    try:
+        with anyio.fail_after(SESSION_SECONDS):
+            async with gateway_session(home) as client:
+                save_config(home, {"first": fake_server(name="first-fake"), "early": fake_server(name="early-fake")})
+                assert "pid" in await until(lambda: listed(client, "early"), "the edit saved at the start is applied")
+                learned.append(await downstream_pid(client, "early"))
+    finally:
+        kill_quietly(learned)
