@@ -43,13 +43,26 @@ from mcp_gateway.downstream.asking import MAX_ANSWER_SECONDS, Answer, Asker, Ask
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import QuestionNotRelayedError
 from mcp_gateway.json_object import JsonObject
-from mcp_gateway.service.gateway import Gateway
 
 INPUT_REQUIRED = "input_required"
 MAX_INPUT_ROUNDS = 10
 """Rounds of `input_required` one call may take: the SDK's (and the TypeScript SDK's) default cap."""
 HELD_STATE_PREFIX = "mcp-gateway.held."
 """Starts the `requestState` of a held call, telling a retry that continues it from a server's own state."""
+
+
+class Executor(Protocol):
+    """What runs the calls: the `Gateway` (a seam for tests, which hold calls without starting servers)."""
+
+    async def execute(
+        self,
+        tool: str,
+        arguments: JsonObject,
+        *,
+        server: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        asking: Asking | None = None,
+    ) -> JsonObject: ...
 
 
 class Caller(Asker, Protocol):
@@ -170,11 +183,28 @@ class _Held:
             await self.progress(progress, total, message)
 
 
+class Nobody:
+    """The caller at the command line: a person running one call, with no way to be asked during it."""
+
+    modern = False
+    capabilities = None
+    retry = Asking()
+
+    @property
+    def session(self) -> object:
+        return self
+
+    async def ask(self, request: types.InputRequest) -> Answer:
+        return refusal("mcp-gateway's command line cannot answer questions during a call.")
+
+
 class QuestionRelay:
     """`execute_tool` with its tool's questions relayed to the client that called it (see the module)."""
 
-    def __init__(self, gateway: Gateway) -> None:
+    def __init__(self, gateway: Executor, *, hold_seconds: float = MAX_ANSWER_SECONDS) -> None:
+        """`hold_seconds`: how long a held call waits for its client's retry (a seam for tests)."""
         self._gateway = gateway
+        self._hold_seconds = hold_seconds
         self._held: dict[str, _Held] = {}
         self._group: anyio.abc.TaskGroup | None = None
 
@@ -206,7 +236,7 @@ class QuestionRelay:
             if held is None:
                 raise QuestionNotRelayedError(
                     f"mcp-gateway no longer holds the call to '{clip(tool, MAX_ECHOED_NAME_CHARS)}' this answer "
-                    f"belongs to (it ended, or waited more than {MAX_ANSWER_SECONDS:g}s for it); call the tool again."
+                    f"belongs to (it ended, or waited more than {self._hold_seconds:g}s for it); call the tool again."
                 )
             held.deliver(caller.retry.input_responses or {})
             return await self._next(held, on_progress)
@@ -284,12 +314,12 @@ class QuestionRelay:
                     if held.result is None:
                         raise QuestionNotRelayedError(
                             f"The call to '{clip(held.tool, MAX_ECHOED_NAME_CHARS)}' waited more than "
-                            f"{MAX_ANSWER_SECONDS:g}s for its answer and was cancelled; call the tool again."
+                            f"{self._hold_seconds:g}s for its answer and was cancelled; call the tool again."
                         )
                     return self._passed_through(held.result, held.caller, held.tool)
                 waiting = {key: parked for key, parked in held.parked.items() if not parked.answered.is_set()}
                 if waiting:
-                    held.scope.deadline = anyio.current_time() + MAX_ANSWER_SECONDS
+                    held.scope.deadline = anyio.current_time() + self._hold_seconds
                     return _asking_for(waiting, held.token)
                 held.news = anyio.Event()
                 await held.news.wait()
