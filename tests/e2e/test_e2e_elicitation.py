@@ -19,7 +19,14 @@ from typing import Any, cast
 import anyio
 import mcp_types as types
 import pytest
-from e2e_gateway import SESSION_SECONDS, client_environment, everything_server, gateway_params, text_of
+from e2e_gateway import (
+    SESSION_SECONDS,
+    client_environment,
+    everything_server,
+    gateway_params,
+    run_cli_async,
+    text_of,
+)
 from gateway_testing import ROOT, fake_server, write_workspace
 from mcp import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
@@ -220,3 +227,13 @@ async def test_server_everything_question_to_a_client_without_elicitation_is_ref
     (elicited,) = await execute(tmp_path, client_era, [("everything.trigger-elicitation-request", {})])
     assert elicited.is_error
     assert "asked the user a question (elicitation), which this client does not support" in text_of(elicited)
+
+
+@pytest.mark.parametrize("server_era", SERVER_ERAS)
+async def test_a_question_at_the_command_line_is_refused_in_one_sentence(tmp_path: Path, server_era: str) -> None:
+    write_workspace(tmp_path, {"ask": asking_server(server_era)})
+    done = await run_cli_async("call", "ask.greet", "--args", '{"greeting": "Hi"}', home=tmp_path)
+    assert done.returncode != 0, done.stdout
+    assert "'ask.greet' asked the user a question (elicitation), which this client does not support" in (
+        done.stdout + done.stderr
+    )
