@@ -151,6 +151,8 @@ class _Held:
     progress: ProgressCallback | None = None
     """The progress callback of the client request now waiting for it; None between requests."""
     asked: int = 0
+    collected: anyio.Event = field(default_factory=anyio.Event)
+    """Set once a client request has taken its outcome."""
 
     @property
     def session(self) -> object:
@@ -298,8 +300,11 @@ class QuestionRelay:
         finally:
             held.finished = True
             held.news.set()
-            if held.progress is None:  # nobody is waiting for it: an answer arriving later finds it gone
-                self._held.pop(held.token, None)
+        if held.progress is None:
+            # Its client was handed a question and is not back yet: its retry still gets the outcome, for a while.
+            with anyio.move_on_after(self._hold_seconds):
+                await held.collected.wait()
+        self._held.pop(held.token, None)
 
     async def _next(self, held: _Held, on_progress: ProgressCallback | None) -> JsonObject:
         """What the client hears next from a held call: its result, or its questions as `input_required`."""
@@ -308,6 +313,7 @@ class QuestionRelay:
         try:
             while True:
                 if held.finished:
+                    held.collected.set()
                     self._held.pop(held.token, None)
                     if held.error is not None:
                         raise held.error

@@ -146,8 +146,29 @@ async def test_a_held_call_whose_client_never_comes_back_is_cancelled_after_the_
             first = await relay.execute("s.t", {}, Caller(modern=True, capabilities=EVERYTHING))
             await stand_in.cancelled.wait()
             retry = Asking(None, {"q1": ACCEPTED}, first["requestState"])  # pyright: ignore[reportArgumentType]
-            with pytest.raises(QuestionNotRelayedError, match="no longer holds the call"):
+            # Right after the cancellation it says why; once its outcome is dropped too, that it is gone.
+            with pytest.raises(QuestionNotRelayedError, match=r"was cancelled; call|no longer holds the call"):
                 await relay.execute("s.t", {}, Caller(modern=True, capabilities=EVERYTHING, retry=retry))
+
+
+async def test_a_held_call_that_ends_while_its_client_is_away_hands_its_result_to_the_retry() -> None:
+    gave_up = anyio.Event()
+
+    async def stops_waiting_for_the_answer(asking: Asking) -> JsonObject:
+        assert asking.asker is not None
+        with anyio.move_on_after(0.01):
+            await asking.asker.ask(FORM)
+        gave_up.set()
+        return text("went ahead without an answer")
+
+    relay = QuestionRelay(StandIn(stops_waiting_for_the_answer))
+    with anyio.fail_after(WAIT_SECONDS):
+        async with relay.running():
+            first = await relay.execute("s.t", {}, Caller(modern=True, capabilities=EVERYTHING))
+            await gave_up.wait()
+            retry = Asking(None, {"q1": ACCEPTED}, first["requestState"])  # pyright: ignore[reportArgumentType]
+            final = await relay.execute("s.t", {}, Caller(modern=True, capabilities=EVERYTHING, retry=retry))
+    assert final == text("went ahead without an answer")
 
 
 async def test_a_cancelled_request_cancels_the_held_call_it_waits_for() -> None:
