@@ -281,6 +281,7 @@ class Gateway:
         asking: Asking | None = None,
     ) -> JsonObject:
         """Call the downstream tool and return its `CallToolResult` exactly as the server sent it.
+        `asking`: who answers the tool's questions meanwhile (see `service/questions.py`, which calls this).
 
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
