@@ -34,6 +34,7 @@ from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CH
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings
+from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal
@@ -168,9 +169,12 @@ class Pool:
         *,
         on_progress: ProgressCallback | None = None,
         retry_safe: bool = False,
+        asking: Asking | None = None,
     ) -> JsonObject:
         async with self._supervisor(server).borrowed(tool, retry_safe=retry_safe) as (connection, timeout):
-            return await connection.call_tool(tool, arguments, timeout_seconds=timeout, on_progress=on_progress)
+            return await connection.call_tool(
+                tool, arguments, timeout_seconds=timeout, on_progress=on_progress, asking=asking
+            )
 
     async def list_tools(self, server: str) -> Listing:
         async with self._supervisor(server).borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout):
