@@ -218,6 +218,23 @@ def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, li
     return [Scored(doc_id, score) for doc_id, score in best if score > 0]
 
 
+def scores_among(index: SearchIndex, query: ParsedQuery, tools: set[int]) -> list[Scored]:
+    """`tools` by their BM25F score for the query alone (no server or name evidence), best first; those it does
+    not score after, in index order."""
+    scores = bm25f(
+        index.fields,
+        FIELD_SCORING,
+        index.doc_freq,
+        len(index.tools),
+        strongest_terms(index, query.terms),
+        allowed=tools,
+        cjk_count=index.cjk_tools,
+        cache=index.term_scores,
+    )
+    ordered = sorted(tools, key=lambda doc_id: (-scores.get(doc_id, 0.0), doc_id))
+    return [Scored(doc_id, scores.get(doc_id, 0.0)) for doc_id in ordered]
+
+
 def strongest_terms(index: SearchIndex, terms: tuple[QueryTerm, ...]) -> tuple[QueryTerm, ...]:
     """A long request's most informative terms: common words there cost the most to score and decide little."""
     if len(terms) <= MAX_SCORED_TERMS:
