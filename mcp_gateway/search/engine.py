@@ -18,8 +18,9 @@ from mcp_gateway.search.confidence import Confidence, Evidence, Judgement, evide
 from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
+from mcp_gateway.search.originality import Republished
 from mcp_gateway.search.query import Vocabulary, parse_query
-from mcp_gateway.search.ranking import Scored, rank, scores_among
+from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import analyze
 from mcp_gateway.search.web_search import WEB_SEARCH_REASON, asks_for_information, with_web_search
@@ -76,6 +77,7 @@ class SearchEngine:
         self._index = SearchIndex()
         self._vocabulary = Vocabulary([])
         self._vocabulary_version = -1
+        self._republished = Republished()
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self._index.replace_server(server, tools)
@@ -135,16 +137,17 @@ class SearchEngine:
         weighted: list[tuple[float, list[Scored]]] = []
         evidence: list[Evidence] = []
         several_steps = False
+        copies = self._republished.of(self._index, NAME_MAX_SERVERS)
         for text in phrasings:
             parsed = parse_query(text, self._known, self._vocabulary_list)
             evidence.append(evidence_of(self._index, parsed))
-            whole = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)
+            whole = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH, republished=copies)
             weighted.append((WHOLE_REQUEST_WEIGHT, whole))
             steps = steps_of(text)
             several_steps = several_steps or bool(steps)
             for step in steps:
                 step_query = parse_query(step, self._known, self._vocabulary_list)
-                ranking = rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH)
+                ranking = rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH, republished=copies)
                 weighted.append((STEP_WEIGHT, ranking))
         ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
         found = [self._index.tools[scored.doc_id].entry for scored in ranked[:limit]]
