@@ -48,3 +48,48 @@ def test_a_first_word_many_servers_use_is_language_not_a_server_name() -> None:
     assert republished(engine._index, 6) == frozenset()  # pyright: ignore[reportPrivateUsage]
     copies = engine_of(("browser", "open_page", "Open a page in the browser"), *servers[:2])
     assert len(republished(copies._index, 6)) == 2  # pyright: ignore[reportPrivateUsage]
+
+
+FILESYSTEM = [
+    ("read_file", "Read a file"),
+    ("directory_tree", "Tree of a directory"),
+    ("get_file_info", "Metadata of a file"),
+    ("list_directory", "List a directory"),
+]
+BUNDLE_EXTRAS = [
+    ("create_game_object", "Create a game object in the open Unity scene"),
+    ("run_unity_tests", "Run the Unity project's tests"),
+    ("build_player", "Build the Unity player"),
+]
+RICHER = {"get_file_info": "Get detailed metadata of a file: size, times and permissions"}
+
+
+def bundle_engine(files_on_bundle: list[tuple[str, str]]) -> SearchEngine:
+    engine = build_engine()
+    engine.replace_server(ServerEntry("fs"), [ToolEntry("fs", name, text) for name, text in FILESYSTEM])
+    bundle = [(name, RICHER.get(name, text)) for name, text in files_on_bundle] + BUNDLE_EXTRAS
+    engine.replace_server(ServerEntry("unity"), [ToolEntry("unity", name, text) for name, text in bundle])
+    return engine
+
+
+def test_a_server_carrying_half_of_a_smaller_servers_tools_under_their_names_ranks_them_below_the_originals() -> None:
+    engine = bundle_engine(FILESYSTEM[2:])  # two of the four: half
+    assert ranked(engine, "get detailed metadata of a file")[:2] == ["fs.get_file_info", "unity.get_file_info"]
+
+
+def test_fewer_namesakes_than_half_are_no_bundle() -> None:
+    engine = bundle_engine(FILESYSTEM[2:3])  # one of the four
+    assert ranked(engine, "get detailed metadata of a file")[0] == "unity.get_file_info"
+    assert republished(engine._index, 6) == frozenset()  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_namesake_named_after_its_own_server_is_the_original_even_on_the_larger_server() -> None:
+    engine = build_engine()
+    agent = [("playwright_click", "Click"), ("playwright_hover", "Hover"), ("record_session", "Record")]
+    engine.replace_server(ServerEntry("ui-agent"), [ToolEntry("ui-agent", name, text) for name, text in agent])
+    original = [*agent[:2], ("playwright_drag", "Drag"), ("playwright_fill", "Fill"), ("playwright_close", "Close")]
+    engine.replace_server(ServerEntry("playwright"), [ToolEntry("playwright", name, text) for name, text in original])
+    index = engine._index  # pyright: ignore[reportPrivateUsage]
+    entries = [index.tools[doc_id].entry for doc_id in republished(index, 6)]
+    copies = {f"{entry.server}.{entry.name}" for entry in entries}
+    assert copies == {"ui-agent.playwright_click", "ui-agent.playwright_hover"}
