@@ -30,16 +30,18 @@ if TYPE_CHECKING:  # at run time `ranking` imports this module (through `documen
 
 MAX_WEB_SEARCH_HITS = 3
 """Web search tools offered after the best hit at most. Measured on catalog.json (seven web search tools) with
-`benchmarks/retrieval.py`, single+step R@5 / task R@5: 2 → .856 / .569; 3 → .885 / .569; 4 → .880 / .556 (a
-fourth pushes a task's own tools out of the top five)."""
+`benchmarks/retrieval.py`, single+step R@5 / task R@5: 2 → .798 / .573; 3 → .882 / .573; 4 → .885 / .561 (a
+fourth pushes a task's own tools out of the top five). The benchmark counts two of the seven (Google's and
+Tavily's), so the number offered decides how often one of those two is among them: read the step from 2 to 3 as
+that, not as three being right for a user."""
 MAX_FIRST_SENTENCE_CHARS = 300
 """The part of a description read for what the tool is: its first sentence, cut at this length (a description
 without full stops is read no further than a sentence would be). A bound, not a tuning."""
 INFORMATION_CONCEPTS = frozenset(CONCEPT_PREFIX + name for name in ("search", "news"))
 """Lexicon concepts of a request for information: the search verbs (find, search, look up, query, discover …)
-and news words (news, article, headline, press). Generic vocabulary, not benchmark words; measured against
-applying the rule to every weak single-step request: single+step R@5 .885 against .816, task R@5 .569 against
-.540 (a weak request to do something is not a question for the web)."""
+and news words (news, article, headline, press). Generic vocabulary, not benchmark words. Measured against
+offering web search to every weak single-step request: single+step R@5 .882 against .814, task R@5 .573 against
+.544 (a weak request to do something is not a question for the web)."""
 WEB_SEARCH_REASON = "a general web search, for a request no tool covers well"
 
 _WEB_SEARCH = re.compile(
