@@ -85,10 +85,12 @@ PROVENANCE_FACTOR = 1.05
 republished under other servers' keys; among otherwise equal matches it comes first. Chosen by hand in 48c9a7f
 (see `NAME_SPECIFICITY_FULL`). Measured: 1.0 (off) → .422/.782/.561, .573; 1.1 → .449/.773/.570, .573."""
 REPUBLISHED_FACTOR = 0.7
-"""A tool named after another server of the catalog (`originality.py`) counts this share of its evidence: it needs
-about 1.4 times the original's to rank above it. Chosen in issue 14; measured on catalog.json (the change as a
-whole: 1.0 → .451/.880/.597, .569, high precision .862; 0.85 → .459/.880/.602, .569, .885; 0.7 →
-.462/.880/.606, .573, .879; 0.5 → as 0.7) and catalog-xl.json single+step R@5 .664 → .672."""
+"""A republished tool (`originality.py`) counts this share of its evidence: it needs about 1.4 times the original's
+to rank above it. Chosen in issue 14 with the first sign alone (named after another server), measured on
+catalog.json (single+step R@1/R@5/MRR, task R@5, high precision): 1.0 → .451/.880/.597, .569, .862; 0.85 →
+.459/.880/.602, .569, .885; 0.7 → .462/.880/.606, .573, .879; 0.5 → as 0.7. With bundles read too: 0.6 → as 0.7
+(.553/.882/.665, .573, .914 of 152); 0.8 → .553/.882/.665, .569, .914 of 128. XL single+step R@5 .664 → .672
+with the first sign, .687 with both."""
 NAME_MATCH_BONUS = 12.0
 """What a query spelling a tool's name (`create_issue`, `github.create_issue`) adds, times the similarity.
 Chosen by hand in the first search (9ddc802), not tuned: no bench query spells a tool name (6 and 18 change
