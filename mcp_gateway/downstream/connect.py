@@ -36,7 +36,7 @@ import anyio.to_thread
 import httpx2
 from mcp import Client
 from mcp.client import Transport
-from mcp.client.session import LoggingFnT
+from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -78,6 +78,8 @@ class ConnectOptions:
     """Where the server's own stderr goes."""
     notes: ServerNotes
     """What the gateway says about the server."""
+    on_message: MessageHandlerFnT | None = None
+    """Where the server's notifications go (`resources/updated` is forwarded to the client, see `Pool`)."""
 
 
 @dataclass
@@ -263,7 +265,14 @@ def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
 
 
 def _client(transport: Transport, mode: str, options: ConnectOptions) -> Client:
-    return Client(transport, mode=mode, cache=None, client_info=CLIENT_INFO, logging_callback=_log_to(options.notes))
+    return Client(
+        transport,
+        mode=mode,
+        cache=None,
+        client_info=CLIENT_INFO,
+        logging_callback=_log_to(options.notes),
+        message_handler=options.on_message,
+    )
 
 
 def _log_to(notes: ServerNotes) -> LoggingFnT:
