@@ -45,6 +45,7 @@ from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.subscriptions import Held, hold
 from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
 from mcp_gateway.downstream.surface_listing import list_surface
 from mcp_gateway.errors import UnknownServerError
@@ -198,6 +199,19 @@ class Pool:
         need be, and return the result as it was sent; a failure leaves as a `DownstreamError`."""
         async with self._supervisor(server).borrowed(request.method, retry_safe=True) as (connection, timeout):
             return await connection.request(request, timeout_seconds=timeout)
+
+    async def subscribe(self, server: str, uri: str) -> anyio.Event:
+        """Subscribe to `uri` on `server` and keep it subscribed (`subscriptions.hold`) until the event returned is
+        set; the first subscribe's failure is raised here, as a `DownstreamError`."""
+        assert self._tasks is not None
+        held = Held(uri)
+        self._tasks.start_soon(
+            hold, self._supervisor(server), held, ServerNotes(server, self), name=f"'{server}' {uri}"
+        )
+        await held.first.wait()
+        if held.error is not None:
+            raise held.error
+        return held.released
 
     def status(self, server: str) -> ServerStatus:
         supervisor = self._supervisors.get(server)

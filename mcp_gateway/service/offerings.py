@@ -21,6 +21,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, cast
 
+import anyio
 import mcp_types as types
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
@@ -52,8 +53,8 @@ class Offerings:
         self._pool = pool
         self._waiting = waiting
         self._loaded = loaded
-        self._subscribed: dict[tuple[str, str], str] = {}
-        """(server, its URI) → the URI the client subscribed with."""
+        self._subscribed: dict[tuple[str, str], tuple[str, anyio.Event]] = {}
+        """(server, its URI) → the URI the client subscribed with, and what ends the subscription."""
         self._sink: Sink | None = None
 
     # Listings, from the catalog.
@@ -126,29 +127,30 @@ class Offerings:
         return await self._pool.request(server, types.CompleteRequest(params=own))
 
     async def subscribe(self, uri: str, sink: Sink) -> None:
-        """Forward `resources/subscribe`; the server's `resources/updated` for it then reach `sink`."""
+        """Forward `resources/subscribe` and keep it (`downstream/subscriptions.py`); the server's
+        `resources/updated` for it then reach `sink`."""
         await self._ready()
         route = self._subscribable(uri)
         self._sink = sink
-        await self._pool.request(
-            route.server, types.SubscribeRequest(params=types.SubscribeRequestParams(uri=route.uri))
-        )
-        self._subscribed[(route.server, route.uri)] = uri
+        if (route.server, route.uri) in self._subscribed:
+            return  # subscribed already: one subscription per resource, as for a server
+        release = await self._pool.subscribe(route.server, route.uri)
+        self._subscribed[(route.server, route.uri)] = (uri, release)
 
     async def unsubscribe(self, uri: str) -> None:
         await self._ready()
         route = self._subscribable(uri)
-        if self._subscribed.pop((route.server, route.uri), None) is None:
-            return  # never subscribed: nothing to undo, and nothing the server needs to hear
-        request = types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=route.uri))
-        await self._pool.request(route.server, request)
+        subscribed = self._subscribed.pop((route.server, route.uri), None)
+        if subscribed is not None:  # else never subscribed: nothing to undo
+            subscribed[1].set()  # the holder unsubscribes on the server and lets its connection go idle
 
     async def notified(self, server: str, notification: types.ServerNotification) -> None:
         """A server's notification (the pool's `on_notification`): `resources/updated` goes to the client."""
         if not isinstance(notification, types.ResourceUpdatedNotification) or self._sink is None:
             return
         own = notification.params.uri
-        client_uri = self._subscribed.get((server, own)) or self._uri_map().client_uri(server, own)
+        subscribed = self._subscribed.get((server, own))
+        client_uri = subscribed[0] if subscribed is not None else self._uri_map().client_uri(server, own)
         try:
             await self._sink(client_uri)
         except Exception:  # the client went away: its session's end is handled where it is served

@@ -21,6 +21,7 @@ from e2e_gateway import (
     SESSION_SECONDS,
     cached_everything,
     client_environment,
+    downstream_pid,
     gateway_params,
     gateway_session,
     read_lines,
@@ -264,3 +265,28 @@ async def test_unknown_prompt_unknown_uri_disabled_server_and_failed_start_are_j
     assert errors["failed start"].error.message.endswith("then try again."), "the pool's start failure, as for a tool"
     for case in ("unknown prompt", "disabled", "unknown uri"):
         assert ". " not in errors[case].error.message, "one sentence"
+
+
+async def test_a_subscription_outlives_its_servers_crash_and_is_made_again_on_the_next_process(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    updates: list[str] = []
+    second = anyio.Event()
+
+    async def on_message(message: types.ServerNotification | Exception) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updates.append(message.params.uri)
+            if len(updates) == 2:
+                second.set()
+
+    with anyio.fail_after(SESSION_SECONDS):
+        await refreshed_workspace(home, {"fake": fake_server(surface="serve")})
+        async with Client(gateway_params(home), mode="legacy", cache=None, message_handler=on_message) as client:
+            first_pid = await downstream_pid(client, "fake")  # a call answered: its crash is not a failed start
+            await client.subscribe_resource(SHARED_DOCUMENT)  # pyright: ignore[reportDeprecated]
+            crashed = await client.call_tool("execute_tool", {"tool": "fake.crash", "arguments": {}})
+            await second.wait()  # made again on a new process, which says at once that it changed
+            second_pid = await downstream_pid(client, "fake")
+
+    assert crashed.is_error
+    assert second_pid != first_pid
+    assert updates == [SHARED_DOCUMENT, SHARED_DOCUMENT], "the fake server's URIs pass unchanged: it is alone"
