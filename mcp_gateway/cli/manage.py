@@ -118,6 +118,10 @@ def _server_json(server: ServerState) -> dict[str, Any]:
         "running": [{"gatewayPid": running.gateway_pid, "pid": running.pid} for running in server.running],
         "lastError": asdict(server.last_error) if server.last_error else None,
         "skippedTools": list(server.skipped_tools),
+        "prompts": server.offered[0],
+        "resources": server.offered[1],
+        "resourceTemplates": server.offered[2],
+        "skippedPromptsAndResources": list(server.skipped_offered),
     }
 
 
@@ -141,10 +145,14 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
             known = "in config.json"
         else:
             age = f", fetched {ago(server.fetched_at)}" if server.fetched_at else ""
-            known = f"{counted(server.tool_count, 'tool')}{age}"
+            offered = zip(server.offered, ("prompt", "resource", "resource template"), strict=True)
+            also = "".join(f", {counted(count, noun)}" for count, noun in offered if count)
+            known = f"{counted(server.tool_count, 'tool')}{also}{age}"
         lines.append(f"{server.name}: {server.cache}, {known}; {running_words(server)} ({server.lifecycle})")
         if server.skipped_tools:
             lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
+        if server.skipped_offered:
+            lines.append(f"    left out of its prompts and resources: {'; '.join(server.skipped_offered)}")
         if server.last_error is not None:
             error = server.last_error
             retry = "a retry may help" if error.retryable else "a retry will not help"

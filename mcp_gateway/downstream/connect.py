@@ -38,7 +38,7 @@ import anyio.to_thread
 import httpx2
 from mcp import Client
 from mcp.client import Transport
-from mcp.client.session import LoggingFnT
+from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -81,6 +81,8 @@ class ConnectOptions:
     """Where the server's own stderr goes."""
     notes: ServerNotes
     """What the gateway says about the server."""
+    on_message: MessageHandlerFnT | None = None
+    """Where the server's notifications go (`resources/updated` is forwarded to the client, see `Pool`)."""
 
 
 @dataclass
@@ -288,6 +290,7 @@ def _client(transport: Transport, mode: str, options: ConnectOptions, askers: As
         elicitation_callback=askers.on_elicitation,
         sampling_callback=askers.on_sampling,
         sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
+        message_handler=options.on_message,
     )
 
 

@@ -14,6 +14,7 @@ the gateway's errors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -161,6 +162,11 @@ class Connection:
     def instructions(self) -> str | None:
         return self._client.instructions
 
+    @property
+    def capabilities(self) -> types.ServerCapabilities:
+        """What the server declared at its handshake (or discovery)."""
+        return self._client.server_capabilities
+
     def begin_call(self) -> None:
         self.in_flight += 1
         self.idle = anyio.Event() if self.idle.is_set() else self.idle
@@ -219,6 +225,34 @@ class Connection:
             cursor = next_cursor
         return ToolListing(tools, self._skipped_notes())
 
+    async def request(self, request: types.Request[Any, Any], *, timeout_seconds: float) -> JsonObject:
+        """Send any other request (`prompts/get`, `resources/read`, …) and return its result as the server sent it."""
+        return await self._request(request, timeout_seconds=timeout_seconds)
+
+    async def list_all(
+        self,
+        make: Callable[[types.PaginatedRequestParams | None], types.Request[Any, Any]],
+        key: str,
+        *,
+        timeout_seconds: float,
+    ) -> list[object]:
+        """Every page of a paginated listing (`prompts/list`, …): the entries under `key`, as the server sent them."""
+        entries: list[object] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_LIST_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self._request(make(params), timeout_seconds=timeout_seconds)
+            listed: Any = page.get(key)
+            if isinstance(listed, list):
+                entries.extend(cast(list[object], listed))
+            next_cursor = page.get("nextCursor")
+            if not isinstance(next_cursor, str) or not next_cursor or next_cursor in seen:
+                break
+            seen.add(next_cursor)
+            cursor = next_cursor
+        return entries
+
     async def responds(self, *, timeout_seconds: float) -> bool:
         """Whether the server still answers a trivial request: a timed-out call alone does not say.
 
@@ -239,7 +273,7 @@ class Connection:
 
     async def _request(
         self,
-        request: types.CallToolRequest | types.ListToolsRequest | types.PingRequest,
+        request: types.Request[Any, Any],
         *,
         timeout_seconds: float,
         on_progress: ProgressCallback | None = None,

@@ -21,13 +21,15 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
+import mcp_types as types
+from mcp.client.session import MessageHandlerFnT
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
 from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS
@@ -45,7 +47,9 @@ from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.subscriptions import Held, hold
 from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
+from mcp_gateway.downstream.surface_listing import list_surface
 from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
@@ -66,6 +70,10 @@ class ProtocolMemory(Protocol):
     def remember(self, server: str, protocol_version: str) -> None: ...
 
 
+Notified = Callable[[str, types.ServerNotification], Awaitable[None]]
+"""Hears a server's notifications (its name, the notification): the gateway forwards `resources/updated`."""
+
+
 class Pool:
     def __init__(
         self,
@@ -80,11 +88,13 @@ class Pool:
         problems: BackgroundProblems | None = None,
         secrets: SecretMask | None = None,
         probe_seconds: float = PROBE_SECONDS,
+        on_notification: Notified | None = None,
     ) -> None:
         """`problems`: where the pool's background tasks (connections, idle timers, probes) report failures.
         `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`.
         `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe."""
         self._probe_seconds = probe_seconds
+        self._on_notification = on_notification
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -179,6 +189,7 @@ class Pool:
     async def list_tools(self, server: str) -> Listing:
         async with self._supervisor(server).borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout):
             listing = await connection.list_tools(timeout_seconds=timeout)
+            surface = await list_surface(connection, timeout_seconds=timeout, mask=self._secrets.mask)
         return Listing(
             tools=listing.tools,
             skipped=listing.skipped,
@@ -188,7 +199,27 @@ class Pool:
             instructions=self._said(connection.instructions, MAX_SERVER_INSTRUCTIONS_CHARS),
             server_title=self._said(connection.server_title, MAX_SERVER_INFO_CHARS),
             server_description=self._said(connection.server_description, MAX_SERVER_INFO_CHARS),
+            surface=surface,
         )
+
+    async def request(self, server: str, request: types.Request[Any, Any]) -> JsonObject:
+        """Send `request` (`prompts/get`, `resources/read`, …: a read, safe to retry) to `server`, starting it if
+        need be, and return the result as it was sent; a failure leaves as a `DownstreamError`."""
+        async with self._supervisor(server).borrowed(request.method, retry_safe=True) as (connection, timeout):
+            return await connection.request(request, timeout_seconds=timeout)
+
+    async def subscribe(self, server: str, uri: str) -> anyio.Event:
+        """Subscribe to `uri` on `server` and keep it subscribed (`subscriptions.hold`) until the event returned is
+        set; the first subscribe's failure is raised here, as a `DownstreamError`."""
+        assert self._tasks is not None
+        held = Held(uri)
+        self._tasks.start_soon(
+            hold, self._supervisor(server), held, ServerNotes(server, self), name=f"'{server}' {uri}"
+        )
+        await held.first.wait()
+        if held.error is not None:
+            raise held.error
+        return held.released
 
     def status(self, server: str) -> ServerStatus:
         supervisor = self._supervisors.get(server)
@@ -238,6 +269,7 @@ class Pool:
                 records=self._records,
                 log=self._log_for(name),
                 notes=notes,
+                on_message=self._notifications_of(name),
             )
             return await self._connector(server, options, stack)
 
@@ -256,6 +288,17 @@ class Pool:
             stderr_log_path=str(self._workspace.stderr_log_path(name)),
             probe_seconds=self._probe_seconds,
         )
+
+    def _notifications_of(self, server: str) -> MessageHandlerFnT | None:
+        heard = self._on_notification
+        if heard is None:
+            return None
+
+        async def forward(message: types.ServerNotification | Exception) -> None:
+            if not isinstance(message, Exception):  # a transport's exception is the connection's own to judge
+                await heard(server, message)
+
+        return forward
 
     def _log_for(self, server: str) -> StderrLog:
         log = self._logs.get(server)

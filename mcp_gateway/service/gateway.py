@@ -49,6 +49,7 @@ from mcp_gateway.service.background_journal import BackgroundJournal, GatewayPro
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
+from mcp_gateway.service.offerings import Offerings
 from mcp_gateway.service.progress import ProgressFn, listing_steps, refresh_report
 from mcp_gateway.service.reports import (
     RefreshReport,
@@ -106,8 +107,10 @@ class Gateway:
             problems=self._problems,
             secrets=self._secrets,
             probe_seconds=probe_seconds,
+            on_notification=lambda server, notification: self.offerings.notified(server, notification),  # noqa: PLW0108  # made below
         )
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
+        self.offerings = Offerings(self._catalog, self._pool, self._waiting, self.loaded)  # prompts, resources
         directory = CatalogDirectory(self._catalog)
         self._resolver = ToolResolver(config, self._catalog, directory, self._ensure_listed, self._waiting)
         self._stack: AsyncExitStack | None = None
