@@ -273,6 +273,7 @@ class Catalog:
                 skipped=listing.skipped,
                 server_title=listing.server_title,
                 server_description=listing.server_description,
+                surface=listing.surface,
             )
             self._failures.pop(server, None)
             self._entries[server] = entry

@@ -119,6 +119,10 @@ def _server_json(server: ServerState) -> dict[str, Any]:
         "running": [{"gatewayPid": running.gateway_pid, "pid": running.pid} for running in server.running],
         "lastError": asdict(server.last_error) if server.last_error else None,
         "skippedTools": list(server.skipped_tools),
+        "prompts": server.offered[0],
+        "resources": server.offered[1],
+        "resourceTemplates": server.offered[2],
+        "skippedPromptsAndResources": list(server.skipped_offered),
     }
 
 
@@ -136,22 +140,7 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
     if nothing_listed:
         lines.append(nothing_listed_line(program))
     for server in report.servers:
-        if failing(server):  # its count would be a confusing "0 tools"; the error is on the next line
-            known = "its tools could not be listed"
-        elif server.cache == "missing":
-            known = "never listed" if nothing_listed else f"never listed (run {program} refresh {server.name})"
-        elif server.cache == "disabled":
-            known = "in config.json"
-        else:
-            age = f", fetched {ago(server.fetched_at)}" if server.fetched_at else ""
-            known = f"{counted(server.tool_count, 'tool')}{age}"
-        lines.append(f"{server.name}: {server.cache}, {known}; {running_words(server)} ({server.lifecycle})")
-        if server.skipped_tools:
-            lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
-        if server.last_error is not None:
-            error = server.last_error
-            retry = "a retry may help" if error.retryable else "a retry will not help"
-            lines.append(f"    last error ({error.phase}, {ago(error.at)}; {retry}): {error.message}")
+        lines += _server_lines(server, program, nothing_listed=bool(nothing_listed))
     lines += [f"{name}: invalid config entry: {reason}" for name, reason in report.rejected.items()]
     if report.background_failures:
         lines.append("background problems (the gateway served on; details in its log):")
@@ -159,6 +148,32 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
         f"    gateway pid {failure.gateway_pid}, {ago(failure.at)}: {failure.task}: {failure.error}"
         for failure in report.background_failures
     ]
+    return lines
+
+
+def _server_lines(server: ServerState, program: str, *, nothing_listed: bool) -> list[str]:
+    """One server's line of `status`, and the lines under it (what was left out, its last error)."""
+    lines: list[str] = []
+    if failing(server):  # its count would be a confusing "0 tools"; the error is on the next line
+        known = "its tools could not be listed"
+    elif server.cache == "missing":
+        known = "never listed" if nothing_listed else f"never listed (run {program} refresh {server.name})"
+    elif server.cache == "disabled":
+        known = "in config.json"
+    else:
+        age = f", fetched {ago(server.fetched_at)}" if server.fetched_at else ""
+        offered = zip(server.offered, ("prompt", "resource", "resource template"), strict=True)
+        also = "".join(f", {counted(count, noun)}" for count, noun in offered if count)
+        known = f"{counted(server.tool_count, 'tool')}{also}{age}"
+    lines.append(f"{server.name}: {server.cache}, {known}; {running_words(server)} ({server.lifecycle})")
+    if server.skipped_tools:
+        lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
+    if server.skipped_offered:
+        lines.append(f"    left out of its prompts and resources: {'; '.join(server.skipped_offered)}")
+    if server.last_error is not None:
+        error = server.last_error
+        retry = "a retry may help" if error.retryable else "a retry will not help"
+        lines.append(f"    last error ({error.phase}, {ago(error.at)}; {retry}): {error.message}")
     return lines
 
 

@@ -20,7 +20,9 @@ defaults would get wrong for a gateway is set here:
 - the protocol mode comes from the server's `protocol` setting or what it negotiated last time, so
   `mode="auto"`'s `server/discover` probe (up to 10 s on a server that ignores unknown methods) is paid at
   most once per legacy server; a modern one is probed each start, since its answer is what carries its
-  instructions.
+  instructions;
+- the client declares `elicitation` and `sampling` (with tools) and hands the server's questions to the
+  callers of the calls in flight (`asking.Askers`), which refuses them where nobody can answer.
 """
 
 from __future__ import annotations
@@ -36,17 +38,18 @@ import anyio.to_thread
 import httpx2
 from mcp import Client
 from mcp.client import Transport
-from mcp.client.session import LoggingFnT
+from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import Implementation, LoggingMessageNotificationParams
+from mcp_types import Implementation, LoggingMessageNotificationParams, SamplingCapability, SamplingToolsCapability
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
+from mcp_gateway.downstream.asking import Askers
 from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
@@ -78,6 +81,8 @@ class ConnectOptions:
     """Where the server's own stderr goes."""
     notes: ServerNotes
     """What the gateway says about the server."""
+    on_message: MessageHandlerFnT | None = None
+    """Where the server's notifications go (`resources/updated` is forwarded to the client, see `Pool`)."""
 
 
 @dataclass
@@ -92,6 +97,8 @@ class OpenedClient:
     """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
     stderr: StderrTail | None = None
     """What a local server's process has said on stderr; None for remote servers."""
+    askers: Askers | None = None
+    """The calls in flight whose clients answer the server's questions; None only for in-process servers."""
 
 
 class Connector(Protocol):
@@ -125,13 +132,14 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     spec = server.spec
     mode = protocol_mode(spec.protocol, options.remembered_protocol)
     link = Link()
+    askers = Askers(server.name)
     if isinstance(spec, StdioServer):
         # Recording the child reads its start time with psutil: import it off the event loop, once.
         await anyio.to_thread.run_sync(processes.warm_up)
         launch = _stdio_launch(spec, options)
         transport = StdioTransport(server.name, launch, options.log, options.notes, records=options.records, link=link)
         try:
-            client = await _handshake(stack, link.around(transport), mode, options, link)
+            client = await _handshake(stack, link.around(transport), mode, options, link, askers=askers)
         except Exception as exc:
             if not isinstance(innermost(exc), LinkLost):
                 raise
@@ -143,6 +151,7 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
             link=link,
             hurry=transport.hurry,
             stderr=transport.stderr,
+            askers=askers,
         )
     watch = HttpStatusWatch()
     cap = BodyCap(server.name)
@@ -158,18 +167,24 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     else:
         remote = sse_transport(http_client, spec.url, max_event_bytes=MAX_MESSAGE_BYTES, link=link)
     try:
-        client = await _handshake(stack, link.around(remote), mode, options, link)
+        client = await _handshake(stack, link.around(remote), mode, options, link, askers=askers)
     except Exception as exc:
         raise remote_start_failure(server.name, spec.url, watch.last_error, exc) from exc
-    return OpenedClient(client=client, exited=None, pid=None, link=link)
+    return OpenedClient(client=client, exited=None, pid=None, link=link, askers=askers)
 
 
 async def _handshake(
-    stack: AsyncExitStack, transport: Transport, mode: str, options: ConnectOptions, link: Link
+    stack: AsyncExitStack,
+    transport: Transport,
+    mode: str,
+    options: ConnectOptions,
+    link: Link,
+    *,
+    askers: Askers,
 ) -> Client:
     """The connected client; a handshake error leaves as what `link` says it was (the server's, or a lost link)."""
     try:
-        client = await stack.enter_async_context(_client(transport, mode, options))
+        client = await stack.enter_async_context(_client(transport, mode, options, askers))
     except Exception as exc:
         cause = innermost(exc)  # the client's task group wraps it
         if not isinstance(cause, MCPError):
@@ -262,8 +277,21 @@ def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
     return StdioLaunch(command=spec.command, args=spec.args, env=base, cwd=cwd, close_timeout=options.close_timeout)
 
 
-def _client(transport: Transport, mode: str, options: ConnectOptions) -> Client:
-    return Client(transport, mode=mode, cache=None, client_info=CLIENT_INFO, logging_callback=_log_to(options.notes))
+def _client(transport: Transport, mode: str, options: ConnectOptions, askers: Askers) -> Client:
+    # Declared whoever connects (the catalog must list what a server offers a client that can answer, as some
+    # servers list their asking tools only then), and relayed per call: refused where nobody can answer.
+    # Sampling with tools too: a client's answer passes through unchanged, whatever it holds.
+    return Client(
+        transport,
+        mode=mode,
+        cache=None,
+        client_info=CLIENT_INFO,
+        logging_callback=_log_to(options.notes),
+        elicitation_callback=askers.on_elicitation,
+        sampling_callback=askers.on_sampling,
+        sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
+        message_handler=options.on_message,
+    )
 
 
 def _log_to(notes: ServerNotes) -> LoggingFnT:

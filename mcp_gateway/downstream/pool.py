@@ -23,13 +23,15 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
+import mcp_types as types
+from mcp.client.session import MessageHandlerFnT
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
 from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS
@@ -37,9 +39,11 @@ from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.diff import server_changes
 from mcp_gateway.config.models import Settings
+from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal
+from mcp_gateway.downstream.journal_updates import JournalUpdates
 from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
 from mcp_gateway.downstream.notes import logger as notes_logger
 from mcp_gateway.downstream.process_records import ProcessRecords
@@ -47,7 +51,9 @@ from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.subscriptions import Held, hold
 from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
+from mcp_gateway.downstream.surface_listing import list_surface
 from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
@@ -68,6 +74,10 @@ class ProtocolMemory(Protocol):
     def remember(self, server: str, protocol_version: str) -> None: ...
 
 
+Notified = Callable[[str, types.ServerNotification], Awaitable[None]]
+"""Hears a server's notifications (its name, the notification): the gateway forwards `resources/updated`."""
+
+
 class Pool:
     def __init__(
         self,
@@ -82,11 +92,13 @@ class Pool:
         problems: BackgroundProblems | None = None,
         secrets: SecretMask | None = None,
         probe_seconds: float = PROBE_SECONDS,
+        on_notification: Notified | None = None,
     ) -> None:
         """`problems`: where the pool's background tasks (connections, idle timers, probes) report failures.
         `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`.
         `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe."""
         self._probe_seconds = probe_seconds
+        self._on_notification = on_notification
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -95,7 +107,7 @@ class Pool:
         self._records = records
         self._connector = connector
         self._problems = problems if problems is not None else BackgroundProblems()
-        self._journal = ErrorJournal(workspace.errors_path, self._secrets.mask)
+        self._journal = JournalUpdates(ErrorJournal(workspace.errors_path, self._secrets.mask))
         self._logs: dict[str, StderrLog] = {}
         self._servers = {name: server for name, server in servers.items() if not server.spec.disabled}
         self._supervisors: dict[str, Supervisor] = {}
@@ -115,8 +127,10 @@ class Pool:
         async with AsyncExitStack() as stack:
             notes_logger.addHandler(self._handler)
             stack.callback(notes_logger.removeHandler, self._handler)
+            stack.callback(self._journal.detach)  # unwound right after the task group has ended
             self._group = await stack.enter_async_context(anyio.create_task_group())
             self._tasks = BackgroundTasks(self._group, self._problems)
+            self._journal.attach(self._tasks)
             for supervisor in self._supervisors.values():
                 supervisor.attach(self._tasks)
             self._stack = stack.pop_all()
@@ -132,6 +146,7 @@ class Pool:
         # cancels what is left (each transport's own stop is shielded and bounded).
         self._group.cancel_scope.deadline = anyio.current_time() + self._shutdown_seconds()
         await self._stack.aclose()
+        await self._journal.flush()  # what the stopping servers noted last, now that their tasks are gone
         return None
 
     def _shutdown_seconds(self) -> float:
@@ -169,12 +184,15 @@ class Pool:
         *,
         on_progress: ProgressCallback | None = None,
         retry_safe: bool = False,
+        asking: Asking | None = None,
     ) -> JsonObject:
         async with (
             self._retirements.lease(self._supervisor(server)) as supervisor,
             supervisor.borrowed(tool, retry_safe=retry_safe) as (connection, timeout),
         ):
-            return await connection.call_tool(tool, arguments, timeout_seconds=timeout, on_progress=on_progress)
+            return await connection.call_tool(
+                tool, arguments, timeout_seconds=timeout, on_progress=on_progress, asking=asking
+            )
 
     async def list_tools(self, server: str) -> Listing:
         async with (
@@ -182,6 +200,7 @@ class Pool:
             supervisor.borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout),
         ):
             listing = await connection.list_tools(timeout_seconds=timeout)
+            surface = await list_surface(connection, timeout_seconds=timeout, mask=self._secrets.mask)
         return Listing(
             tools=listing.tools,
             skipped=listing.skipped,
@@ -191,7 +210,30 @@ class Pool:
             instructions=self._said(connection.instructions, MAX_SERVER_INSTRUCTIONS_CHARS),
             server_title=self._said(connection.server_title, MAX_SERVER_INFO_CHARS),
             server_description=self._said(connection.server_description, MAX_SERVER_INFO_CHARS),
+            surface=surface,
         )
+
+    async def request(self, server: str, request: types.Request[Any, Any]) -> JsonObject:
+        """Send `request` (`prompts/get`, `resources/read`, …: a read, safe to retry) to `server`, starting it if
+        need be, and return the result as it was sent; a failure leaves as a `DownstreamError`."""
+        async with (
+            self._retirements.lease(self._supervisor(server)) as supervisor,
+            supervisor.borrowed(request.method, retry_safe=True) as (connection, timeout),
+        ):
+            return await connection.request(request, timeout_seconds=timeout)
+
+    async def subscribe(self, server: str, uri: str) -> anyio.Event:
+        """Subscribe to `uri` on `server` and keep it subscribed (`subscriptions.hold`) until the event returned is
+        set; the first subscribe's failure is raised here, as a `DownstreamError`."""
+        assert self._tasks is not None
+        held = Held(uri)
+        self._tasks.start_soon(
+            hold, self._supervisor(server), held, ServerNotes(server, self), name=f"'{server}' {uri}"
+        )
+        await held.first.wait()
+        if held.error is not None:
+            raise held.error
+        return held.released
 
     def status(self, server: str) -> ServerStatus:
         supervisor = self._supervisors.get(server)
@@ -264,6 +306,7 @@ class Pool:
                 records=self._records,
                 log=self._log_for(name),
                 notes=notes,
+                on_message=self._notifications_of(name),
             )
             return await self._connector(server, options, stack)
 
@@ -282,6 +325,17 @@ class Pool:
             stderr_log_path=str(self._workspace.stderr_log_path(name)),
             probe_seconds=self._probe_seconds,
         )
+
+    def _notifications_of(self, server: str) -> MessageHandlerFnT | None:
+        heard = self._on_notification
+        if heard is None:
+            return None
+
+        async def forward(message: types.ServerNotification | Exception) -> None:
+            if not isinstance(message, Exception):  # a transport's exception is the connection's own to judge
+                await heard(server, message)
+
+        return forward
 
     def _log_for(self, server: str) -> StderrLog:
         log = self._logs.get(server)

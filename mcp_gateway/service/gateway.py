@@ -21,6 +21,7 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
+from functools import partial
 from types import TracebackType
 
 import anyio
@@ -32,6 +33,7 @@ from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import Listing, ServerCatalog
 from mcp_gateway.catalog.store import CacheStore
 from mcp_gateway.config import GatewayConfig, load_config
+from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool
@@ -49,6 +51,7 @@ from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
 from mcp_gateway.service.live_config import LiveConfig
+from mcp_gateway.service.offerings import Offerings
 from mcp_gateway.service.progress import ProgressFn, listing_steps, refresh_report
 from mcp_gateway.service.reports import (
     RefreshReport,
@@ -62,7 +65,7 @@ from mcp_gateway.service.reports import (
 from mcp_gateway.service.resolving import ToolResolver
 from mcp_gateway.service.results import mask_error_texts
 from mcp_gateway.service.status import status_report
-from mcp_gateway.service.surface import current_instructions, initial_context, no_servers_hint
+from mcp_gateway.service.surface import current_instructions, next_session_context, no_servers_hint
 from mcp_gateway.tokens import TokenCounter
 
 logger = logging.getLogger(__name__)
@@ -105,9 +108,11 @@ class Gateway:
             problems=self._problems,
             secrets=self._secrets,
             probe_seconds=probe_seconds,
+            on_notification=lambda server, notification: self.offerings.notified(server, notification),  # noqa: PLW0108  # made below
         )
         self._live = LiveConfig(config, self._environ, self._catalog, self._pool, self._secrets, relist=self.refresh)
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
+        self.offerings = Offerings(self._catalog, self._pool, self._waiting, self.loaded)  # prompts, resources
         directory = CatalogDirectory(self._catalog)
         self._resolver = ToolResolver(self._catalog, directory, self._ensure_listed, self._waiting)
         self._stack: AsyncExitStack | None = None
@@ -282,8 +287,10 @@ class Gateway:
         *,
         server: str | None = None,
         on_progress: ProgressCallback | None = None,
+        asking: Asking | None = None,
     ) -> JsonObject:
         """Call the downstream tool and return its `CallToolResult` exactly as the server sent it.
+        `asking`: who answers the tool's questions meanwhile (see `service/questions.py`, which calls this).
 
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
@@ -292,9 +299,9 @@ class Gateway:
         resolved = await self._resolver.tool(tool, server)
         await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
-        retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+        safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
         result = await self._pool.call_tool(
-            resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=retry_safe
+            resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=safe, asking=asking
         )
         if result.get("isError") is True:
             # An error is the server's words about what went wrong, which may quote its own credential; a
@@ -336,16 +343,9 @@ class Gateway:
     ) -> DoctorReport:
         """Start and list each server (default: all), and judge what it costs and what is wrong with it."""
         await self.loaded()
-        examination = Examination(
-            config=self._config,
-            refresh=lambda name: self._catalog.refresh(name, self._list_downstream),
-            stderr_log=self._workspace.stderr_log_path,
-            mask=self.mask,
-        )
-
-        async def context() -> str:  # what the next session will read, as the listings left the digest
-            return initial_context(self._config, await current_instructions(self._config, self._catalog, self.mask))
-
+        refresh = partial(self._catalog.refresh, lister=self._list_downstream)
+        examination = Examination(self._config, refresh, self._workspace.stderr_log_path, self.mask)
+        context = partial(next_session_context, self._config, self._catalog, self.mask)
         return await examine(examination, counter, context, servers=servers, on_progress=on_progress)
 
     # Inside.

@@ -150,6 +150,10 @@ class ServerState:
     last_error: LastError | None
     skipped_tools: tuple[str, ...] = ()
     """Entries of the server's last listing that were left out as unusable, and why."""
+    offered: tuple[int, int, int] = (0, 0, 0)
+    """How many prompts, resources and resource templates it listed with its tools."""
+    skipped_offered: tuple[str, ...] = ()
+    """Why prompts, resources or templates (or a whole listing of them) were left out."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import anyio.to_thread
 
 from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.catalog.surface import Surface
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import running_servers as running_servers_of
@@ -100,4 +101,13 @@ def _server_state(
         connected=connected,
         last_error=LastError(error.phase, secrets.mask(error.message), error.retryable, error.at) if error else None,
         skipped_tools=entry.skipped if entry is not None else (),
+        offered=offered_counts(entry.surface if entry is not None else None),
+        skipped_offered=entry.surface.skipped if entry is not None and entry.surface is not None else (),
     )
+
+
+def offered_counts(surface: Surface | None) -> tuple[int, int, int]:
+    """How many prompts, resources and templates a server offers, as its catalog entry says."""
+    if surface is None:
+        return (0, 0, 0)
+    return (len(surface.prompts), len(surface.resources), len(surface.templates))

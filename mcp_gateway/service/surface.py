@@ -193,6 +193,11 @@ async def current_instructions(config: GatewayConfig, catalog: Catalog, mask: Ca
     return await anyio.to_thread.run_sync(functools.partial(instructions, config, summaries, mask=mask))
 
 
+async def next_session_context(config: GatewayConfig, catalog: Catalog, mask: Callable[[str], str]) -> str:
+    """What the next session's model will read before any call, as the listings left the catalog's digest."""
+    return initial_context(config, await current_instructions(config, catalog, mask))
+
+
 def initial_context(config: GatewayConfig, gateway_instructions: str) -> str:
     """What a client puts before the model for the gateway before any call: its tool list and instructions."""
     tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in meta_tools()]
