@@ -20,7 +20,9 @@ defaults would get wrong for a gateway is set here:
 - the protocol mode comes from the server's `protocol` setting or what it negotiated last time, so
   `mode="auto"`'s `server/discover` probe (up to 10 s on a server that ignores unknown methods) is paid at
   most once per legacy server; a modern one is probed each start, since its answer is what carries its
-  instructions.
+  instructions;
+- a server's news that its tools, prompts or resources changed reaches `ConnectOptions.on_change`, in either
+  protocol era (`changes.py`: a 2026-07-28 server announces them only on a stream its client opens).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
+from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
 from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
@@ -78,6 +81,8 @@ class ConnectOptions:
     """Where the server's own stderr goes."""
     notes: ServerNotes
     """What the gateway says about the server."""
+    on_change: ChangeHeard | None = None
+    """Told when the server says one of its lists changed (`changes.py`); None: such news is ignored."""
 
 
 @dataclass
@@ -177,6 +182,8 @@ async def _handshake(
         reply = link.origin(cause)
         raise (LinkLost(str(cause)) if reply is None else ErrorReply(reply)) from exc
     link.protocol_version = lambda: client.protocol_version
+    if options.on_change is not None:
+        await listen_if_modern(stack, client, options.notes)
     return client
 
 
@@ -263,7 +270,14 @@ def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
 
 
 def _client(transport: Transport, mode: str, options: ConnectOptions) -> Client:
-    return Client(transport, mode=mode, cache=None, client_info=CLIENT_INFO, logging_callback=_log_to(options.notes))
+    return Client(
+        transport,
+        mode=mode,
+        cache=None,
+        client_info=CLIENT_INFO,
+        logging_callback=_log_to(options.notes),
+        message_handler=change_handler(options.on_change),
+    )
 
 
 def _log_to(notes: ServerNotes) -> LoggingFnT:

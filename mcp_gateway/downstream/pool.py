@@ -20,6 +20,7 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
@@ -34,6 +35,7 @@ from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CH
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings
+from mcp_gateway.downstream.changes import PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal
@@ -78,11 +80,14 @@ class Pool:
         problems: BackgroundProblems | None = None,
         secrets: SecretMask | None = None,
         probe_seconds: float = PROBE_SECONDS,
+        on_change: PoolChangeHeard | None = None,
     ) -> None:
         """`problems`: where the pool's background tasks (connections, idle timers, probes) report failures.
         `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`.
-        `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe."""
+        `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe.
+        `on_change`: told when a server says a list of its changed, and each time a server is started."""
         self._probe_seconds = probe_seconds
+        self._on_change = on_change
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -230,8 +235,12 @@ class Pool:
                 records=self._records,
                 log=self._log_for(name),
                 notes=notes,
+                on_change=None if self._on_change is None else functools.partial(self._on_change, name),
             )
-            return await self._connector(server, options, stack)
+            opened = await self._connector(server, options, stack)
+            if self._on_change is not None:
+                self._on_change(name, "started")
+            return opened
 
         def remember(protocol_version: str) -> None:
             if self._memory is not None:
