@@ -45,6 +45,7 @@ from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
+from mcp_gateway.service.changes import ChangeFollower
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
@@ -94,6 +95,7 @@ class Gateway:
         self._journal = BackgroundJournal(workspace.background_problems_path)
         self._problems = BackgroundProblems(persist=self._journal.record, mask=self._secrets.mask)
         self._arguments = ArgumentChecker()
+        self.changes = ChangeFollower(self._catalog, self._list_downstream, lambda: self._tg)  # `subscribe` to it
         self._pool = Pool(
             config.servers,
             config.settings,
@@ -105,6 +107,7 @@ class Gateway:
             problems=self._problems,
             secrets=self._secrets,
             probe_seconds=probe_seconds,
+            on_change=self.changes.heard,
         )
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
         directory = CatalogDirectory(self._catalog)
