@@ -19,6 +19,7 @@ import mcp_types as types
 from mcp.server.lowlevel.server import Server
 
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.server.changes import ClientChanges
 from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.handlers import MetaToolHandlers
@@ -42,6 +43,9 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server
     # Registered directly (not `on_call_tool=`) because `execute_tool` returns the downstream result dict
     # untouched rather than a re-built `CallToolResult` model.
     server.add_request_handler("tools/call", types.CallToolRequestParams, handlers.call_tool)
+    changes = ClientChanges()
+    changes.register(server)
+    gateway.changes.subscribe(changes.tell)  # for as long as the gateway serves: one server per gateway
     return server
 
 
