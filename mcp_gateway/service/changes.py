@@ -13,8 +13,10 @@ agree at once, and a tool a server added is searchable and callable as soon as t
   in a loop costs one listing per interval, not a loop.
 - A start is news too: tools can change between sessions (an upgrade, an edited config file of the server's
   own). A server started for a call is listed in the background once it is up, on the connection the call
-  uses, so the call never waits for it; what it lists is compared with the catalog (`same_offer`), and
-  cache.json is written only when they differ. A start made for a listing needs no second one.
+  uses, so the call never waits for it. A start made for a listing needs no second one.
+- What a listing for a start or for tools news finds is compared with the catalog (`same_offer`), and cache.json
+  is written only when they differ: some servers announce a change at every start (server-everything adds tools
+  once its client is initialized). Prompts and resources news is always stored, as `same_offer` compares tools.
 - Prompts and resources news is passed on to every listener (`subscribe`: the MCP server forwards it to its
   client) once the server has been listed again, so a client re-fetching meets the new lists. Tools news is
   not: the client sees the gateway's four tools, which never change.
@@ -111,18 +113,17 @@ class ChangeFollower:
     async def _relist(self, server: str, changes: set[ServerChange]) -> bool:
         """List `server` again for `changes`; whether a listing was made."""
         try:
-            if changes == {"started"}:
-                if server in self._catalog.loading():
-                    return False  # a listing asked for is under way or queued: it lists this very start
+            if changes == {"started"} and server in self._catalog.loading():
+                return False  # a listing asked for is under way or queued: it lists this very start
+            await self._after_listings_under_way(server)
+            if changes & {"prompts", "resources"}:
+                await self._catalog.refresh(server, self._lister)  # `same_offer` does not compare those lists
+            else:
                 listing = await self._lister(server)
                 if same_offer(self._catalog.entry(server), listing):
-                    return True
+                    return True  # as cached: cache.json is not written (a server may announce at every start)
                 await self._catalog.refresh(server, _given(listing))
-                logger.info("'%s' offers other tools than cache.json said; it was listed again", server)
-                return True
-            await self._after_listings_under_way(server)
-            await self._catalog.refresh(server, self._lister)
-            logger.info("'%s' said its %s changed; it was listed again", server, _said(changes))
+            logger.info("'%s' was listed again: %s", server, _said(changes))
         except DownstreamError as error:
             # Its cached tools stay served; the next news (or refresh) lists it again.
             logger.warning("listing '%s' again after its news failed: %s", server, error.message)
@@ -174,4 +175,4 @@ def _given(listing: Listing) -> Lister:
 
 def _said(changes: set[ServerChange]) -> str:
     kinds = sorted(change for change in changes if change != "started")
-    return " and ".join(kinds) if kinds else "tools"
+    return f"it said its {' and '.join(kinds)} changed" if kinds else "it started and offers other tools than cached"

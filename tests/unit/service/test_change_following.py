@@ -20,6 +20,7 @@ from mcp_gateway.background import BackgroundProblems, BackgroundTasks
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.downstream.changes import ServerChange
 from mcp_gateway.search import SearchEngine
 from mcp_gateway.service.changes import ChangeFollower, ClientChange, same_offer
 
@@ -109,14 +110,17 @@ def _entry(offered: Listing) -> ServerCatalog:
     )
 
 
-async def test_a_start_offering_what_is_cached_is_listed_once_and_writes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("news", ["started", "tools"])
+async def test_news_of_a_server_offering_what_is_cached_lists_once_and_writes_nothing(
+    tmp_path: Path, news: ServerChange
+) -> None:
     offered = listing(tool("forecast"))
     catalog = await catalog_for(tmp_path, offered)
     cache = tmp_path / "cache.json"
     written = (cache.stat().st_mtime_ns, cache.read_bytes())
     lister = Lister(offered)
     async with following(catalog, lister) as (follower, told):
-        follower.heard(SERVER, "started")
+        follower.heard(SERVER, news)
     assert len(lister.began) == 1
     assert (cache.stat().st_mtime_ns, cache.read_bytes()) == written
     assert told == []
