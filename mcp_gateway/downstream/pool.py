@@ -10,6 +10,8 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 - a call that times out makes the pool probe its connection; one that does not answer the probe is retired:
   new calls get a fresh process, the old one closes after its last call;
 - shutdown refuses new work and stops every connection in parallel, each within its close budget;
+- a server saying its tools, prompts or resources changed, and every start of a server, is passed to
+  `on_change` (`changes.py`), which decides what to list again: the pool lists only when asked;
 - a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
   `status`, never fatal to the gateway (`mcp_gateway.background`);
 - no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
