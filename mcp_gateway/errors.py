@@ -19,6 +19,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
         ├── ToolNotAllowedError      excluded by a filter, or its server is disabled
         ├── InvalidArgumentsError    arguments do not match the tool's input schema
         ├── StillLoadingError        the server's tools are still being listed, past the wait for them
+        ├── QuestionNotRelayedError  a tool's question (elicitation, sampling) cannot reach this client
         └── DownstreamError          the downstream server failed us
             ├── ServerStartError     it could not be started or connected (or its listing failed)
             ├── BackoffError         it failed recently; calls fail fast until the window ends
@@ -141,6 +142,10 @@ class InvalidArgumentsError(ToolCallError):
     def __init__(self, message: str | Said, problems: list[str]) -> None:
         super().__init__(message)
         self.problems = problems
+
+
+class QuestionNotRelayedError(ToolCallError):
+    """A tool asked its caller something (elicitation, sampling) that cannot be put to this client or answered."""
 
 
 class StillLoadingError(ToolCallError):

@@ -22,7 +22,9 @@ defaults would get wrong for a gateway is set here:
   most once per legacy server; a modern one is probed each start, since its answer is what carries its
   instructions;
 - a server's news that its tools, prompts or resources changed reaches `ConnectOptions.on_change`, in either
-  protocol era (`changes.py`: a 2026-07-28 server announces them only on a stream its client opens).
+  protocol era (`changes.py`: a 2026-07-28 server announces them only on a stream its client opens);
+- the client declares `elicitation` and `sampling` (with tools) and hands the server's questions to the
+  callers of the calls in flight (`asking.Askers`), which refuses them where nobody can answer.
 """
 
 from __future__ import annotations
@@ -42,13 +44,14 @@ from mcp.client.session import LoggingFnT
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import Implementation, LoggingMessageNotificationParams
+from mcp_types import Implementation, LoggingMessageNotificationParams, SamplingCapability, SamplingToolsCapability
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
+from mcp_gateway.downstream.asking import Askers
 from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
 from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
 from mcp_gateway.downstream.link import Link
@@ -97,6 +100,8 @@ class OpenedClient:
     """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
     stderr: StderrTail | None = None
     """What a local server's process has said on stderr; None for remote servers."""
+    askers: Askers | None = None
+    """The calls in flight whose clients answer the server's questions; None only for in-process servers."""
 
 
 class Connector(Protocol):
@@ -130,13 +135,14 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     spec = server.spec
     mode = protocol_mode(spec.protocol, options.remembered_protocol)
     link = Link()
+    askers = Askers(server.name)
     if isinstance(spec, StdioServer):
         # Recording the child reads its start time with psutil: import it off the event loop, once.
         await anyio.to_thread.run_sync(processes.warm_up)
         launch = _stdio_launch(spec, options)
         transport = StdioTransport(server.name, launch, options.log, options.notes, records=options.records, link=link)
         try:
-            client = await _handshake(stack, link.around(transport), mode, options, link)
+            client = await _handshake(stack, link.around(transport), mode, options, link, askers=askers)
         except Exception as exc:
             if not isinstance(innermost(exc), LinkLost):
                 raise
@@ -148,6 +154,7 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
             link=link,
             hurry=transport.hurry,
             stderr=transport.stderr,
+            askers=askers,
         )
     watch = HttpStatusWatch()
     cap = BodyCap(server.name)
@@ -163,18 +170,24 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     else:
         remote = sse_transport(http_client, spec.url, max_event_bytes=MAX_MESSAGE_BYTES, link=link)
     try:
-        client = await _handshake(stack, link.around(remote), mode, options, link)
+        client = await _handshake(stack, link.around(remote), mode, options, link, askers=askers)
     except Exception as exc:
         raise remote_start_failure(server.name, spec.url, watch.last_error, exc) from exc
-    return OpenedClient(client=client, exited=None, pid=None, link=link)
+    return OpenedClient(client=client, exited=None, pid=None, link=link, askers=askers)
 
 
 async def _handshake(
-    stack: AsyncExitStack, transport: Transport, mode: str, options: ConnectOptions, link: Link
+    stack: AsyncExitStack,
+    transport: Transport,
+    mode: str,
+    options: ConnectOptions,
+    link: Link,
+    *,
+    askers: Askers,
 ) -> Client:
     """The connected client; a handshake error leaves as what `link` says it was (the server's, or a lost link)."""
     try:
-        client = await stack.enter_async_context(_client(transport, mode, options))
+        client = await stack.enter_async_context(_client(transport, mode, options, askers))
     except Exception as exc:
         cause = innermost(exc)  # the client's task group wraps it
         if not isinstance(cause, MCPError):
@@ -269,13 +282,19 @@ def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
     return StdioLaunch(command=spec.command, args=spec.args, env=base, cwd=cwd, close_timeout=options.close_timeout)
 
 
-def _client(transport: Transport, mode: str, options: ConnectOptions) -> Client:
+def _client(transport: Transport, mode: str, options: ConnectOptions, askers: Askers) -> Client:
+    # Declared whoever connects (the catalog must list what a server offers a client that can answer, as some
+    # servers list their asking tools only then), and relayed per call: refused where nobody can answer.
+    # Sampling with tools too: a client's answer passes through unchanged, whatever it holds.
     return Client(
         transport,
         mode=mode,
         cache=None,
         client_info=CLIENT_INFO,
         logging_callback=_log_to(options.notes),
+        elicitation_callback=askers.on_elicitation,
+        sampling_callback=askers.on_sampling,
+        sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
         message_handler=change_handler(options.on_change),
     )
 

@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import RootModel, ValidationError
 
+from mcp_gateway.downstream.asking import Askers, Asking, CallDeadline
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.json_object import JsonObject
@@ -102,8 +103,10 @@ class Connection:
         link: Link | None = None,
         hurry: Hurry | None = None,
         stderr: StderrTail | None = None,
+        askers: Askers | None = None,
     ) -> None:
         self.server = server
+        self._askers = askers or Askers(server)
         self.pid = pid
         self._client = client
         self._link = link
@@ -175,14 +178,26 @@ class Connection:
         *,
         timeout_seconds: float,
         on_progress: ProgressCallback | None,
+        asking: Asking | None = None,
     ) -> JsonObject:
         """Send `tools/call` and return the result as the server sent it.
 
         On timeout the SDK sends the server `notifications/cancelled` before raising; on caller
         cancellation it does the same, so a cancelled `execute_tool` stops the downstream work too.
+        `asking`: who answers the server's questions meanwhile (its deadline pauses while they wait), and
+        a modern server's answers and state for this retry of an `input_required` call, passed on as given.
         """
-        request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
-        return await self._request(request, timeout_seconds=timeout_seconds, on_progress=on_progress)
+        asking = asking or Asking()
+        params = types.CallToolRequestParams(
+            name=tool, arguments=arguments, input_responses=asking.input_responses, request_state=asking.request_state
+        )
+        with self._askers.asking(asking.asker, timeout_seconds) as deadline:
+            return await self._request(
+                types.CallToolRequest(params=params),
+                timeout_seconds=timeout_seconds,
+                on_progress=on_progress,
+                deadline=deadline,
+            )
 
     async def list_tools(self, *, timeout_seconds: float) -> ToolListing:
         """Every page of `tools/list`, each usable tool as the server listed it (see `Link` for the rest)."""
@@ -228,6 +243,7 @@ class Connection:
         *,
         timeout_seconds: float,
         on_progress: ProgressCallback | None = None,
+        deadline: CallDeadline | None = None,
     ) -> JsonObject:
         """Send one request and return its result as sent.
 
@@ -235,7 +251,7 @@ class Connection:
             RequestTimedOut, ErrorReply, LinkLost: see each; pydantic.ValidationError: a result that does not
             follow the protocol.
         """
-        with anyio.move_on_after(timeout_seconds):
+        with (deadline or CallDeadline(timeout_seconds)).scope:
             try:
                 result = await self._client.session.send_request(request, _RawResult, progress_callback=on_progress)
             except MCPError as exc:

@@ -2,17 +2,18 @@
 
 The serving gateway is a different process from the one a user runs `status` in, so what went wrong
 (startup, listing or a call; whether a retry can help) is kept in `errors.json` in the workspace: small,
-rewritten atomically, cleared for a server when it next starts cleanly. It is read and written as
-`workspace_files` says: never through a link, never blocking, at most `MAX_JOURNAL_BYTES`; a file that is
-not a usable journal reads as empty and is replaced by the next write. Messages pass through the
-gateway's `SecretMask` on the way in and on the way out (a file written by an older gateway may hold one).
+rewritten atomically, cleared for a server when it next starts cleanly (a serving pool writes it through
+`journal_updates`, off the event loop). It is read and written as `workspace_files` says: never through a
+link, never blocking, at most `MAX_JOURNAL_BYTES`; a file that is not a usable journal reads as empty and is
+replaced by the next write. Messages pass through the gateway's `SecretMask` on the way in and on the way
+out (a file written by an older gateway may hold one).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -63,13 +64,21 @@ class ErrorJournal:
         return records
 
     def record(self, server: str, error: ErrorRecord) -> None:
-        records = self.read()
-        records[server] = replace(error, message=clip(self._masked(error.message), MAX_STORED_MESSAGE_CHARS))
-        self._write(records)
+        self.apply({server: error})
 
     def clear(self, server: str) -> None:
+        self.apply({server: None})
+
+    def apply(self, updates: Mapping[str, ErrorRecord | None]) -> None:
+        """One read-modify-write: each server's record replaced, or removed where its update is None."""
         records = self.read()
-        if records.pop(server, None) is not None:
+        before = dict(records)
+        for server, error in updates.items():
+            if error is None:
+                records.pop(server, None)
+            else:
+                records[server] = replace(error, message=clip(self._masked(error.message), MAX_STORED_MESSAGE_CHARS))
+        if records != before:
             self._write(records)
 
     def _masked(self, message: str) -> str:

@@ -37,10 +37,12 @@ from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CH
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings
+from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.changes import PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal
+from mcp_gateway.downstream.journal_updates import JournalUpdates
 from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
 from mcp_gateway.downstream.notes import logger as notes_logger
 from mcp_gateway.downstream.process_records import ProcessRecords
@@ -98,7 +100,7 @@ class Pool:
         self._records = records
         self._connector = connector
         self._problems = problems if problems is not None else BackgroundProblems()
-        self._journal = ErrorJournal(workspace.errors_path, self._secrets.mask)
+        self._journal = JournalUpdates(ErrorJournal(workspace.errors_path, self._secrets.mask))
         self._logs: dict[str, StderrLog] = {}
         self._servers = {name: server for name, server in servers.items() if not server.spec.disabled}
         self._supervisors: dict[str, Supervisor] = {}
@@ -117,8 +119,10 @@ class Pool:
         async with AsyncExitStack() as stack:
             notes_logger.addHandler(self._handler)
             stack.callback(notes_logger.removeHandler, self._handler)
+            stack.callback(self._journal.detach)  # unwound right after the task group has ended
             self._group = await stack.enter_async_context(anyio.create_task_group())
             self._tasks = BackgroundTasks(self._group, self._problems)
+            self._journal.attach(self._tasks)
             for supervisor in self._supervisors.values():
                 supervisor.attach(self._tasks)
             self._stack = stack.pop_all()
@@ -134,6 +138,7 @@ class Pool:
         # cancels what is left (each transport's own stop is shielded and bounded).
         self._group.cancel_scope.deadline = anyio.current_time() + self._shutdown_seconds()
         await self._stack.aclose()
+        await self._journal.flush()  # what the stopping servers noted last, now that their tasks are gone
         return None
 
     def _shutdown_seconds(self) -> float:
@@ -171,9 +176,12 @@ class Pool:
         *,
         on_progress: ProgressCallback | None = None,
         retry_safe: bool = False,
+        asking: Asking | None = None,
     ) -> JsonObject:
         async with self._supervisor(server).borrowed(tool, retry_safe=retry_safe) as (connection, timeout):
-            return await connection.call_tool(tool, arguments, timeout_seconds=timeout, on_progress=on_progress)
+            return await connection.call_tool(
+                tool, arguments, timeout_seconds=timeout, on_progress=on_progress, asking=asking
+            )
 
     async def list_tools(self, server: str) -> Listing:
         async with self._supervisor(server).borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout):

@@ -9,14 +9,25 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from typing import Protocol
 
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings, StdioServer
 from mcp_gateway.downstream.connect import OpenedClient
-from mcp_gateway.downstream.error_journal import ErrorJournal
+from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.notes import ServerNotes
 
 MILLISECONDS = 1000.0
+
+
+class JournalSink(Protocol):
+    """Where a supervisor notes its server's last error for `status` (errors.json, see `journal_updates`)."""
+
+    def record(self, server: str, error: ErrorRecord) -> None: ...
+
+    def clear(self, server: str) -> None: ...
+
+
 PROBE_SECONDS = 5.0
 """How long a connection whose call timed out gets to answer a trivial request before it is retired."""
 SECONDS_PER_MINUTE = 60.0
@@ -26,7 +37,7 @@ SECONDS_PER_MINUTE = 60.0
 class ServerContext:
     notes: ServerNotes
     mask: Callable[[str], str]
-    journal: ErrorJournal
+    journal: JournalSink
     connect: Callable[[AsyncExitStack], Awaitable[OpenedClient]]
     """Spawn or reach the server and handshake; everything entered is unwound by the stack."""
     remember_protocol: Callable[[str], None]
@@ -47,7 +58,7 @@ def context_for(
     *,
     notes: ServerNotes,
     mask: Callable[[str], str],
-    journal: ErrorJournal,
+    journal: JournalSink,
     connect: Callable[[AsyncExitStack], Awaitable[OpenedClient]],
     remember_protocol: Callable[[str], None],
     stderr_log_path: str,

@@ -222,6 +222,7 @@ class Supervisor:
             link=opened.link,
             hurry=opened.hurry,
             stderr=opened.stderr,
+            askers=opened.askers,
         )
         self._open.add(connection)
         if self.state is State.STOPPED:  # connected just as the pool stopped: close it at once

@@ -27,14 +27,17 @@ from mcp_gateway.server.start import STOP_SIGNALS
 from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.questions import QuestionRelay
 
 
 def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server[object]:
     """The SDK's server over `gateway`, saying what `handshake` says (by default: what its config makes)."""
     said = handshake if handshake is not None else Handshake.saying(gateway.instructions())
-    handlers = MetaToolHandlers(gateway)
+    relay = QuestionRelay(gateway)
+    handlers = MetaToolHandlers(gateway, relay)
     server: Server[object] = Server(
         SERVER_NAME,
+        lifespan=lambda _: relay.running(),
         version=said.version,
         title=SERVER_TITLE,
         instructions=said.instructions,

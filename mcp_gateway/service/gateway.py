@@ -32,6 +32,7 @@ from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import Listing, ServerCatalog
 from mcp_gateway.catalog.store import CacheStore
 from mcp_gateway.config import GatewayConfig, load_config
+from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool
@@ -280,8 +281,10 @@ class Gateway:
         *,
         server: str | None = None,
         on_progress: ProgressCallback | None = None,
+        asking: Asking | None = None,
     ) -> JsonObject:
         """Call the downstream tool and return its `CallToolResult` exactly as the server sent it.
+        `asking`: who answers the tool's questions meanwhile (see `service/questions.py`, which calls this).
 
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
@@ -290,9 +293,9 @@ class Gateway:
         resolved = await self._resolver.tool(tool, server)
         await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
-        retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+        safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
         result = await self._pool.call_tool(
-            resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=retry_safe
+            resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=safe, asking=asking
         )
         if result.get("isError") is True:
             # An error is the server's words about what went wrong, which may quote its own credential; a
