@@ -22,7 +22,7 @@ CONFIG_HAS_ERRORS = 1
 
 def run_reload(args: argparse.Namespace) -> int:
     config = load(args)  # its diagnostics go to stderr; a file that is not usable at all raises (exit 2)
-    enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
+    enabled = config.enabled_servers
     disabled = [name for name, server in config.servers.items() if server.spec.disabled]
     print(f"{config.path}: {counted(len(enabled), 'enabled server')}{_names(enabled)}")
     if disabled:

@@ -29,7 +29,6 @@ from mcp_gateway.cli.context import load, read_status, with_gateway
 from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
-from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.home import ensure_config_file
@@ -51,7 +50,7 @@ def run_refresh(args: argparse.Namespace) -> int:
         except ToolCallError as error:
             raise PersonWords.of(args).failure(error) from error
         # Named servers are listed as named; without names, the enabled ones are (see `Gateway.refresh`).
-        progress.total = len(names) if names is not None else len(enabled_servers(config))
+        progress.total = len(names) if names is not None else len(config.enabled_servers)
         return await gateway.refresh(names, on_progress=progress.show)
 
     report = with_gateway(args, work, config=config)
@@ -186,12 +185,8 @@ def run_config(args: argparse.Namespace) -> int:
         return 0
     config = load(args)
     counts = (
-        f"{counted(len(enabled_servers(config)), 'enabled server')}, {len(config.rejected)} invalid, "
+        f"{counted(len(config.enabled_servers), 'enabled server')}, {len(config.rejected)} invalid, "
         f"{counted(len(config.diagnostics), 'diagnostic')}"
     )
     print(f"{config.path}: {counts}")
     return CONFIG_INVALID if config.errors else 0
-
-
-def enabled_servers(config: GatewayConfig) -> list[str]:
-    return [name for name, server in config.servers.items() if not server.spec.disabled]

@@ -21,6 +21,8 @@ defaults would get wrong for a gateway is set here:
   `mode="auto"`'s `server/discover` probe (up to 10 s on a server that ignores unknown methods) is paid at
   most once per legacy server; a modern one is probed each start, since its answer is what carries its
   instructions;
+- a server's news that its tools, prompts or resources changed reaches `ConnectOptions.on_change`, in either
+  protocol era (`changes.py`: a 2026-07-28 server announces them only on a stream its client opens);
 - the client declares `elicitation` and `sampling` (with tools) and hands the server's questions to the
   callers of the calls in flight (`asking.Askers`), which refuses them where nobody can answer.
 """
@@ -50,6 +52,7 @@ from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.asking import Askers
+from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
 from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
@@ -83,6 +86,8 @@ class ConnectOptions:
     """What the gateway says about the server."""
     on_message: MessageHandlerFnT | None = None
     """Where the server's notifications go (`resources/updated` is forwarded to the client, see `Pool`)."""
+    on_change: ChangeHeard | None = None
+    """Told when the server says one of its lists changed (`changes.py`); None: such news is ignored."""
 
 
 @dataclass
@@ -192,6 +197,8 @@ async def _handshake(
         reply = link.origin(cause)
         raise (LinkLost(str(cause)) if reply is None else ErrorReply(reply)) from exc
     link.protocol_version = lambda: client.protocol_version
+    if options.on_change is not None:
+        await listen_if_modern(stack, client, options.notes)
     return client
 
 
@@ -290,7 +297,7 @@ def _client(transport: Transport, mode: str, options: ConnectOptions, askers: As
         elicitation_callback=askers.on_elicitation,
         sampling_callback=askers.on_sampling,
         sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
-        message_handler=options.on_message,
+        message_handler=change_handler(options.on_change, options.on_message),
     )
 
 

@@ -12,6 +12,8 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 - shutdown refuses new work and stops every connection in parallel, each within its close budget;
 - a new set of servers (a live config edit, `reconfigure`) retires the supervisors of servers removed or
   started differently once their in-flight calls end, and keeps every other server's process (`reconcile`);
+- a server saying its tools, prompts or resources changed, and every start of a server, is passed to
+  `on_change` (`changes.py`), which decides what to list again: the pool lists only when asked;
 - a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
   `status`, never fatal to the gateway (`mcp_gateway.background`);
 - no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
@@ -22,6 +24,7 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
@@ -40,6 +43,7 @@ from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.diff import server_changes
 from mcp_gateway.config.models import Settings
 from mcp_gateway.downstream.asking import Asking
+from mcp_gateway.downstream.changes import PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal
@@ -93,12 +97,15 @@ class Pool:
         secrets: SecretMask | None = None,
         probe_seconds: float = PROBE_SECONDS,
         on_notification: Notified | None = None,
+        on_change: PoolChangeHeard | None = None,
     ) -> None:
         """`problems`: where the pool's background tasks (connections, idle timers, probes) report failures.
         `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`.
-        `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe."""
+        `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe.
+        `on_change`: told when a server says a list of its changed, and each time a server is started."""
         self._probe_seconds = probe_seconds
         self._on_notification = on_notification
+        self._on_change = on_change
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -307,8 +314,12 @@ class Pool:
                 log=self._log_for(name),
                 notes=notes,
                 on_message=self._notifications_of(name),
+                on_change=None if self._on_change is None else functools.partial(self._on_change, name),
             )
-            return await self._connector(server, options, stack)
+            opened = await self._connector(server, options, stack)
+            if self._on_change is not None:
+                self._on_change(name, "started")
+            return opened
 
         def remember(protocol_version: str) -> None:
             if self._memory is not None:

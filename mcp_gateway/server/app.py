@@ -20,6 +20,7 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.server.changes import ClientChanges
 from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.handlers import MetaToolHandlers
@@ -48,6 +49,9 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server
     # untouched rather than a re-built `CallToolResult` model.
     server.add_request_handler("tools/call", types.CallToolRequestParams, handlers.call_tool)
     OfferingHandlers(gateway).register(server)
+    changes = ClientChanges()
+    changes.register(server)
+    gateway.changes.subscribe(changes.tell)  # for as long as the gateway serves: one server per gateway
     return server
 
 

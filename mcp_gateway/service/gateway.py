@@ -47,6 +47,7 @@ from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
+from mcp_gateway.service.changes import ChangeFollower
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
@@ -97,6 +98,7 @@ class Gateway:
         self._journal = BackgroundJournal(workspace.background_problems_path)
         self._problems = BackgroundProblems(self._journal.record, self._secrets.mask, self._journal.forget)
         self._arguments = ArgumentChecker()
+        self.changes = ChangeFollower(self._catalog, self._list_downstream, lambda: self._tg)  # `subscribe` to it
         self._pool = Pool(
             config.servers,
             config.settings,
@@ -109,6 +111,7 @@ class Gateway:
             secrets=self._secrets,
             probe_seconds=probe_seconds,
             on_notification=lambda server, notification: self.offerings.notified(server, notification),  # noqa: PLW0108  # made below
+            on_change=self.changes.heard,
         )
         self._live = LiveConfig(config, self._environ, self._catalog, self._pool, self._secrets, relist=self.refresh)
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
@@ -314,7 +317,7 @@ class Gateway:
     ) -> RefreshReport:
         """List `servers` (default: every enabled one) now, a few at a time, and store what they list."""
         await self.loaded()
-        names = list(servers) if servers is not None else self._enabled()
+        names = list(servers) if servers is not None else self._config.enabled_servers
         await self._catalog.refresh_many(
             names, self._list_downstream, on_step=listing_steps(on_progress, self._catalog, self.mask)
         )
@@ -404,6 +407,3 @@ class Gateway:
     async def background_failures(self) -> list[GatewayProblem]:
         """What failed in the background of this gateway and of the others running on this workspace."""
         return await anyio.to_thread.run_sync(self._journal.with_others, list(self._problems))
-
-    def _enabled(self) -> list[str]:
-        return [name for name, server in self._config.servers.items() if not server.spec.disabled]

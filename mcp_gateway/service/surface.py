@@ -157,7 +157,7 @@ def instructions(
     `summaries` is what the catalog's digest says of each server (see `catalog.summary`); `mask` hides the
     gateway's known secrets in whatever the config or a server wrote.
     """
-    enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
+    enabled = config.enabled_servers
     if not enabled:
         return (
             "This gateway gives access to the tools of no MCP servers yet (search_tools explains how to add them). "
