@@ -141,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
         "…), summary (directTokens, gatewayTokens, …)",
     )
 
+    _add_sign_in_commands(command)
+
     config = command("config")
     config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
     for name, texts in help_text.CONFIG_COMMANDS.items():
@@ -148,6 +150,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("serve")
     return parser
+
+
+def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> None:
+    login = command("login")
+    login.add_argument("server", help="the remote server's name or one of its aliases")
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the sign-in URL only; do not try to open a browser"
+    )
+    logout = command("logout")
+    logout.add_argument("server", help="the server's name, as when it signed in")
 
 
 def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
@@ -171,6 +183,10 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
         from mcp_gateway.cli import importing
 
         return importing.run_import(args)
+    if args.command in ("login", "logout"):
+        from mcp_gateway.cli import signing_in
+
+        return signing_in.run_login(args) if args.command == "login" else signing_in.run_logout(args)
     if args.command == "doctor":
         from mcp_gateway.cli import doctor
 

@@ -42,6 +42,8 @@ from mcp_gateway.downstream.notes import logger as notes_logger
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
+from mcp_gateway.downstream.sign_in_auth import SignInContext
+from mcp_gateway.downstream.sign_in_store import SignInStore
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
 from mcp_gateway.errors import UnknownServerError
@@ -230,6 +232,7 @@ class Pool:
                 records=self._records,
                 log=self._log_for(name),
                 notes=notes,
+                sign_ins=SignInContext(SignInStore(self._workspace.sign_ins_dir), self._secrets.learn),
             )
             return await self._connector(server, options, stack)
 
