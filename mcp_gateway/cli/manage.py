@@ -29,6 +29,7 @@ from mcp_gateway.cli.context import load, read_status, with_gateway
 from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
+from mcp_gateway.cli.sign_in_words import sign_in_json, sign_in_words
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.gateway import Gateway
@@ -118,6 +119,7 @@ def _server_json(server: ServerState) -> dict[str, Any]:
         "running": [{"gatewayPid": running.gateway_pid, "pid": running.pid} for running in server.running],
         "lastError": asdict(server.last_error) if server.last_error else None,
         "skippedTools": list(server.skipped_tools),
+        "signIn": None if server.sign_in is None else sign_in_json(server.sign_in),
     }
 
 
@@ -145,6 +147,8 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
         lines.append(f"{server.name}: {server.cache}, {known}; {running_words(server)} ({server.lifecycle})")
         if server.skipped_tools:
             lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
+        if server.sign_in is not None and server.sign_in.state != "not needed":
+            lines.append(f"    sign-in: {sign_in_words(server.name, server.sign_in, program)}")
         if server.last_error is not None:
             error = server.last_error
             retry = "a retry may help" if error.retryable else "a retry will not help"

@@ -150,6 +150,22 @@ class ServerState:
     last_error: LastError | None
     skipped_tools: tuple[str, ...] = ()
     """Entries of the server's last listing that were left out as unusable, and why."""
+    sign_in: SignInState | None = None
+    """A remote server's OAuth sign-in (never its token); None for a local server."""
+
+
+SignInWord = Literal["signed in", "needs sign-in", "not needed"]
+
+
+@dataclass(frozen=True)
+class SignInState:
+    """A remote server's OAuth sign-in as `status` shows it (`service/sign_in_state.py`); never a token."""
+
+    state: SignInWord
+    expires_at: float | None = None
+    """When the stored access token expires (epoch seconds), for `signed in`."""
+    renewable: bool = False
+    """It carries a refresh token: the gateway renews it before it expires."""
 
 
 @dataclass(frozen=True)
