@@ -89,12 +89,16 @@ class SignInAuth(httpx2.Auth):
         if response.status_code != HTTP_UNAUTHORIZED:
             self.needed = False
             return
+        renewal_failed = False
         async with self._lock:
             fresh = await self._reload()
             if fresh is not None and sign_in is not None and fresh.tokens.access_token == sign_in.tokens.access_token:
                 refresh = _refresh_request(fresh)  # refused before its time (revoked, or the clocks differ)
                 fresh = None if refresh is None else await self._renewed(fresh, (yield refresh))
-        if fresh is not None:  # the refused response is read and closed by httpx as the new request goes
+                renewal_failed = fresh is None and refresh is not None
+        if fresh is not None or renewal_failed:
+            # Sent again: with the newer token, or (renewal refused) without one, so that what httpx returns is
+            # the server's answer to this request, not the token endpoint's. httpx reads and closes the last one.
             response = yield _with_token(request, fresh)
             if response.status_code != HTTP_UNAUTHORIZED:
                 self.needed = False

@@ -186,12 +186,17 @@ async def login(
     )
     provider = OAuthClientProvider(spec.url, metadata, storage, redirect, come_back)
     answered = 0
+    failure: CommandFailedError | None = None
     async with anyio.create_task_group() as group:
         group.start_soon(loopback.serve)
         try:
             answered = await _ask(spec, provider, server.name)
+        except CommandFailedError as exc:
+            failure = exc  # raised out here, not out of the group, which would wrap it in an exception group
         finally:
             group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     tokens = storage.tokens
     if tokens is None or storage.client is None:
         raise CommandFailedError(
@@ -199,23 +204,7 @@ async def login(
             "to sign in to; it works without one."
         )
     learn(_secrets(tokens, storage.client))
-    context = provider.context
-    oauth = context.oauth_metadata
-    token_endpoint = (
-        str(oauth.token_endpoint) if oauth else urljoin(context.get_authorization_base_url(spec.url), "/token")
-    )
-    sign_in = SignIn(
-        server=server.name,
-        url=spec.url,
-        tokens=tokens,
-        expires_at=context.token_expiry_time,
-        client=storage.client,
-        token_endpoint=token_endpoint,
-        revocation_endpoint=str(oauth.revocation_endpoint) if oauth and oauth.revocation_endpoint else None,
-        resource=context.get_resource_url()
-        if context.should_include_resource_param(context.protocol_version)
-        else None,
-    )
+    sign_in = _sign_in(server.name, spec.url, provider, tokens, storage.client)
     await anyio.to_thread.run_sync(SignInStore(workspace.sign_ins_dir).save, sign_in)
     return LoginReport(
         server=server.name,
@@ -223,6 +212,27 @@ async def login(
         scopes=tuple((tokens.scope or "").split()),
         refreshable=bool(tokens.refresh_token),
         registered=configured is None,
+    )
+
+
+def _sign_in(
+    name: str, url: str, provider: OAuthClientProvider, tokens: OAuthToken, client: OAuthClientInformationFull
+) -> SignIn:
+    """What the finished flow got, with what a gateway needs to renew it: the token endpoint and the resource."""
+    context = provider.context
+    oauth = context.oauth_metadata
+    token_endpoint = str(oauth.token_endpoint) if oauth else urljoin(context.get_authorization_base_url(url), "/token")
+    return SignIn(
+        server=name,
+        url=url,
+        tokens=tokens,
+        expires_at=context.token_expiry_time,
+        client=client,
+        token_endpoint=token_endpoint,
+        revocation_endpoint=str(oauth.revocation_endpoint) if oauth and oauth.revocation_endpoint else None,
+        resource=context.get_resource_url()
+        if context.should_include_resource_param(context.protocol_version)
+        else None,
     )
 
 
@@ -241,6 +251,9 @@ async def _ask(spec: RemoteServer, provider: OAuthClientProvider, name: str) -> 
             raise CommandFailedError(f"{exc.message}.") from exc
         except OAuthFlowError as exc:
             raise CommandFailedError(_flow_failure(name, spec.url, provider, exc)) from exc
+        except (httpx2.UnsupportedProtocol, httpx2.InvalidURL) as exc:
+            # The challenge named a metadata url that is not one (a relative path, say): no metadata to follow.
+            raise CommandFailedError(_flow_failure(name, spec.url, provider, exc)) from exc
         except httpx2.HTTPError as exc:
             raise CommandFailedError(
                 f"Signing in to '{name}' failed: {type(exc).__name__} at {_shown(exc)}; check that the server is "
@@ -248,12 +261,12 @@ async def _ask(spec: RemoteServer, provider: OAuthClientProvider, name: str) -> 
             ) from exc
 
 
-def _flow_failure(name: str, url: str, provider: OAuthClientProvider, exc: OAuthFlowError) -> str:
+def _flow_failure(name: str, url: str, provider: OAuthClientProvider, exc: Exception) -> str:
     context = provider.context
     if context.oauth_metadata is None and context.protected_resource_metadata is None:
         return (
-            f"Server '{name}' refused the gateway but publishes no OAuth metadata (RFC 9728 or RFC 8414) for {url}, "
-            "so there is no sign-in to run; it may want a token in headers or bearerTokenEnv instead."
+            f"Server '{name}' refused the gateway but publishes no usable OAuth metadata (RFC 9728 or RFC 8414) "
+            f"for {url}, so there is no sign-in to run; it may want a token in headers or bearerTokenEnv instead."
         )
     if isinstance(exc, OAuthRegistrationError):
         return (
