@@ -3,6 +3,7 @@ before they expire and learnt by the mask, and a refusal no token answers turned
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -101,8 +102,8 @@ async def test_a_token_about_to_expire_is_renewed_first_saved_and_masked(tmp_pat
         return httpx2.Response(200, json={"jsonrpc": "2.0", "id": 1, "result": {}})
 
     client, auth, mask, store = serving(tmp_path, httpx2.MockTransport(answer))
-    store.save(sign_in(expires_in=1))  # within its margin (a tenth of its lifetime, or a minute)
-    store.save(SignIn(**{**sign_in(expires_in=30).__dict__, "expires_at": time.time() + 1}))
+    # 1 s left of a 30 s lifetime: within its margin (a tenth of its lifetime, or a minute)
+    store.save(dataclasses.replace(sign_in(expires_in=30), expires_at=time.time() + 1))
     async with client:
         response = await client.post(URL, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert response.status_code == 200
