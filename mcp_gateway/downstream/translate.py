@@ -76,6 +76,8 @@ def start_failure(
     this one, if it failed and no start succeeded since."""
     cause = innermost(exc)
     logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
+    if isinstance(cause, SignInRequiredError):
+        return cause
     if isinstance(cause, DownstreamError):
         # `said`, not `message`: its next steps stay data, for a person's words (a sign-in's command)
         return ServerStartError(cause.said, server=server, phase="startup", retryable=cause.retryable)

@@ -135,9 +135,13 @@ async def test_a_server_never_signed_in_says_to_run_login_at_the_shell_and_to_th
     with anyio.fail_after(SESSION_SECONDS):
         async with gateway_session(home) as client:
             result = await call_echo(client, "x")
-    assert result.is_error
-    assert text_of(result) == sign_in_message("web")
-    assert oauth_server.stats()["registrations"] == 0  # the serving gateway never starts a sign-in itself
+            assert result.is_error
+            assert text_of(result) == sign_in_message("web")
+            assert oauth_server.stats()["registrations"] == 0  # the serving gateway never starts a sign-in itself
+            signed = await signing_in(home, "web")
+            assert signed.returncode == 0, signed.stderr
+            again = await call_echo(client, "y")  # at once: a start refused for want of a sign-in backs off not
+    assert (again.is_error, text_of(again)) == (False, "y")
 
 
 @pytest.mark.parametrize(
