@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send the client's remote servers no request: without it, import (a dry run too) sends each "
         "remote server that has no credentials in the client one request without them, to see whether it needs "
-        "a sign-in the gateway cannot do, and prints which urls it contacted; with it, that is left unknown",
+        "a sign-in (one that does is imported marked oauth, for `mcp-gateway login`), and prints which urls it "
+        "contacted; with it, that is left unknown",
     )
     importing.add_argument(
         "--restore",

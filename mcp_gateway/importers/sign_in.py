@@ -119,7 +119,7 @@ def skip_sign_ins(reading: ClientReading, client: str) -> ClientReading:
     """`reading` without the check (`--no-probe`): each server it would ask says that nobody asked it."""
     note = (
         f"{NO_CREDENTIALS}, and it was not asked whether it needs a sign-in (--no-probe); if it signs in with "
-        f"OAuth in {client}, keep it there: the gateway cannot reuse that sign-in"
+        f'OAuth in {client}, the gateway cannot reuse that sign-in: add "oauth": {{}} to it and run mcp-gateway login'
     )
     servers = tuple(
         replace(server, warnings=(*_without_credentials_notes(server), note)) if needs_probe(server) else server
@@ -150,6 +150,6 @@ def _judged(server: ImportedServer, answer: int | str | None, client: str) -> Im
     else:
         note = (
             f"{NO_CREDENTIALS}, and asking whether it needs a sign-in failed ({answer}); if it signs in "
-            f"with OAuth in {client}, keep it there: the gateway cannot reuse that sign-in"
+            f"with OAuth in {client}, the gateway cannot reuse that sign-in: run mcp-gateway login for it"
         )
     return replace(server, warnings=(*kept, note))
