@@ -23,6 +23,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
         ├── QuestionNotRelayedError  a tool's question (elicitation, sampling) cannot reach this client
         └── DownstreamError          the downstream server failed us
             ├── ServerStartError     it could not be started or connected (or its listing failed)
+            │   └── SignInRequiredError  it needs an OAuth sign-in (`mcp-gateway login`)
             ├── BackoffError         it failed recently; calls fail fast until the window ends
             ├── CallTimeoutError     the call ran past its timeout and was cancelled downstream
             ├── ConnectionLostError  the connection dropped while the call was in flight
@@ -208,3 +209,7 @@ class DownstreamRpcError(DownstreamError):
 
 class ShuttingDownError(DownstreamError):
     pass
+
+
+class SignInRequiredError(ServerStartError):
+    """A remote server refused the gateway for want of an OAuth sign-in: a person must run `mcp-gateway login`."""

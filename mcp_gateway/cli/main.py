@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send the client's remote servers no request: without it, import (a dry run too) sends each "
         "remote server that has no credentials in the client one request without them, to see whether it needs "
-        "a sign-in the gateway cannot do, and prints which urls it contacted; with it, that is left unknown",
+        "a sign-in (one that does is imported marked oauth, for `mcp-gateway login`), and prints which urls it "
+        "contacted; with it, that is left unknown",
     )
     importing.add_argument(
         "--restore",
@@ -145,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         "…), summary (directTokens, gatewayTokens, …)",
     )
 
+    _add_sign_in_commands(command)
+
     config = command("config")
     config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
     for name, texts in help_text.CONFIG_COMMANDS.items():
@@ -152,6 +155,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("serve")
     return parser
+
+
+def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> None:
+    login = command("login")
+    login.add_argument("server", help="the remote server's name or one of its aliases")
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the sign-in URL only; do not try to open a browser"
+    )
+    logout = command("logout")
+    logout.add_argument("server", help="the server's name, as when it signed in")
 
 
 def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
@@ -178,6 +191,10 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
         from mcp_gateway.cli import importing
 
         return importing.run_import(args)
+    if args.command in ("login", "logout"):
+        from mcp_gateway.cli import signing_in
+
+        return signing_in.run_login(args) if args.command == "login" else signing_in.run_logout(args)
     if args.command == "doctor":
         from mcp_gateway.cli import doctor
 

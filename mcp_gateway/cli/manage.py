@@ -29,6 +29,7 @@ from mcp_gateway.cli.context import load, read_status, with_gateway
 from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
+from mcp_gateway.cli.sign_in_words import sign_in_json, sign_in_words
 from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.home import ensure_config_file
@@ -122,6 +123,7 @@ def _server_json(server: ServerState) -> dict[str, Any]:
         "resources": server.offered[1],
         "resourceTemplates": server.offered[2],
         "skippedPromptsAndResources": list(server.skipped_offered),
+        "signIn": None if server.sign_in is None else sign_in_json(server.sign_in),
     }
 
 
@@ -169,6 +171,8 @@ def _server_lines(server: ServerState, program: str, *, nothing_listed: bool) ->
         lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
     if server.skipped_offered:
         lines.append(f"    left out of its prompts and resources: {'; '.join(server.skipped_offered)}")
+    if server.sign_in is not None and server.sign_in.state != "not needed":
+        lines.append(f"    sign-in: {sign_in_words(server.name, server.sign_in, program)}")
     if server.last_error is not None:
         error = server.last_error
         retry = "a retry may help" if error.retryable else "a retry will not help"

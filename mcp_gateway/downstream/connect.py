@@ -10,6 +10,9 @@ defaults would get wrong for a gateway is set here:
   with an error naming the server and the limit (a 400 MB answer once took the gateway to 1.2 GB);
 - every transport's streams pass through the connection's `Link`, which tells the server's own errors from
   the SDK's, fails a request whose reply is not JSON-RPC at once, and keeps unusable tool entries out;
+- a remote server is reached with the workspace's OAuth sign-in, if it has one and no configured
+  Authorization header (`sign_in_auth.py`); one that refuses the gateway for want of a sign-in says to run
+  `mcp-gateway login`;
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
 - a stdio server that ends before its handshake leaves as `EndedBeforeHandshake` (its exit status and its last
@@ -57,11 +60,12 @@ from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
+from mcp_gateway.downstream.sign_in_auth import SignInAuth, SignInContext
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
-from mcp_gateway.downstream.translate import innermost, remote_start_failure
+from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required
 from mcp_gateway.errors import ServerStartError
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
@@ -88,6 +92,8 @@ class ConnectOptions:
     """Where the server's notifications go (`resources/updated` is forwarded to the client, see `Pool`)."""
     on_change: ChangeHeard | None = None
     """Told when the server says one of its lists changed (`changes.py`); None: such news is ignored."""
+    sign_ins: SignInContext | None = None
+    """The workspace's OAuth sign-ins, for remote servers; None uses none (tests that connect in-process)."""
 
 
 @dataclass
@@ -160,11 +166,17 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
         )
     watch = HttpStatusWatch()
     cap = BodyCap(server.name)
+    headers = remote_headers(server.name, spec, options.environ)
+    # A configured Authorization header (or bearerTokenEnv) is the user's choice: a sign-in is used only without one.
+    signed_in = None
+    if options.sign_ins is not None and not any(name.lower() == "authorization" for name in headers):
+        signed_in = SignInAuth(server.name, spec.url, options.sign_ins)
     http_client = await stack.enter_async_context(
         httpx2.AsyncClient(
-            headers={**remote_headers(server.name, spec, options.environ), "Accept-Encoding": "identity"},
+            headers={**headers, "Accept-Encoding": "identity"},
             timeout=httpx2.Timeout(HTTP_CONNECT_TIMEOUT_SECONDS, read=None),
             event_hooks={"response": [watch.record, cap.apply]},
+            auth=signed_in,
         )
     )
     if isinstance(spec, HttpServer):
@@ -174,6 +186,8 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     try:
         client = await _handshake(stack, link.around(remote), mode, options, link, askers=askers)
     except Exception as exc:
+        if signed_in is not None and signed_in.needed:
+            raise sign_in_required(server.name) from exc
         raise remote_start_failure(server.name, spec.url, watch.last_error, exc) from exc
     return OpenedClient(client=client, exited=None, pid=None, link=link, askers=askers)
 

@@ -54,6 +54,8 @@ from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
+from mcp_gateway.downstream.sign_in_auth import SignInContext
+from mcp_gateway.downstream.sign_in_store import SignInStore
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.subscriptions import Held, hold
 from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
@@ -315,6 +317,7 @@ class Pool:
                 notes=notes,
                 on_message=self._notifications_of(name),
                 on_change=None if self._on_change is None else functools.partial(self._on_change, name),
+                sign_ins=SignInContext(SignInStore(self._workspace.sign_ins_dir), self._secrets.learn),
             )
             opened = await self._connector(server, options, stack)
             if self._on_change is not None:

@@ -37,7 +37,7 @@ from mcp_gateway.downstream.translate import (
     innermost,
     start_failure,
 )
-from mcp_gateway.errors import CallTimeoutError, DownstreamError, ShuttingDownError
+from mcp_gateway.errors import CallTimeoutError, DownstreamError, ShuttingDownError, SignInRequiredError
 
 EARLY_EXIT_SECONDS = 10.0
 """A server that exits this soon after its handshake, before answering any tool call, failed to start."""
@@ -278,7 +278,8 @@ class Supervisor:
         )
         self._last_ending = ending(exc)
         self._notes.info(f"start failed: {error.message}")
-        self._backoff.failed(anyio.current_time())
+        if not isinstance(error, SignInRequiredError):  # fixed by `login` at a shell: the next call must not wait
+            self._backoff.failed(anyio.current_time())
         self._note_error(error)
         start.error = error
         self._start = None

@@ -154,6 +154,22 @@ class ServerState:
     """How many prompts, resources and resource templates it listed with its tools."""
     skipped_offered: tuple[str, ...] = ()
     """Why prompts, resources or templates (or a whole listing of them) were left out."""
+    sign_in: SignInState | None = None
+    """A remote server's OAuth sign-in (never its token); None for a local server."""
+
+
+SignInWord = Literal["signed in", "needs sign-in", "not needed"]
+
+
+@dataclass(frozen=True)
+class SignInState:
+    """A remote server's OAuth sign-in as `status` shows it (`service/sign_in_state.py`); never a token."""
+
+    state: SignInWord
+    expires_at: float | None = None
+    """When the stored access token expires (epoch seconds), for `signed in`."""
+    renewable: bool = False
+    """It carries a refresh token: the gateway renews it before it expires."""
 
 
 @dataclass(frozen=True)

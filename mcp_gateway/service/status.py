@@ -30,6 +30,7 @@ from mcp_gateway.service.reports import (
     ServerState,
     StatusReport,
 )
+from mcp_gateway.service.sign_in_state import SignInState, sign_in_states
 from mcp_gateway.service.surface import no_servers_hint
 
 
@@ -37,6 +38,7 @@ from mcp_gateway.service.surface import no_servers_hint
 class _OnDisk:
     running: dict[str, list[tuple[int, int]]]
     errors: dict[str, ErrorRecord]
+    sign_ins: dict[str, SignInState]
 
 
 async def status_report(
@@ -51,7 +53,7 @@ async def status_report(
     config_problem: str | None = None,
 ) -> StatusReport:
     """The workspace's state; the files of other gateways are read in a worker thread."""
-    on_disk = await anyio.to_thread.run_sync(_read_records, workspace, secrets)
+    on_disk = await anyio.to_thread.run_sync(_read_records, config, workspace, secrets)
     servers = tuple(
         _server_state(config, catalog, name, on_disk, secrets, connected=connected(name)) for name in config.servers
     )
@@ -76,10 +78,13 @@ def running_servers(home: str | os.PathLike[str] | None) -> list[str]:
     return sorted(running_servers_of(Workspace.from_environment(home).process_records_dir))
 
 
-def _read_records(workspace: Workspace, secrets: SecretMask) -> _OnDisk:
+def _read_records(config: GatewayConfig, workspace: Workspace, secrets: SecretMask) -> _OnDisk:
+    errors = ErrorJournal(workspace.errors_path, secrets.mask).read()
+    last = {name: record.message for name, record in errors.items()}
     return _OnDisk(
         running=running_servers_of(workspace.process_records_dir),
-        errors=ErrorJournal(workspace.errors_path, secrets.mask).read(),
+        errors=errors,
+        sign_ins=sign_in_states(config, workspace, secrets, last),
     )
 
 
@@ -103,6 +108,7 @@ def _server_state(
         skipped_tools=entry.skipped if entry is not None else (),
         offered=offered_counts(entry.surface if entry is not None else None),
         skipped_offered=entry.surface.skipped if entry is not None and entry.surface is not None else (),
+        sign_in=on_disk.sign_ins.get(name),
     )
 
 
