@@ -47,14 +47,19 @@ class BackgroundProblems:
     """The background failures of one process, most recent last.
 
     `persist` (if any) gets each one too, in a worker thread (it writes a file for `mcp-gateway status`
-    in another process). `mask` hides secrets in the text logged and recorded.
+    in another process), and `forget` each task that `resolved` says works again. `mask` hides secrets in the
+    text logged and recorded.
     """
 
     def __init__(
-        self, persist: Callable[[BackgroundProblem], None] | None = None, mask: Callable[[str], str] = str
+        self,
+        persist: Callable[[BackgroundProblem], None] | None = None,
+        mask: Callable[[str], str] = str,
+        forget: Callable[[str], None] | None = None,
     ) -> None:
         self._problems: deque[BackgroundProblem] = deque(maxlen=MAX_PROBLEMS_KEPT)
         self._persist = persist
+        self._forget = forget
         self._mask = mask
 
     def __iter__(self) -> Iterator[BackgroundProblem]:
@@ -71,6 +76,17 @@ class BackgroundProblems:
             except Exception as failure:
                 note = self._mask(repr(failure))
                 logger.warning("could not record that %s failed for `mcp-gateway status`: %s", task, note)
+
+    async def resolved(self, task: str) -> None:
+        """`task` works again (an edit of config.json that could not be used was fixed): its problems are no
+        longer reported, here nor on disk."""
+        kept = [problem for problem in self._problems if problem.task != task]
+        self._problems = deque(kept, maxlen=MAX_PROBLEMS_KEPT)
+        if self._forget is not None:
+            try:
+                await anyio.to_thread.run_sync(self._forget, task)
+            except Exception as failure:
+                logger.warning("could not clear what failed in %s for `mcp-gateway status`: %r", task, failure)
 
 
 class BackgroundTasks:

@@ -12,6 +12,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
     │   └── ImportUsageError         an import asked for what cannot be (an unknown client, scope or backup)
     ├── CommandFailedError           a command did what it could and failed (a server that did not list)
     │   └── ImportFailedError        an import could not be done (a backup missing or not restorable)
+    ├── RequestError                 a client's prompt or resource request cannot be served: a JSON-RPC error
     └── ToolCallError                something the model can fix: becomes an `isError` tool result
         ├── UnknownServerError       no server or alias by that name
         ├── UnknownToolError         no tool by that name
@@ -19,8 +20,10 @@ translated into these at one boundary in `downstream/`; everything above that bo
         ├── ToolNotAllowedError      excluded by a filter, or its server is disabled
         ├── InvalidArgumentsError    arguments do not match the tool's input schema
         ├── StillLoadingError        the server's tools are still being listed, past the wait for them
+        ├── QuestionNotRelayedError  a tool's question (elicitation, sampling) cannot reach this client
         └── DownstreamError          the downstream server failed us
             ├── ServerStartError     it could not be started or connected (or its listing failed)
+            │   └── SignInRequiredError  it needs an OAuth sign-in (`mcp-gateway login`)
             ├── BackoffError         it failed recently; calls fail fast until the window ends
             ├── CallTimeoutError     the call ran past its timeout and was cancelled downstream
             ├── ConnectionLostError  the connection dropped while the call was in flight
@@ -104,6 +107,21 @@ class ImportFailedError(CommandFailedError):
     """An import or restore could not be done as asked: a file it needs is missing or cannot be written."""
 
 
+INVALID_PARAMS = -32602
+"""JSON-RPC's code for a request naming what does not exist (an unknown prompt or resource URI, a bad cursor)."""
+INTERNAL_ERROR = -32603
+"""JSON-RPC's code for a request the gateway could not serve for its own reasons (a server that did not start)."""
+
+
+class RequestError(GatewayError):
+    """A `prompts/get`, `resources/read`, … that cannot be served: not a tool call, so no `isError` result but a
+    JSON-RPC error with `code`, its message one sentence saying what to do next."""
+
+    def __init__(self, message: str, code: int = INVALID_PARAMS) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class ToolCallError(GatewayError):
     """A failure the model can act on; returned to it as a `CallToolResult` with `isError: true`.
 
@@ -141,6 +159,10 @@ class InvalidArgumentsError(ToolCallError):
     def __init__(self, message: str | Said, problems: list[str]) -> None:
         super().__init__(message)
         self.problems = problems
+
+
+class QuestionNotRelayedError(ToolCallError):
+    """A tool asked its caller something (elicitation, sampling) that cannot be put to this client or answered."""
 
 
 class StillLoadingError(ToolCallError):
@@ -187,3 +209,7 @@ class DownstreamRpcError(DownstreamError):
 
 class ShuttingDownError(DownstreamError):
     pass
+
+
+class SignInRequiredError(ServerStartError):
+    """A remote server refused the gateway for want of an OAuth sign-in: a person must run `mcp-gateway login`."""

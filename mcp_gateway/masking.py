@@ -19,6 +19,7 @@ every secret piece it finds, so one rule serves both collecting secrets and mask
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from mcp_gateway.config.gateway_config import ServerConfig
@@ -203,15 +204,32 @@ def _redact_script(script: str, redact: Redact) -> str:
 class SecretMask:
     """The secret values the gateway knows, and `mask(text)`: each of them, and URL-shaped credentials, as `***`.
 
-    A value: built once, never changed, shared by every exit. Values shorter than `MIN_SECRET_CHARS` and
-    surrounding whitespace are left out (a line is masked without its newline).
+    Built once and shared by every exit; the one change it allows is to grow (`learn`): a live config edit
+    brings new secrets, and a sign-in obtains tokens while the gateway runs. Values shorter than
+    `MIN_SECRET_CHARS` and surrounding whitespace are left out (a line is masked without its newline).
     """
 
     def __init__(self, values: Iterable[str] = ()) -> None:
-        kept = {value.strip() for value in values}
-        self._values = tuple(sorted((v for v in kept if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True))
-        # One alternation, longest first: at each position the longest known secret wins, in one pass.
-        self._known = re.compile("|".join(map(re.escape, self._values))) if self._values else None
+        self._values: tuple[str, ...] = ()
+        self._known: re.Pattern[str] | None = None
+        self._learning = threading.Lock()
+        self.learn(values)
+
+    def learn(self, values: Iterable[str]) -> None:
+        """Add secrets met at run time (an OAuth token, a live config edit's): a mask only ever grows, as a process
+        started with an old secret may still print it.
+
+        `mask` reads only the pattern, replaced by one assignment: a mask running in another thread meanwhile
+        uses the old set or the new one.
+        """
+        with self._learning:  # two learners at once must not each drop what the other added
+            kept = {value.strip() for value in (*self._values, *values)}
+            ordered = tuple(sorted((v for v in kept if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True))
+            if ordered == self._values:
+                return
+            # One alternation, longest first: at each position the longest known secret wins, in one pass.
+            known = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+            self._known, self._values = known, ordered
 
     @classmethod
     def for_servers(cls, servers: Iterable[ServerConfig], environ: Mapping[str, str]) -> SecretMask:
@@ -234,6 +252,8 @@ class SecretMask:
                 redact_header(name, value, collect)
             if spec.bearer_token_env and (token := environ.get(spec.bearer_token_env)):
                 found.append(token)
+            if spec.oauth is not None and spec.oauth.client_secret:
+                found.append(spec.oauth.client_secret)
         return cls(found)
 
     @property

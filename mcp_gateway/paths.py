@@ -72,6 +72,12 @@ class Workspace:
         """One file per running gateway listing the process groups it started (reaped after a SIGKILL)."""
         return self.state_dir / "run"
 
+    @property
+    def sign_ins_dir(self) -> Path:
+        """One private file per remote server signed in with OAuth (`downstream/sign_in_store.py`); beside the
+        config, not in the cache directory: a sign-in must outlive a cleaned cache."""
+        return self.config_dir / "oauth"
+
     def stderr_log_path(self, server: str) -> Path:
         return self.logs_dir / f"{safe_file_name(server)}.stderr.log"
 

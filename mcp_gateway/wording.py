@@ -23,9 +23,11 @@ DESCRIBE_TOOL = "describe_tool"
 EXECUTE_TOOL = "execute_tool"
 META_TOOL_NAMES = (SEARCH_TOOLS, LIST_TOOLS, DESCRIBE_TOOL, EXECUTE_TOOL)
 
-Action = Literal["search", "list", "describe", "execute", "repeat"]
-"""What a next step does: find a tool, see a server's tools, read a tool's definition, run a tool, or make the
-request just made again (with what the message says to change)."""
+Action = Literal["search", "list", "describe", "execute", "repeat", "login"]
+"""What a next step does: find a tool, see a server's tools, read a tool's definition, run a tool, make the
+request just made again (with what the message says to change), or sign in to a server (a person's step: the
+model can only pass it on)."""
+PROGRAM = "mcp-gateway"
 
 META_TOOL_OF: dict[str, str] = {
     "search": SEARCH_TOOLS,
@@ -88,6 +90,8 @@ def step_for_model(step: Step) -> str:
     """The step as the model reads it: the meta-tool to call ("call list_tools with server 'github'")."""
     if step.action == "repeat":  # the model knows what it just sent
         return "call again"
+    if step.action == "login":  # no meta-tool signs in: the model tells its user what to type
+        return f"run `{PROGRAM} login {step.server or '<server>'}` in a terminal"
     words = META_TOOL_OF[step.action]
     if step.action == "list" and step.server is not None and not step.again:
         words += f" with server '{step.server}'"

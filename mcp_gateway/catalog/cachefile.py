@@ -4,7 +4,10 @@
      "protocolVersion": str|null, "serverName": str|null, "serverVersion": str|null,
      "instructions": str|null, "tools": [<tool exactly as listed by tools/list>],
      "skipped": [str] (optional: why listed entries were left out),
-     "serverTitle": str, "serverDescription": str (optional: what `serverInfo` says the server is)}}}
+     "serverTitle": str, "serverDescription": str (optional: what `serverInfo` says the server is),
+     "surface": {"prompts": [..], "resources": [..], "resourceTemplates": [..], "completions": bool,
+                 "subscribe": bool, "skipped": [str]} (optional: absent in entries an older gateway listed,
+                 which load, serve their tools and are stale; see `catalog/surface.py`)}}}
 
 Parsing is tolerant per entry and strict per value: a server entry that is structurally unsound (a wrong
 type, a tool without a name) is dropped on its own and the others kept, so one bad entry costs one
@@ -25,6 +28,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
+from mcp_gateway.catalog.surface import Surface
 
 CACHE_VERSION = 1
 
@@ -49,6 +53,7 @@ class _ServerEntry(BaseModel):
     skipped: list[str] = Field(default_factory=list[str])
     server_title: str | None = Field(default=None, alias="serverTitle")
     server_description: str | None = Field(default=None, alias="serverDescription")
+    surface: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ def _parse_entry(name: str, value: Any) -> ServerCatalog | None:
         skipped=tuple(entry.skipped),
         server_title=entry.server_title,
         server_description=entry.server_description,
+        surface=None if entry.surface is None else Surface.from_json(entry.surface),
     )
 
 
@@ -130,4 +136,5 @@ def _entry_json(catalog: ServerCatalog) -> dict[str, Any]:
         **({"skipped": list(catalog.skipped)} if catalog.skipped else {}),
         **({"serverTitle": catalog.server_title} if catalog.server_title is not None else {}),
         **({"serverDescription": catalog.server_description} if catalog.server_description is not None else {}),
+        **({"surface": catalog.surface.to_json()} if catalog.surface is not None else {}),
     }

@@ -23,7 +23,7 @@ import contextlib
 import functools
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, Literal, cast
+from typing import Literal
 
 import anyio
 import anyio.to_thread
@@ -33,9 +33,10 @@ from mcp_gateway.catalog.fingerprint import fingerprint
 from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
 from mcp_gateway.catalog.store import CacheSignature, CacheStore
 from mcp_gateway.catalog.summary import ServerSummary
+from mcp_gateway.catalog.tool_entries import search_entry, tool_records
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import CatalogError, DownstreamError
-from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
+from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry
 
 EntryState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
 
@@ -72,6 +73,17 @@ class Catalog:
     def notice(self) -> str | None:
         """Why cache.json is not what this gateway serves or cannot be updated, as of the last look; else None."""
         return self._notice
+
+    async def reconfigure(self, config: GatewayConfig) -> None:
+        """Serve `config` from now on (a live edit): every server is indexed anew under its aliases, description
+        and filters; one removed leaves the index, one whose connection changed has no entry until listed again,
+        and one added takes its entry from cache.json when an earlier listing of that definition is there."""
+        gone = [name for name in self._config.servers if name not in config.servers]
+        self._config = config
+        self._fingerprints = {name: fingerprint(server.identity) for name, server in config.servers.items()}
+        self._signature = None  # the next look at cache.json reads it whole, for the servers added
+        await self._reindex([*gone, *config.servers])
+        await self.sync_from_disk()
 
     # Reading.
 
@@ -244,16 +256,16 @@ class Catalog:
                     retryable=True,
                 )
             return entry
-        done = anyio.Event()
+        done, wanted = anyio.Event(), self._fingerprints[server]  # a live edit may change it meanwhile
         self._loading[server] = done
         self._pending.setdefault(server, anyio.current_time())
         try:
             listing = await lister(server)
             entry = ServerCatalog(
                 server=server,
-                fingerprint=self._fingerprints[server],
+                fingerprint=wanted,
                 fetched_at=time.time(),
-                tools=tuple(_records(listing.tools)),
+                tools=tuple(tool_records(listing.tools)),
                 protocol_version=listing.protocol_version,
                 server_name=listing.server_name,
                 server_version=listing.server_version,
@@ -261,6 +273,7 @@ class Catalog:
                 skipped=listing.skipped,
                 server_title=listing.server_title,
                 server_description=listing.server_description,
+                surface=listing.surface,
             )
             self._failures.pop(server, None)
             self._entries[server] = entry
@@ -371,38 +384,10 @@ class Catalog:
         return incoming.fetched_at > current.fetched_at
 
     def _index(self, server: str) -> None:
-        tools = self.tools(server)
+        tools = self.tools(server) if server in self._config.servers else []  # removed by a live edit
         if not tools and self.entry(server) is None:
             self._engine.remove_server(server)
             return
         spec = self._config.servers[server].spec
         entry = ServerEntry(server, tuple(spec.aliases), spec.description)
         self._engine.replace_server(entry, [search_entry(server, tool) for tool in tools])
-
-
-def search_entry(server: str, tool: ToolRecord) -> ToolEntry:
-    title = tool.title
-    if title is None and tool.annotations is not None and isinstance(tool.annotations.get("title"), str):
-        title = cast(str, tool.annotations["title"])
-    return ToolEntry(server, tool.name, tool.description, title, tuple(_parameters(tool.input_schema)))
-
-
-def _parameters(schema: dict[str, Any]) -> Iterable[tuple[str, str]]:
-    properties = schema.get("properties")
-    if not isinstance(properties, dict):
-        return
-    for name, value in cast(dict[str, Any], properties).items():
-        description = cast(dict[str, Any], value).get("description") if isinstance(value, dict) else None
-        yield str(name), description if isinstance(description, str) else ""
-
-
-def _records(tools: Sequence[dict[str, Any]]) -> Iterable[ToolRecord]:
-    seen: set[str] = set()
-    for raw in tools:
-        try:
-            record = ToolRecord.from_wire(raw)
-        except ValueError:
-            continue  # a nameless tool cannot be called; skipping it keeps the rest usable
-        if record.name not in seen:
-            seen.add(record.name)
-            yield record

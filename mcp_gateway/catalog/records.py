@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
+from mcp_gateway.catalog.surface import Surface
 from mcp_gateway.json_object import JsonObject
 
 _T = TypeVar("_T")
@@ -176,10 +177,13 @@ class ServerCatalog:
     server_title: str | None = None
     server_description: str | None = None
     """What the server's handshake (`serverInfo`) says it is, masked and bounded like its instructions."""
+    surface: Surface | None = field(default_factory=Surface)
+    """Its prompts, resources and templates; None when a gateway that did not ask for them listed it."""
 
     def is_fresh(self, fingerprint: str, ttl_days: float, now: float | None = None) -> bool:
-        """Valid when it was fetched for the same connection config and is younger than the TTL (0 = forever)."""
-        if fingerprint != self.fingerprint:
+        """Valid when it was fetched for the same connection config and is younger than the TTL (0 = forever);
+        an entry listed without its prompts and resources (by an older gateway) is stale, so it is listed again."""
+        if fingerprint != self.fingerprint or self.surface is None:
             return False
         if ttl_days <= 0:
             return True
@@ -214,3 +218,5 @@ class Listing:
     """Why entries of the listing were left out (see `downstream/link.py`)."""
     server_title: str | None = None
     server_description: str | None = None
+    surface: Surface = field(default_factory=Surface)
+    """What the server offers besides tools, listed on the same connection."""

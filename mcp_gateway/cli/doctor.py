@@ -1,8 +1,9 @@
 """`mcp-gateway doctor [SERVER ...] [--json]`: start each server, and show what works and what it costs.
 
 Progress goes to stderr as servers start and answer (a refresh of many servers takes a while); the
-report goes to stdout, as text or as one JSON object. Exit 1 when any enabled server failed. Server errors
-arrive masked (the gateway masks them where they are made); the reasons for rejected entries are masked here.
+report goes to stdout, as text or as one JSON object, with each remote server's sign-in state (never a
+token). Exit 1 when any enabled server failed. Server errors arrive masked (the gateway masks them where
+they are made); the reasons for rejected entries are masked here.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 from mcp_gateway.cli.context import load, secret_mask, with_gateway
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines, seconds
+from mcp_gateway.cli.sign_in_words import sign_in_json, sign_in_words
 from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.doctor import DoctorReport, ServerCheck
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.reports import SignInState
 from mcp_gateway.tokens import TokenCounter, token_counter
 from mcp_gateway.wording import counted
 
@@ -30,22 +33,33 @@ def run_doctor(args: argparse.Namespace) -> int:
     counter = token_counter()
     progress = ProgressLines()
 
-    async def work(gateway: Gateway) -> DoctorReport:
+    async def work(gateway: Gateway) -> tuple[DoctorReport, dict[str, SignInState]]:
         try:
             names = [gateway.resolve_server(name) for name in args.servers] or None
         except ToolCallError as error:
             raise PersonWords.of(args).failure(error) from error
         chosen = names if names is not None else list(config.servers)
         progress.total = sum(1 for name in chosen if not config.servers[name].spec.disabled)
-        return await gateway.doctor(counter, servers=names, on_progress=progress.show)
+        report = await gateway.doctor(counter, servers=names, on_progress=progress.show)
+        # Read after the checks: a start that was refused for want of a sign-in is part of the state.
+        states = {server.name: server.sign_in for server in (await gateway.status()).servers}
+        return report, {name: state for name, state in states.items() if state is not None}
 
-    report = with_gateway(args, work, config=config)
+    report, sign_ins = with_gateway(args, work, config=config)
     if args.json:
-        print(json.dumps(_as_json(report, counter), indent=2))
+        shown = _as_json(report, counter)
+        for row in shown["servers"]:
+            state = sign_ins.get(row["name"])
+            row["signIn"] = None if state is None else sign_in_json(state)
+        print(json.dumps(shown, indent=2))
     else:
         print(f"config: {config.path}")
+        program = PersonWords.of(args).program
         for check in report.checks:
             print("\n".join(_check_lines(check, counter)))
+            state = sign_ins.get(check.name)
+            if state is not None and state.state != "not needed":
+                print(f"{INDENT}sign-in: {sign_in_words(check.name, state, program)}")
         print()
         print(_summary_text(report, counter))
         secrets = secret_mask(config)

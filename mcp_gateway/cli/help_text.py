@@ -103,11 +103,12 @@ COMMANDS: dict[str, CommandHelp] = {
             "them to the gateway's config.json. With --write-client-config it also replaces them in the "
             "client's file by one mcp-gateway entry, after a backup, so the client starts the gateway "
             "instead; nothing else in that file changes. --dry-run prints all of it and writes nothing. "
-            "A server the gateway cannot take over (an OAuth sign-in, a prompted secret) is skipped, with "
-            "the reason, and stays in the client."
+            "A server the gateway cannot take over (an OAuth block in the client's config, a prompted secret) is "
+            "skipped, with the reason, and stays in the client."
             "\n\nThe network: each remote server that has no credentials in the client is sent one request "
             "without them (a dry run too), to see whether it needs a sign-in; the urls contacted are printed. "
-            "--no-probe sends nothing and leaves that unknown."
+            "One that asks for a sign-in is imported marked oauth, and the import ends with the `mcp-gateway "
+            "login` to run for it. --no-probe sends nothing and leaves that unknown."
             "\n\nThe way back: every write keeps a backup beside the client's file. --restore steps back one "
             "write at a time (run it again to go one further), --restore original goes straight to the file as "
             "it was before the gateway first changed it, --backups lists every kept version; each restore keeps "
@@ -203,6 +204,41 @@ COMMANDS: dict[str, CommandHelp] = {
         ),
         examples=(("mcp-gateway refresh", ""), ("mcp-gateway refresh github", "only this one")),
     ),
+    "reload": CommandHelp(
+        summary="check config.json as running gateways will read it, and say what they do with it",
+        description=(
+            "A serving gateway applies every save of config.json by itself, within a second and without a "
+            "restart: new servers are listed and searchable, removed or disabled ones stop once their calls "
+            "in flight end, a server whose command, arguments, environment, url or headers changed restarts "
+            "on its next call, and the others keep their processes. `reload` reads the file as they will: it "
+            "prints the enabled and disabled servers and every problem (on stderr). An edit that cannot be used "
+            "is not applied: running gateways keep serving their last good config and say why in `status` and "
+            "in the next search. Exit status: 0 when the file can be applied, 1 when it has errors, 2 when it "
+            "cannot be read as JSON at all."
+        ),
+        examples=(("mcp-gateway reload", "after editing config.json by hand"),),
+    ),
+    "enable": CommandHelp(
+        summary="enable a server in config.json (running gateways apply it live)",
+        description=(
+            'Removes the server\'s "disabled": true from config.json, keeping every other byte of the file. '
+            "SERVER is its name or one of its aliases. Running gateways list it and start it on its first call, "
+            "within a second. Exit status: 0 when it is enabled (or already was), 2 when no server has that name "
+            "(the error suggests the closest one) or the file cannot be read or written."
+        ),
+        examples=(("mcp-gateway enable github", ""),),
+    ),
+    "disable": CommandHelp(
+        summary="disable a server in config.json (running gateways stop it once its calls end)",
+        description=(
+            'Writes "disabled": true into the server\'s entry in config.json, keeping every other byte of '
+            "the file; its tools leave search at once. SERVER is its name or one of its aliases. Running "
+            "gateways take no new call for it and stop its process once the calls in flight end. Exit status: "
+            "0 when it is disabled (or already was), 2 when no server has that name (the error suggests the "
+            "closest one) or the file cannot be read or written."
+        ),
+        examples=(("mcp-gateway disable github", "until `mcp-gateway enable github`"),),
+    ),
     "doctor": CommandHelp(
         summary="start every server: does it work, what does it cost in tokens, what is wrong with it",
         description=(
@@ -212,6 +248,34 @@ COMMANDS: dict[str, CommandHelp] = {
             "goes to stderr; the servers are stopped again. Exits 1 when a server failed."
         ),
         examples=(("mcp-gateway doctor", ""), ("mcp-gateway doctor github slack --json", "")),
+    ),
+    "login": CommandHelp(
+        summary="sign in to a remote server with OAuth, for every gateway of this workspace",
+        description=(
+            "Runs the MCP authorization flow for a configured Streamable HTTP or SSE server: it discovers the "
+            "server's authorization server, registers the gateway as a client (or uses oauth.clientId from "
+            "config.json), prints the sign-in URL and opens it in your browser where there is a display, and "
+            "waits up to five minutes for the browser to come back to 127.0.0.1. The tokens are kept in the "
+            "workspace (oauth/, readable by you only) and every gateway serving it uses them and renews them "
+            "before they expire; they are never printed."
+            "\n\nOn a machine without a display, or with --no-browser, open the printed URL in any browser on "
+            "this machine. Exits 0 when signed in, 1 when the sign-in was refused, timed out or is not offered "
+            "by the server, 2 when SERVER is not a configured remote server."
+        ),
+        examples=(
+            ("mcp-gateway login linear", "opens the browser"),
+            ("mcp-gateway login linear --no-browser", "prints the URL only"),
+        ),
+    ),
+    "logout": CommandHelp(
+        summary="forget a remote server's OAuth sign-in (and revoke its tokens)",
+        description=(
+            "Removes the tokens `mcp-gateway login` stored for SERVER, after asking its authorization server "
+            "to revoke them when it offers revocation (a server that cannot be reached does not keep you "
+            "signed in here). Gateways serving this workspace stop using them at the next request: a call to "
+            "the server then says to sign in again. Exits 0, also when there was no sign-in to remove."
+        ),
+        examples=(("mcp-gateway logout linear", ""),),
     ),
     "config": CommandHelp(
         summary="where the config file is, and whether it is valid",

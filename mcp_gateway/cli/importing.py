@@ -14,17 +14,19 @@ import argparse
 import functools
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
 import anyio
 
 from mcp_gateway.cli import undoing
+from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
 from mcp_gateway.importers import Where
 from mcp_gateway.importers.launch import this_installation
 from mcp_gateway.importers.launch_check import check_launch
-from mcp_gateway.importers.sign_in import Probe, http_status
+from mcp_gateway.importers.sign_in import Probe, http_status, needs_login
 from mcp_gateway.service.import_reports import (
     AskingForSignIns,
     ClientEntry,
@@ -102,6 +104,7 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
     print()
     if report.dry_run:
         _show_refreshed(report)
+        _show_sign_ins(report, PersonWords.of(args).program)
         print("Dry run: nothing was written.")
         source = f" --from {args.source}" if args.source else ""
         again = f"--client {report.client.name} --scope {report.scope}{source}"
@@ -117,9 +120,21 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         _show_client_write(report)
     else:
         print(f"{title} still starts its servers itself; add --write-client-config to point it at the gateway.")
-    home = f" --home {args.home}" if args.home else ""
-    print(f"Check the servers: mcp-gateway{home} refresh (starts each once and caches its tools), then status.")
+    program = PersonWords.of(args).program
+    _show_sign_ins(report, program)
+    print(f"Check the servers: {program} refresh (starts each once and caches its tools), then status.")
     return 0
+
+
+def _show_sign_ins(report: ImportReport, program: str) -> None:
+    """The imported servers that need `login` before the gateway can reach them, each with its command."""
+    waiting = [server.name for server in report.servers if server.imported and needs_login(server.entry)]
+    if waiting:
+        print(
+            f"Sign in to {'it' if len(waiting) == 1 else 'each'} once, in a terminal (the gateway cannot reuse "
+            f"{report.client.title}'s sign-in):"
+        )
+        print("\n".join(f"{INDENT}{program} login {shlex.quote(name)}" for name in waiting))
 
 
 def _detected_client(args: argparse.Namespace, service: ImportService) -> str:

@@ -22,6 +22,7 @@ from mcp_gateway.errors import InvalidArgumentsError, ToolCallError, UsageError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.questions import Nobody, QuestionRelay
 from mcp_gateway.service.surface import MAX_SEARCH_ALTERNATIVES
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import counted
@@ -126,7 +127,9 @@ def run_call(args: argparse.Namespace) -> int:
     async def work(gateway: Gateway) -> int:
         await _load_for_bare_name(gateway, args)
         try:
-            result = await gateway.execute(args.tool, cast(JsonObject, arguments), server=args.server)
+            # Through the relay, so a tool that asks a question gets a clear refusal instead of a bare input_required.
+            relay = QuestionRelay(gateway)
+            result = await relay.execute(args.tool, cast(JsonObject, arguments), Nobody(), server=args.server)
         except InvalidArgumentsError as error:
             described = await gateway.describe(args.tool, server=args.server)
             print(views.error_text(error, described.tool, word=words.step), file=sys.stderr)

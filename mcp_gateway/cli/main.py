@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send the client's remote servers no request: without it, import (a dry run too) sends each "
         "remote server that has no credentials in the client one request without them, to see whether it needs "
-        "a sign-in the gateway cannot do, and prints which urls it contacted; with it, that is left unknown",
+        "a sign-in (one that does is imported marked oauth, for `mcp-gateway login`), and prints which urls it "
+        "contacted; with it, that is left unknown",
     )
     importing.add_argument(
         "--restore",
@@ -126,11 +127,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         action="store_true",
         help="print it as one JSON object: config, servers (cache, tools, running, lastError, …), rejected, "
-        "backgroundProblems, workspaceProblems, cacheNotice",
+        "backgroundProblems, workspaceProblems, cacheNotice, configProblem",
     )
 
     refresh = command("refresh")
     refresh.add_argument("server", nargs="?", help="only this server, by name or alias (default: every enabled one)")
+
+    command("reload")
+    for name in ("enable", "disable"):
+        command(name).add_argument("server", help="the server's name in config.json, or one of its aliases")
 
     doctor = command("doctor")
     doctor.add_argument("servers", nargs="*", metavar="SERVER", help="only these servers (default: all)")
@@ -140,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the report as JSON: tokenizer, servers (listed, seconds, toolCount, schemaTokens, problem, "
         "…), summary (directTokens, gatewayTokens, …)",
     )
+
+    _add_sign_in_commands(command)
 
     config = command("config")
     config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
@@ -155,11 +162,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> None:
+    login = command("login")
+    login.add_argument("server", help="the remote server's name or one of its aliases")
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the sign-in URL only; do not try to open a browser"
+    )
+    logout = command("logout")
+    logout.add_argument("server", help="the server's name, as when it signed in")
+
+
 def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
     if args.command in (None, "serve"):
         # Before anything else is imported: a client waits for this one's handshake at every session start.
         return run_serve(args, serve)
-    from mcp_gateway.cli import inspect, manage
+    from mcp_gateway.cli import inspect, live, manage
 
     handlers: dict[str, Command] = {
         "search": inspect.run_search,
@@ -169,6 +186,9 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
         "refresh": manage.run_refresh,
         "status": manage.run_status,
         "config": manage.run_config,
+        "reload": live.run_reload,
+        "enable": live.run_enable,
+        "disable": live.run_disable,
     }
     if args.command == "import":
         if args.client is not None and canonical_client(args.client) is None:
@@ -176,6 +196,10 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
         from mcp_gateway.cli import importing
 
         return importing.run_import(args)
+    if args.command in ("login", "logout"):
+        from mcp_gateway.cli import signing_in
+
+        return signing_in.run_login(args) if args.command == "login" else signing_in.run_logout(args)
     if args.command == "doctor":
         from mcp_gateway.cli import doctor
 

@@ -29,7 +29,7 @@ from mcp_gateway.cli.context import load, read_status, with_gateway
 from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
-from mcp_gateway.config import GatewayConfig
+from mcp_gateway.cli.sign_in_words import sign_in_json, sign_in_words
 from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.home import ensure_config_file
@@ -51,7 +51,7 @@ def run_refresh(args: argparse.Namespace) -> int:
         except ToolCallError as error:
             raise PersonWords.of(args).failure(error) from error
         # Named servers are listed as named; without names, the enabled ones are (see `Gateway.refresh`).
-        progress.total = len(names) if names is not None else len(enabled_servers(config))
+        progress.total = len(names) if names is not None else len(config.enabled_servers)
         return await gateway.refresh(names, on_progress=progress.show)
 
     report = with_gateway(args, work, config=config)
@@ -103,6 +103,7 @@ def status_json(report: StatusReport) -> dict[str, Any]:
         ],
         "workspaceProblems": list(report.workspace_problems),
         "cacheNotice": report.cache_notice,
+        "configProblem": report.config_problem,
     }
 
 
@@ -118,6 +119,11 @@ def _server_json(server: ServerState) -> dict[str, Any]:
         "running": [{"gatewayPid": running.gateway_pid, "pid": running.pid} for running in server.running],
         "lastError": asdict(server.last_error) if server.last_error else None,
         "skippedTools": list(server.skipped_tools),
+        "prompts": server.offered[0],
+        "resources": server.offered[1],
+        "resourceTemplates": server.offered[2],
+        "skippedPromptsAndResources": list(server.skipped_offered),
+        "signIn": None if server.sign_in is None else sign_in_json(server.sign_in),
     }
 
 
@@ -125,6 +131,8 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
     """`program` is the `mcp-gateway` a person ran (with their `--home`), for the commands the lines suggest."""
     lines = [f"config: {report.config_path}"]
     lines += [f"workspace problem: {problem}" for problem in report.workspace_problems]
+    if report.config_problem:
+        lines.append(f"config problem: {report.config_problem}")
     if report.cache_notice:
         lines.append(f"cache: {report.cache_notice}")
     if report.no_servers_hint is not None and not report.rejected:
@@ -133,22 +141,7 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
     if nothing_listed:
         lines.append(nothing_listed_line(program))
     for server in report.servers:
-        if failing(server):  # its count would be a confusing "0 tools"; the error is on the next line
-            known = "its tools could not be listed"
-        elif server.cache == "missing":
-            known = "never listed" if nothing_listed else f"never listed (run {program} refresh {server.name})"
-        elif server.cache == "disabled":
-            known = "in config.json"
-        else:
-            age = f", fetched {ago(server.fetched_at)}" if server.fetched_at else ""
-            known = f"{counted(server.tool_count, 'tool')}{age}"
-        lines.append(f"{server.name}: {server.cache}, {known}; {running_words(server)} ({server.lifecycle})")
-        if server.skipped_tools:
-            lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
-        if server.last_error is not None:
-            error = server.last_error
-            retry = "a retry may help" if error.retryable else "a retry will not help"
-            lines.append(f"    last error ({error.phase}, {ago(error.at)}; {retry}): {error.message}")
+        lines += _server_lines(server, program, nothing_listed=bool(nothing_listed))
     lines += [f"{name}: invalid config entry: {reason}" for name, reason in report.rejected.items()]
     if report.background_failures:
         lines.append("background problems (the gateway served on; details in its log):")
@@ -156,6 +149,34 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
         f"    gateway pid {failure.gateway_pid}, {ago(failure.at)}: {failure.task}: {failure.error}"
         for failure in report.background_failures
     ]
+    return lines
+
+
+def _server_lines(server: ServerState, program: str, *, nothing_listed: bool) -> list[str]:
+    """One server's line of `status`, and the lines under it (what was left out, its last error)."""
+    lines: list[str] = []
+    if failing(server):  # its count would be a confusing "0 tools"; the error is on the next line
+        known = "its tools could not be listed"
+    elif server.cache == "missing":
+        known = "never listed" if nothing_listed else f"never listed (run {program} refresh {server.name})"
+    elif server.cache == "disabled":
+        known = "in config.json"
+    else:
+        age = f", fetched {ago(server.fetched_at)}" if server.fetched_at else ""
+        offered = zip(server.offered, ("prompt", "resource", "resource template"), strict=True)
+        also = "".join(f", {counted(count, noun)}" for count, noun in offered if count)
+        known = f"{counted(server.tool_count, 'tool')}{also}{age}"
+    lines.append(f"{server.name}: {server.cache}, {known}; {running_words(server)} ({server.lifecycle})")
+    if server.skipped_tools:
+        lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
+    if server.skipped_offered:
+        lines.append(f"    left out of its prompts and resources: {'; '.join(server.skipped_offered)}")
+    if server.sign_in is not None and server.sign_in.state != "not needed":
+        lines.append(f"    sign-in: {sign_in_words(server.name, server.sign_in, program)}")
+    if server.last_error is not None:
+        error = server.last_error
+        retry = "a retry may help" if error.retryable else "a retry will not help"
+        lines.append(f"    last error ({error.phase}, {ago(error.at)}; {retry}): {error.message}")
     return lines
 
 
@@ -168,12 +189,8 @@ def run_config(args: argparse.Namespace) -> int:
         return 0
     config = load(args)
     counts = (
-        f"{counted(len(enabled_servers(config)), 'enabled server')}, {len(config.rejected)} invalid, "
+        f"{counted(len(config.enabled_servers), 'enabled server')}, {len(config.rejected)} invalid, "
         f"{counted(len(config.diagnostics), 'diagnostic')}"
     )
     print(f"{config.path}: {counts}")
     return CONFIG_INVALID if config.errors else 0
-
-
-def enabled_servers(config: GatewayConfig) -> list[str]:
-    return [name for name, server in config.servers.items() if not server.spec.disabled]

@@ -62,3 +62,5 @@ class PersonWords:
                 return f"{self.program} call {tool} --args {ARGUMENTS_PLACEHOLDER}"
             case "repeat":
                 return "the command"
+            case "login":
+                return f"{self.program} login {server}"

@@ -1,6 +1,6 @@
 """`${VAR}` expansion in the fields that reach a downstream process or request.
 
-Only `command`, `args`, `env` values, `cwd`, `url` and `headers` values are expanded: those are what
+Only `command`, `args`, `env` values, `cwd`, `url`, `headers` values and `oauth`'s strings are expanded: those are what
 clients' own configs expand, and expanding names or metadata would make the catalog key depend on the
 environment. `${VAR:-default}` uses the default when VAR is unset or empty, as a shell does. Any other
 `$` text (`$$`, `$VAR`, `${not a name}`) stays literal, as in Claude Code's config. A `cwd` starting with
@@ -80,6 +80,9 @@ def expand_server_fields(
         entries = as_object(fields.get(key))
         if entries is not None:
             expanded[key] = {k: expand(v, key, k) if isinstance(v, str) else v for k, v in entries.items()}
+    oauth = as_object(fields.get("oauth"))
+    if oauth is not None:  # the client id and secret, which a config names as `${VAR}`
+        expanded["oauth"] = {k: expand(v, "oauth", k) if isinstance(v, str) else v for k, v in oauth.items()}
     cwd = expanded.get("cwd")
     if isinstance(cwd, str):
         expanded["cwd"] = expand_home(cwd, environ)

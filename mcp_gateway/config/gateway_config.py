@@ -38,6 +38,10 @@ class GatewayConfig:
         return list(self.servers)
 
     @property
+    def enabled_servers(self) -> list[str]:
+        return [name for name, server in self.servers.items() if not server.spec.disabled]
+
+    @property
     def errors(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.severity == "error")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 Lifecycle = Literal["lazy", "eager", "keep-alive"]
@@ -105,11 +105,40 @@ class StdioServer(_ServerBase):
     inherit_env: bool = True
 
 
+class OAuthSettings(_Model):
+    """How `mcp-gateway login` signs in to a remote server with OAuth (`oauth` in a server entry).
+
+    Every field is optional: `{}` marks a server that needs a sign-in, and the client is then registered
+    dynamically (RFC 7591). A configured `clientId` is used instead, for servers that do not register clients.
+    """
+
+    client_id: str | None = Field(default=None, min_length=1)
+    client_secret: str | None = Field(default=None, min_length=1)
+    """Write it as `${VAR}`: config.json is not the place for a secret."""
+    scopes: tuple[str, ...] = ()
+    """The scopes asked for; empty asks for what the server advertises."""
+    redirect_port: int | None = Field(default=None, ge=1, le=65535)
+    """The loopback port the sign-in returns to; unset takes a free one (some servers allow only a fixed one)."""
+
+    @field_validator("scopes", mode="before")
+    @classmethod
+    def _spaced_scopes(cls, value: Any) -> Any:
+        return tuple(value.split()) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _secret_needs_an_id(self) -> OAuthSettings:
+        if self.client_secret is not None and self.client_id is None:
+            raise ValueError("'clientSecret' is set without 'clientId'; add the client id the secret belongs to")
+        return self
+
+
 class HttpServer(_ServerBase):
     type: Literal["http"] = "http"
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict[str, str])
     bearer_token_env: str | None = None
+    oauth: OAuthSettings | None = None
+    """Signs in with OAuth (`mcp-gateway login`); tokens stored by a sign-in are used even without it."""
 
 
 class SseServer(_ServerBase):
@@ -117,6 +146,7 @@ class SseServer(_ServerBase):
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict[str, str])
     bearer_token_env: str | None = None
+    oauth: OAuthSettings | None = None
 
 
 ServerSpec = Annotated[StdioServer | HttpServer | SseServer, Field(discriminator="type")]

@@ -10,6 +10,9 @@ defaults would get wrong for a gateway is set here:
   with an error naming the server and the limit (a 400 MB answer once took the gateway to 1.2 GB);
 - every transport's streams pass through the connection's `Link`, which tells the server's own errors from
   the SDK's, fails a request whose reply is not JSON-RPC at once, and keeps unusable tool entries out;
+- a remote server is reached with the workspace's OAuth sign-in, if it has one and no configured
+  Authorization header (`sign_in_auth.py`); one that refuses the gateway for want of a sign-in says to run
+  `mcp-gateway login`;
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
 - a stdio server that ends before its handshake leaves as `EndedBeforeHandshake` (its exit status and its last
@@ -20,7 +23,11 @@ defaults would get wrong for a gateway is set here:
 - the protocol mode comes from the server's `protocol` setting or what it negotiated last time, so
   `mode="auto"`'s `server/discover` probe (up to 10 s on a server that ignores unknown methods) is paid at
   most once per legacy server; a modern one is probed each start, since its answer is what carries its
-  instructions.
+  instructions;
+- a server's news that its tools, prompts or resources changed reaches `ConnectOptions.on_change`, in either
+  protocol era (`changes.py`: a 2026-07-28 server announces them only on a stream its client opens);
+- the client declares `elicitation` and `sampling` (with tools) and hands the server's questions to the
+  callers of the calls in flight (`asking.Askers`), which refuses them where nobody can answer.
 """
 
 from __future__ import annotations
@@ -36,26 +43,29 @@ import anyio.to_thread
 import httpx2
 from mcp import Client
 from mcp.client import Transport
-from mcp.client.session import LoggingFnT
+from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import Implementation, LoggingMessageNotificationParams
+from mcp_types import Implementation, LoggingMessageNotificationParams, SamplingCapability, SamplingToolsCapability
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
+from mcp_gateway.downstream.asking import Askers
+from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
 from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
+from mcp_gateway.downstream.sign_in_auth import SignInAuth, SignInContext
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
-from mcp_gateway.downstream.translate import innermost, remote_start_failure
+from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required
 from mcp_gateway.errors import ServerStartError
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
@@ -78,6 +88,12 @@ class ConnectOptions:
     """Where the server's own stderr goes."""
     notes: ServerNotes
     """What the gateway says about the server."""
+    on_message: MessageHandlerFnT | None = None
+    """Where the server's notifications go (`resources/updated` is forwarded to the client, see `Pool`)."""
+    on_change: ChangeHeard | None = None
+    """Told when the server says one of its lists changed (`changes.py`); None: such news is ignored."""
+    sign_ins: SignInContext | None = None
+    """The workspace's OAuth sign-ins, for remote servers; None uses none (tests that connect in-process)."""
 
 
 @dataclass
@@ -92,6 +108,8 @@ class OpenedClient:
     """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
     stderr: StderrTail | None = None
     """What a local server's process has said on stderr; None for remote servers."""
+    askers: Askers | None = None
+    """The calls in flight whose clients answer the server's questions; None only for in-process servers."""
 
 
 class Connector(Protocol):
@@ -125,13 +143,14 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     spec = server.spec
     mode = protocol_mode(spec.protocol, options.remembered_protocol)
     link = Link()
+    askers = Askers(server.name)
     if isinstance(spec, StdioServer):
         # Recording the child reads its start time with psutil: import it off the event loop, once.
         await anyio.to_thread.run_sync(processes.warm_up)
         launch = _stdio_launch(spec, options)
         transport = StdioTransport(server.name, launch, options.log, options.notes, records=options.records, link=link)
         try:
-            client = await _handshake(stack, link.around(transport), mode, options, link)
+            client = await _handshake(stack, link.around(transport), mode, options, link, askers=askers)
         except Exception as exc:
             if not isinstance(innermost(exc), LinkLost):
                 raise
@@ -143,14 +162,21 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
             link=link,
             hurry=transport.hurry,
             stderr=transport.stderr,
+            askers=askers,
         )
     watch = HttpStatusWatch()
     cap = BodyCap(server.name)
+    headers = remote_headers(server.name, spec, options.environ)
+    # A configured Authorization header (or bearerTokenEnv) is the user's choice: a sign-in is used only without one.
+    signed_in = None
+    if options.sign_ins is not None and not any(name.lower() == "authorization" for name in headers):
+        signed_in = SignInAuth(server.name, spec.url, options.sign_ins)
     http_client = await stack.enter_async_context(
         httpx2.AsyncClient(
-            headers={**remote_headers(server.name, spec, options.environ), "Accept-Encoding": "identity"},
+            headers={**headers, "Accept-Encoding": "identity"},
             timeout=httpx2.Timeout(HTTP_CONNECT_TIMEOUT_SECONDS, read=None),
             event_hooks={"response": [watch.record, cap.apply]},
+            auth=signed_in,
         )
     )
     if isinstance(spec, HttpServer):
@@ -158,18 +184,26 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
     else:
         remote = sse_transport(http_client, spec.url, max_event_bytes=MAX_MESSAGE_BYTES, link=link)
     try:
-        client = await _handshake(stack, link.around(remote), mode, options, link)
+        client = await _handshake(stack, link.around(remote), mode, options, link, askers=askers)
     except Exception as exc:
+        if signed_in is not None and signed_in.needed:
+            raise sign_in_required(server.name) from exc
         raise remote_start_failure(server.name, spec.url, watch.last_error, exc) from exc
-    return OpenedClient(client=client, exited=None, pid=None, link=link)
+    return OpenedClient(client=client, exited=None, pid=None, link=link, askers=askers)
 
 
 async def _handshake(
-    stack: AsyncExitStack, transport: Transport, mode: str, options: ConnectOptions, link: Link
+    stack: AsyncExitStack,
+    transport: Transport,
+    mode: str,
+    options: ConnectOptions,
+    link: Link,
+    *,
+    askers: Askers,
 ) -> Client:
     """The connected client; a handshake error leaves as what `link` says it was (the server's, or a lost link)."""
     try:
-        client = await stack.enter_async_context(_client(transport, mode, options))
+        client = await stack.enter_async_context(_client(transport, mode, options, askers))
     except Exception as exc:
         cause = innermost(exc)  # the client's task group wraps it
         if not isinstance(cause, MCPError):
@@ -177,6 +211,8 @@ async def _handshake(
         reply = link.origin(cause)
         raise (LinkLost(str(cause)) if reply is None else ErrorReply(reply)) from exc
     link.protocol_version = lambda: client.protocol_version
+    if options.on_change is not None:
+        await listen_if_modern(stack, client, options.notes)
     return client
 
 
@@ -262,8 +298,21 @@ def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
     return StdioLaunch(command=spec.command, args=spec.args, env=base, cwd=cwd, close_timeout=options.close_timeout)
 
 
-def _client(transport: Transport, mode: str, options: ConnectOptions) -> Client:
-    return Client(transport, mode=mode, cache=None, client_info=CLIENT_INFO, logging_callback=_log_to(options.notes))
+def _client(transport: Transport, mode: str, options: ConnectOptions, askers: Askers) -> Client:
+    # Declared whoever connects (the catalog must list what a server offers a client that can answer, as some
+    # servers list their asking tools only then), and relayed per call: refused where nobody can answer.
+    # Sampling with tools too: a client's answer passes through unchanged, whatever it holds.
+    return Client(
+        transport,
+        mode=mode,
+        cache=None,
+        client_info=CLIENT_INFO,
+        logging_callback=_log_to(options.notes),
+        elicitation_callback=askers.on_elicitation,
+        sampling_callback=askers.on_sampling,
+        sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
+        message_handler=change_handler(options.on_change, options.on_message),
+    )
 
 
 def _log_to(notes: ServerNotes) -> LoggingFnT:

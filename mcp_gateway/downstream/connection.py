@@ -14,6 +14,7 @@ the gateway's errors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -25,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import RootModel, ValidationError
 
+from mcp_gateway.downstream.asking import Askers, Asking, CallDeadline
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.json_object import JsonObject
@@ -102,8 +104,10 @@ class Connection:
         link: Link | None = None,
         hurry: Hurry | None = None,
         stderr: StderrTail | None = None,
+        askers: Askers | None = None,
     ) -> None:
         self.server = server
+        self._askers = askers or Askers(server)
         self.pid = pid
         self._client = client
         self._link = link
@@ -158,6 +162,11 @@ class Connection:
     def instructions(self) -> str | None:
         return self._client.instructions
 
+    @property
+    def capabilities(self) -> types.ServerCapabilities:
+        """What the server declared at its handshake (or discovery)."""
+        return self._client.server_capabilities
+
     def begin_call(self) -> None:
         self.in_flight += 1
         self.idle = anyio.Event() if self.idle.is_set() else self.idle
@@ -175,14 +184,26 @@ class Connection:
         *,
         timeout_seconds: float,
         on_progress: ProgressCallback | None,
+        asking: Asking | None = None,
     ) -> JsonObject:
         """Send `tools/call` and return the result as the server sent it.
 
         On timeout the SDK sends the server `notifications/cancelled` before raising; on caller
         cancellation it does the same, so a cancelled `execute_tool` stops the downstream work too.
+        `asking`: who answers the server's questions meanwhile (its deadline pauses while they wait), and
+        a modern server's answers and state for this retry of an `input_required` call, passed on as given.
         """
-        request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
-        return await self._request(request, timeout_seconds=timeout_seconds, on_progress=on_progress)
+        asking = asking or Asking()
+        params = types.CallToolRequestParams(
+            name=tool, arguments=arguments, input_responses=asking.input_responses, request_state=asking.request_state
+        )
+        with self._askers.asking(asking.asker, timeout_seconds) as deadline:
+            return await self._request(
+                types.CallToolRequest(params=params),
+                timeout_seconds=timeout_seconds,
+                on_progress=on_progress,
+                deadline=deadline,
+            )
 
     async def list_tools(self, *, timeout_seconds: float) -> ToolListing:
         """Every page of `tools/list`, each usable tool as the server listed it (see `Link` for the rest)."""
@@ -204,6 +225,34 @@ class Connection:
             cursor = next_cursor
         return ToolListing(tools, self._skipped_notes())
 
+    async def request(self, request: types.Request[Any, Any], *, timeout_seconds: float) -> JsonObject:
+        """Send any other request (`prompts/get`, `resources/read`, …) and return its result as the server sent it."""
+        return await self._request(request, timeout_seconds=timeout_seconds)
+
+    async def list_all(
+        self,
+        make: Callable[[types.PaginatedRequestParams | None], types.Request[Any, Any]],
+        key: str,
+        *,
+        timeout_seconds: float,
+    ) -> list[object]:
+        """Every page of a paginated listing (`prompts/list`, …): the entries under `key`, as the server sent them."""
+        entries: list[object] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_LIST_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self._request(make(params), timeout_seconds=timeout_seconds)
+            listed: Any = page.get(key)
+            if isinstance(listed, list):
+                entries.extend(cast(list[object], listed))
+            next_cursor = page.get("nextCursor")
+            if not isinstance(next_cursor, str) or not next_cursor or next_cursor in seen:
+                break
+            seen.add(next_cursor)
+            cursor = next_cursor
+        return entries
+
     async def responds(self, *, timeout_seconds: float) -> bool:
         """Whether the server still answers a trivial request: a timed-out call alone does not say.
 
@@ -224,10 +273,11 @@ class Connection:
 
     async def _request(
         self,
-        request: types.CallToolRequest | types.ListToolsRequest | types.PingRequest,
+        request: types.Request[Any, Any],
         *,
         timeout_seconds: float,
         on_progress: ProgressCallback | None = None,
+        deadline: CallDeadline | None = None,
     ) -> JsonObject:
         """Send one request and return its result as sent.
 
@@ -235,7 +285,7 @@ class Connection:
             RequestTimedOut, ErrorReply, LinkLost: see each; pydantic.ValidationError: a result that does not
             follow the protocol.
         """
-        with anyio.move_on_after(timeout_seconds):
+        with (deadline or CallDeadline(timeout_seconds)).scope:
             try:
                 result = await self._client.session.send_request(request, _RawResult, progress_callback=on_progress)
             except MCPError as exc:

@@ -10,6 +10,10 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 - a call that times out makes the pool probe its connection; one that does not answer the probe is retired:
   new calls get a fresh process, the old one closes after its last call;
 - shutdown refuses new work and stops every connection in parallel, each within its close budget;
+- a new set of servers (a live config edit, `reconfigure`) retires the supervisors of servers removed or
+  started differently once their in-flight calls end, and keeps every other server's process (`reconcile`);
+- a server saying its tools, prompts or resources changed, and every start of a server, is passed to
+  `on_change` (`changes.py`), which decides what to list again: the pool lists only when asked;
 - a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
   `status`, never fatal to the gateway (`mcp_gateway.background`);
 - no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
@@ -20,20 +24,26 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
+import mcp_types as types
+from mcp.client.session import MessageHandlerFnT
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
 from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
+from mcp_gateway.config.diff import server_changes
 from mcp_gateway.config.models import Settings
+from mcp_gateway.downstream.asking import Asking
+from mcp_gateway.downstream.changes import PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.error_journal import ErrorJournal
@@ -41,10 +51,15 @@ from mcp_gateway.downstream.journal_updates import JournalUpdates
 from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
 from mcp_gateway.downstream.notes import logger as notes_logger
 from mcp_gateway.downstream.process_records import ProcessRecords
+from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
+from mcp_gateway.downstream.sign_in_auth import SignInContext
+from mcp_gateway.downstream.sign_in_store import SignInStore
 from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.subscriptions import Held, hold
 from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
+from mcp_gateway.downstream.surface_listing import list_surface
 from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
@@ -65,6 +80,10 @@ class ProtocolMemory(Protocol):
     def remember(self, server: str, protocol_version: str) -> None: ...
 
 
+Notified = Callable[[str, types.ServerNotification], Awaitable[None]]
+"""Hears a server's notifications (its name, the notification): the gateway forwards `resources/updated`."""
+
+
 class Pool:
     def __init__(
         self,
@@ -79,11 +98,16 @@ class Pool:
         problems: BackgroundProblems | None = None,
         secrets: SecretMask | None = None,
         probe_seconds: float = PROBE_SECONDS,
+        on_notification: Notified | None = None,
+        on_change: PoolChangeHeard | None = None,
     ) -> None:
         """`problems`: where the pool's background tasks (connections, idle timers, probes) report failures.
         `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`.
-        `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe."""
+        `probe_seconds`: how long a connection whose call timed out gets to answer a liveness probe.
+        `on_change`: told when a server says a list of its changed, and each time a server is started."""
         self._probe_seconds = probe_seconds
+        self._on_notification = on_notification
+        self._on_change = on_change
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -98,6 +122,7 @@ class Pool:
         self._supervisors: dict[str, Supervisor] = {}
         """Made on a server's first use: one that is never used costs the gateway nothing but its config."""
         self._tasks: BackgroundTasks | None = None
+        self._retirements = Retirements()
         self._stopping = False
         self._handler = ServerLogHandler(self, self._log_for)
         self._stack: AsyncExitStack | None = None
@@ -134,23 +159,23 @@ class Pool:
         return None
 
     def _shutdown_seconds(self) -> float:
-        budgets = [close_seconds(supervisor.server, self._settings) for supervisor in self._supervisors.values()]
+        budgets = [close_seconds(supervisor.server, self._settings) for supervisor in self._every_supervisor()]
         return max(budgets, default=0.0) + SHUTDOWN_MARGIN_SECONDS
 
     def shutdown(self) -> None:
         """Refuse new work and begin stopping every connection (the pool's exit waits for them)."""
         self._stopping = True
-        for supervisor in self._supervisors.values():
+        for supervisor in self._every_supervisor():
             supervisor.stop()
 
     def urge(self) -> None:
         """The client is ending the gateway by a signal: every server's stop, begun or to come, is urgent."""
-        for supervisor in self._supervisors.values():
+        for supervisor in self._every_supervisor():
             supervisor.urge()
 
     def kill_everything(self) -> None:
         """SIGKILL every server process group at once (started ones, and ones still starting)."""
-        for supervisor in self._supervisors.values():
+        for supervisor in self._every_supervisor():
             supervisor.kill()
         if self._records is not None:
             self._records.kill_all()
@@ -168,13 +193,23 @@ class Pool:
         *,
         on_progress: ProgressCallback | None = None,
         retry_safe: bool = False,
+        asking: Asking | None = None,
     ) -> JsonObject:
-        async with self._supervisor(server).borrowed(tool, retry_safe=retry_safe) as (connection, timeout):
-            return await connection.call_tool(tool, arguments, timeout_seconds=timeout, on_progress=on_progress)
+        async with (
+            self._retirements.lease(self._supervisor(server)) as supervisor,
+            supervisor.borrowed(tool, retry_safe=retry_safe) as (connection, timeout),
+        ):
+            return await connection.call_tool(
+                tool, arguments, timeout_seconds=timeout, on_progress=on_progress, asking=asking
+            )
 
     async def list_tools(self, server: str) -> Listing:
-        async with self._supervisor(server).borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout):
+        async with (
+            self._retirements.lease(self._supervisor(server)) as supervisor,
+            supervisor.borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout),
+        ):
             listing = await connection.list_tools(timeout_seconds=timeout)
+            surface = await list_surface(connection, timeout_seconds=timeout, mask=self._secrets.mask)
         return Listing(
             tools=listing.tools,
             skipped=listing.skipped,
@@ -184,7 +219,30 @@ class Pool:
             instructions=self._said(connection.instructions, MAX_SERVER_INSTRUCTIONS_CHARS),
             server_title=self._said(connection.server_title, MAX_SERVER_INFO_CHARS),
             server_description=self._said(connection.server_description, MAX_SERVER_INFO_CHARS),
+            surface=surface,
         )
+
+    async def request(self, server: str, request: types.Request[Any, Any]) -> JsonObject:
+        """Send `request` (`prompts/get`, `resources/read`, …: a read, safe to retry) to `server`, starting it if
+        need be, and return the result as it was sent; a failure leaves as a `DownstreamError`."""
+        async with (
+            self._retirements.lease(self._supervisor(server)) as supervisor,
+            supervisor.borrowed(request.method, retry_safe=True) as (connection, timeout),
+        ):
+            return await connection.request(request, timeout_seconds=timeout)
+
+    async def subscribe(self, server: str, uri: str) -> anyio.Event:
+        """Subscribe to `uri` on `server` and keep it subscribed (`subscriptions.hold`) until the event returned is
+        set; the first subscribe's failure is raised here, as a `DownstreamError`."""
+        assert self._tasks is not None
+        held = Held(uri)
+        self._tasks.start_soon(
+            hold, self._supervisor(server), held, ServerNotes(server, self), name=f"'{server}' {uri}"
+        )
+        await held.first.wait()
+        if held.error is not None:
+            raise held.error
+        return held.released
 
     def status(self, server: str) -> ServerStatus:
         supervisor = self._supervisors.get(server)
@@ -199,7 +257,30 @@ class Pool:
             if server.spec.lifecycle == "eager":
                 self._supervisor(name).start_eagerly()
 
+    def reconfigure(self, servers: Mapping[str, ServerConfig], settings: Settings) -> None:
+        """Serve `servers` with `settings` from now on (a live config edit), as `reconcile` describes: removed
+        and changed servers are retired after their in-flight calls, added `eager` ones start, the rest keep
+        their processes and read their new settings from their next call on."""
+        enabled = {name: server for name, server in servers.items() if not server.spec.disabled}
+        changes = server_changes(self._servers, enabled)
+        before = self._settings
+        self._servers, self._settings = enabled, settings
+        for name in (*changes.removed, *changes.changed):
+            supervisor = self._supervisors.pop(name, None)
+            if supervisor is not None:
+                self._retirements.retire(supervisor, self._tasks, drain_seconds(supervisor.server, before))
+        for name, supervisor in self._supervisors.items():
+            supervisor.reconfigure(enabled[name], self._context_for(enabled[name]))
+        if self._tasks is not None and not self._stopping:
+            for name in (*changes.added, *changes.changed):
+                if enabled[name].spec.lifecycle == "eager":
+                    self._supervisor(name).start_eagerly()
+
     # Inside.
+
+    def _every_supervisor(self) -> list[Supervisor]:
+        """The pool's supervisors and those retired by a config edit that are still finishing their calls."""
+        return [*self._supervisors.values(), *self._retirements.draining]
 
     def _said(self, text: str | None, limit: int) -> str | None:
         """What a server says about itself, as the catalog keeps it: masked and cut to `limit`; None for nothing."""
@@ -234,8 +315,14 @@ class Pool:
                 records=self._records,
                 log=self._log_for(name),
                 notes=notes,
+                on_message=self._notifications_of(name),
+                on_change=None if self._on_change is None else functools.partial(self._on_change, name),
+                sign_ins=SignInContext(SignInStore(self._workspace.sign_ins_dir), self._secrets.learn),
             )
-            return await self._connector(server, options, stack)
+            opened = await self._connector(server, options, stack)
+            if self._on_change is not None:
+                self._on_change(name, "started")
+            return opened
 
         def remember(protocol_version: str) -> None:
             if self._memory is not None:
@@ -252,6 +339,17 @@ class Pool:
             stderr_log_path=str(self._workspace.stderr_log_path(name)),
             probe_seconds=self._probe_seconds,
         )
+
+    def _notifications_of(self, server: str) -> MessageHandlerFnT | None:
+        heard = self._on_notification
+        if heard is None:
+            return None
+
+        async def forward(message: types.ServerNotification | Exception) -> None:
+            if not isinstance(message, Exception):  # a transport's exception is the connection's own to judge
+                await heard(server, message)
+
+        return forward
 
     def _log_for(self, server: str) -> StderrLog:
         log = self._logs.get(server)

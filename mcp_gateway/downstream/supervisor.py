@@ -37,7 +37,7 @@ from mcp_gateway.downstream.translate import (
     innermost,
     start_failure,
 )
-from mcp_gateway.errors import CallTimeoutError, DownstreamError, ShuttingDownError
+from mcp_gateway.errors import CallTimeoutError, DownstreamError, ShuttingDownError, SignInRequiredError
 
 EARLY_EXIT_SECONDS = 10.0
 """A server that exits this soon after its handshake, before answering any tool call, failed to start."""
@@ -100,6 +100,10 @@ class Supervisor:
         for probe in self._probes:
             probe.cancel()
         self._wake_idle_timers()
+
+    def reconfigure(self, server: ServerConfig, context: ServerContext) -> None:
+        """Read new timeouts and lifecycle for the same connection (a live config edit), from the next call on."""
+        self.server, self._context = server, context
 
     def kill(self) -> None:
         """SIGKILL the process group of every connection at once: a stop that cannot wait any more."""
@@ -222,6 +226,7 @@ class Supervisor:
             link=opened.link,
             hurry=opened.hurry,
             stderr=opened.stderr,
+            askers=opened.askers,
         )
         self._open.add(connection)
         if self.state is State.STOPPED:  # connected just as the pool stopped: close it at once
@@ -273,7 +278,8 @@ class Supervisor:
         )
         self._last_ending = ending(exc)
         self._notes.info(f"start failed: {error.message}")
-        self._backoff.failed(anyio.current_time())
+        if not isinstance(error, SignInRequiredError):  # fixed by `login` at a shell: the next call must not wait
+            self._backoff.failed(anyio.current_time())
         self._note_error(error)
         start.error = error
         self._start = None

@@ -34,6 +34,7 @@ from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, clip
 from mcp_gateway.downstream.connection import EndedBeforeHandshake, ErrorReply, LinkLost, RequestTimedOut
 from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.link import ServerError
+from mcp_gateway.downstream.sign_in_auth import is_sign_in_reply
 from mcp_gateway.downstream.stderr_tail import SEPARATOR
 from mcp_gateway.errors import (
     BackoffError,
@@ -43,7 +44,9 @@ from mcp_gateway.errors import (
     DownstreamRpcError,
     Phase,
     ServerStartError,
+    SignInRequiredError,
 )
+from mcp_gateway.wording import Said, Step
 
 
 def innermost(exc: BaseException) -> BaseException:
@@ -73,8 +76,11 @@ def start_failure(
     this one, if it failed and no start succeeded since."""
     cause = innermost(exc)
     logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
+    if isinstance(cause, SignInRequiredError):
+        return cause
     if isinstance(cause, DownstreamError):
-        return ServerStartError(cause.message, server=server, phase="startup", retryable=cause.retryable)
+        # `said`, not `message`: its next steps stay data, for a person's words (a sign-in's command)
+        return ServerStartError(cause.said, server=server, phase="startup", retryable=cause.retryable)
     if isinstance(cause, EndedBeforeHandshake):
         return _ended(server, cause, stderr_log, repeated=ending(cause) == previous_ending)
     if isinstance(cause, TimeoutError):
@@ -227,8 +233,10 @@ def call_failure(
     )
 
 
-def _error_reply(server: str, tool: str, phase: Phase, cause: ErrorReply, mask: Mask) -> DownstreamRpcError:
+def _error_reply(server: str, tool: str, phase: Phase, cause: ErrorReply, mask: Mask) -> DownstreamError:
     reply = cause.reply
+    if isinstance(reply, ServerError) and is_sign_in_reply(reply.data):
+        return sign_in_required(server, phase)
     if isinstance(reply, ServerError):
         return DownstreamRpcError(
             f"Server '{server}' answered '{tool}' with an error: {_quoted(reply.message, mask)} (code {reply.code}).",
@@ -276,6 +284,12 @@ HTTP_SERVER_ERROR_STATUS = 500
 def display_url(url: httpx2.URL | str) -> str:
     """A URL fit for an error message: without userinfo, query or fragment, which may carry credentials."""
     return str(httpx2.URL(url).copy_with(userinfo=b"", query=None, fragment=None))
+
+
+def sign_in_required(server: str, phase: Phase = "startup") -> SignInRequiredError:
+    """The server refused the gateway and no stored sign-in could answer: a person must sign in."""
+    said = Said.of(f"Server '{server}' needs you to sign in: ", Step("login", server=server), ", then try again.")
+    return SignInRequiredError(said, server=server, phase=phase, retryable=False)
 
 
 def remote_start_failure(name: str, url: str, last_error: httpx2.Response | None, exc: Exception) -> Exception:

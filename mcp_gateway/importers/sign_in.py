@@ -1,11 +1,11 @@
 """Does a remote server that sends no credentials sign in with OAuth in its client? Ask it once.
 
-A client's config rarely says: Claude Code, for one, keeps the sign-in elsewhere. Importing such a server
-and then pointing the client at the gateway would take a working server away from the user, since the
-gateway cannot sign in for them. So each imported remote entry without headers or a bearer token gets one
-unauthenticated request. HTTP 401 or 403 means it wants a sign-in: it is skipped and stays in the client.
-Any other answer means it works without one. No answer at all (offline, a DNS failure, a timeout) decides
-nothing: the entry stays imported with a note saying it could not be checked.
+A client's config rarely says: Claude Code, for one, keeps the sign-in elsewhere, and the gateway cannot
+reuse that sign-in. So each imported remote entry without headers or a bearer token gets one unauthenticated
+request. HTTP 401 or 403 means it wants a sign-in: it is imported marked `"oauth": {}` (needs a sign-in), with
+a note, and the import tells the person to run `mcp-gateway login NAME` for it (`needs_login`); until they
+do, a call to it says the same. Any other answer means it works without one. No answer at all (offline, a DNS
+failure, a timeout) decides nothing: the entry stays imported with a note saying it could not be checked.
 
 The question is asked through a `Probe` the caller passes in: `http_status` is the real one, and tests
 answer from a table instead of reaching the network. It reaches the network even in a dry run, so the
@@ -22,7 +22,7 @@ import anyio
 import httpx2
 
 from mcp_gateway.config.expand import expand_text
-from mcp_gateway.importers.model import NO_CREDENTIALS, ClientReading, ImportedServer
+from mcp_gateway.importers.model import NO_CREDENTIALS, ClientReading, ImportedServer, JsonObject
 
 PROBE_SECONDS = 5.0
 SIGN_IN_STATUSES = frozenset({401, 403})
@@ -40,6 +40,11 @@ _INITIALIZE = {
 
 Probe = Callable[[str, str], Awaitable[int | str]]
 """(transport, url) → the HTTP status the server answered, or why there was no answer."""
+
+
+def needs_login(entry: JsonObject | None) -> bool:
+    """An imported entry the gateway can reach only after `mcp-gateway login` (marked `oauth`)."""
+    return entry is not None and entry.get("oauth") is not None
 
 
 def needs_probe(server: ImportedServer) -> bool:
@@ -114,7 +119,7 @@ def skip_sign_ins(reading: ClientReading, client: str) -> ClientReading:
     """`reading` without the check (`--no-probe`): each server it would ask says that nobody asked it."""
     note = (
         f"{NO_CREDENTIALS}, and it was not asked whether it needs a sign-in (--no-probe); if it signs in with "
-        f"OAuth in {client}, keep it there: the gateway cannot reuse that sign-in"
+        f'OAuth in {client}, the gateway cannot reuse that sign-in: add "oauth": {{}} to it and run mcp-gateway login'
     )
     servers = tuple(
         replace(server, warnings=(*_without_credentials_notes(server), note)) if needs_probe(server) else server
@@ -130,15 +135,14 @@ def _without_credentials_notes(server: ImportedServer) -> tuple[str, ...]:
 def _judged(server: ImportedServer, answer: int | str | None, client: str) -> ImportedServer:
     if answer is None:
         return server  # not asked: it has credentials, or is not remote
-    if isinstance(answer, int) and answer in SIGN_IN_STATUSES:
-        return ImportedServer(
-            server.name,
-            skipped=(
-                f"it signs in with OAuth (without credentials it answered HTTP {answer}), and the gateway cannot "
-                f"reuse {client}'s sign-in"
-            ),
-        )
     kept = _without_credentials_notes(server)
+    if isinstance(answer, int) and answer in SIGN_IN_STATUSES:
+        assert server.entry is not None  # only entries are asked
+        note = (
+            f"it signs in with OAuth (without credentials it answered HTTP {answer}); the gateway cannot reuse "
+            f"{client}'s sign-in, so it is imported as needing its own sign-in (`login`, below)"
+        )
+        return replace(server, entry={**server.entry, "oauth": {}}, warnings=(*kept, note))
     if isinstance(answer, int) and answer < HTTP_REDIRECT:
         note = f"{NO_CREDENTIALS} and answered without them: no sign-in needed"
     elif isinstance(answer, int):
@@ -146,6 +150,6 @@ def _judged(server: ImportedServer, answer: int | str | None, client: str) -> Im
     else:
         note = (
             f"{NO_CREDENTIALS}, and asking whether it needs a sign-in failed ({answer}); if it signs in "
-            f"with OAuth in {client}, keep it there: the gateway cannot reuse that sign-in"
+            f"with OAuth in {client}, the gateway cannot reuse that sign-in: run mcp-gateway login for it"
         )
     return replace(server, warnings=(*kept, note))

@@ -16,6 +16,7 @@ from mcp_gateway.search.deprecation import Deprecation, deprecation_of
 from mcp_gateway.search.fields import FIELD_POSITIONS, TOOL_FIELDS, ServerField, ToolField
 from mcp_gateway.search.lexicon import concepts_of, expansions_of, translations_of
 from mcp_gateway.search.text import Terms, analyze, is_cjk, split_identifier, stem
+from mcp_gateway.search.web_search import is_web_search
 
 MAX_DESCRIPTION_CHARS = 4000
 """Descriptions past this are mostly usage examples; indexing them only dilutes the field. Chosen by hand in
@@ -56,6 +57,8 @@ class IndexedTool:
     """Its text has CJK words (so CJK terms' document frequency is judged among tools like it)."""
     deprecation: Deprecation | None = None
     """What its text says of its deprecation: ranked lower, and never `high` beside its replacement."""
+    web_search: bool = False
+    """It says it is a general web search (`web_search.py`): offered for an open request no tool covers."""
 
     def field(self, name: ToolField) -> Mapping[str, int]:
         return self.counts[FIELD_POSITIONS[name]]
@@ -88,7 +91,8 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
     }
     has_cjk = bool(name.cjk_runs or title.cjk_runs or description.cjk_runs)
     deprecation = deprecation_of(entry.name, entry.title, entry.description)
-    return IndexedTool(entry, tuple(fields[field] for field in TOOL_FIELDS), has_cjk, deprecation)
+    counts = tuple(fields[field] for field in TOOL_FIELDS)
+    return IndexedTool(entry, counts, has_cjk, deprecation, is_web_search(entry.name, entry.description))
 
 
 SERVER_NAME_NOISE = frozenset(

@@ -18,10 +18,12 @@ from mcp_gateway.search.confidence import Confidence, Evidence, Judgement, evide
 from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
+from mcp_gateway.search.originality import Republished
 from mcp_gateway.search.query import Vocabulary, parse_query
-from mcp_gateway.search.ranking import Scored, rank
+from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import analyze
+from mcp_gateway.search.web_search import WEB_SEARCH_REASON, asks_for_information, with_web_search
 from mcp_gateway.wording import Said, Step, Words, counted
 
 DEFAULT_LIMIT = 10
@@ -75,6 +77,7 @@ class SearchEngine:
         self._index = SearchIndex()
         self._vocabulary = Vocabulary([])
         self._vocabulary_version = -1
+        self._republished = Republished()
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self._index.replace_server(server, tools)
@@ -133,23 +136,46 @@ class SearchEngine:
         phrasings = [query, *(text for text in alternatives[:MAX_ALTERNATIVES] if text.strip())]
         weighted: list[tuple[float, list[Scored]]] = []
         evidence: list[Evidence] = []
+        several_steps = False
+        copies = self._republished.of(self._index, NAME_MAX_SERVERS)
         for text in phrasings:
             parsed = parse_query(text, self._known, self._vocabulary_list)
             evidence.append(evidence_of(self._index, parsed))
-            whole = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH)
+            whole = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH, republished=copies)
             weighted.append((WHOLE_REQUEST_WEIGHT, whole))
-            for step in steps_of(text):
+            steps = steps_of(text)
+            several_steps = several_steps or bool(steps)
+            for step in steps:
                 step_query = parse_query(step, self._known, self._vocabulary_list)
-                ranking = rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH)
+                ranking = rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH, republished=copies)
                 weighted.append((STEP_WEIGHT, ranking))
         ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
         found = [self._index.tools[scored.doc_id].entry for scored in ranked[:limit]]
         hits = unrivalled([self._hit(evidence, scored.doc_id, scored.score, found) for scored in ranked[:limit]])
+        if hits and hits[0].confidence == "low" and focus is None and not several_steps:
+            hits = self._with_web_search(ranked, evidence, limit) or hits
         if not hits:
             notes.append(self._nothing_matched(query, focus))
         elif focus is None and hits[0].confidence == "low":
             notes.append(self._weak_match(hits))
         return SearchResult(hits, tuple(notes), focus)
+
+    def _with_web_search(
+        self, ranked: Sequence[Scored], evidence: Sequence[Evidence], limit: int
+    ) -> tuple[SearchHit, ...]:
+        """The hits of an open information request no tool covers well, with web search tools after the best
+        (`web_search.py`); () when the request asks no information or the catalog has no web search."""
+        asking = [each.query for each in evidence if asks_for_information(each.query)]
+        if not asking or not self._index.web_search:
+            return ()
+        reordered, offered = with_web_search(ranked, scores_among(self._index, asking[0], self._index.web_search))
+        found = [self._index.tools[scored.doc_id].entry for scored in reordered[:limit]]
+        hits = [self._hit(evidence, scored.doc_id, scored.score, found) for scored in reordered[:limit]]
+        marked = [
+            replace(hit, reasons=(*hit.reasons, WEB_SEARCH_REASON)) if scored.doc_id in offered else hit
+            for hit, scored in zip(hits, reordered, strict=False)
+        ]
+        return unrivalled(marked)
 
     def _hit(self, evidence: Sequence[Evidence], doc_id: int, score: float, found: Sequence[ToolEntry]) -> SearchHit:
         tool = self._index.tools[doc_id]

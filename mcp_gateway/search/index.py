@@ -203,6 +203,8 @@ class SearchIndex:
         """Tools whose name holds a distinctive word of their own server's key or aliases."""
         self.deprecated: set[int] = set()
         """Tools whose text says they are deprecated (`IndexedTool.deprecation`), for the ranking's demotion."""
+        self.web_search: set[int] = set()
+        """Tools that say they are a general web search (`IndexedTool.web_search`)."""
         self.name_keys: dict[str, tuple[int, ...]] = {}
         """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
         self.term_scores = ScoreCache()
@@ -245,6 +247,8 @@ class SearchIndex:
                 self.named_after_server.add(doc_id)
             if indexed.deprecation is not None:
                 self.deprecated.add(doc_id)
+            if indexed.web_search:
+                self.web_search.add(doc_id)
             for key in _name_keys(entry):
                 self.name_keys[key] = (*self.name_keys.get(key, ()), doc_id)
             ids.append(doc_id)
@@ -282,6 +286,7 @@ class SearchIndex:
             self.cjk_tools -= indexed.has_cjk
             self.named_after_server.discard(doc_id)
             self.deprecated.discard(doc_id)
+            self.web_search.discard(doc_id)
             for key in _name_keys(indexed.entry):
                 holders = tuple(held for held in self.name_keys.get(key, ()) if held != doc_id)
                 if holders:

@@ -84,6 +84,13 @@ PROVENANCE_FACTOR = 1.05
 """A tool named after its own server (`playwright.playwright_click`) is likely the original among copies
 republished under other servers' keys; among otherwise equal matches it comes first. Chosen by hand in 48c9a7f
 (see `NAME_SPECIFICITY_FULL`). Measured: 1.0 (off) → .422/.782/.561, .573; 1.1 → .449/.773/.570, .573."""
+REPUBLISHED_FACTOR = 0.7
+"""A republished tool (`originality.py`) counts this share of its evidence: it needs about 1.4 times the original's
+to rank above it. Chosen in issue 14 with the first sign alone (named after another server), measured on
+catalog.json (single+step R@1/R@5/MRR, task R@5, high precision): 1.0 → .451/.880/.597, .569, .862; 0.85 →
+.459/.880/.602, .569, .885; 0.7 → .462/.880/.606, .573, .879; 0.5 → as 0.7. With bundles read too: 0.6 → as 0.7
+(.553/.882/.665, .573, .914 of 152); 0.8 → .553/.882/.665, .569, .914 of 128. XL single+step R@5 .664 → .672
+with the first sign, .687 with both."""
 NAME_MATCH_BONUS = 12.0
 """What a query spelling a tool's name (`create_issue`, `github.create_issue`) adds, times the similarity.
 Chosen by hand in the first search (9ddc802), not tuned: no bench query spells a tool name (6 and 18 change
@@ -189,8 +196,16 @@ def _saturated(
     return {doc_id: idf * tf * (K1 + 1.0) / (tf + K1) for doc_id, tf in pseudo.items()}
 
 
-def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, limit: int) -> list[Scored]:
-    """Best tools first; `servers` restricts the candidates to those servers' tools."""
+def rank(
+    index: SearchIndex,
+    query: ParsedQuery,
+    *,
+    servers: set[str] | None,
+    limit: int,
+    republished: frozenset[int] = frozenset(),
+) -> list[Scored]:
+    """Best tools first; `servers` restricts the candidates to those servers' tools; `republished` are the tools
+    named after another server (`originality.py`), ranked as copies."""
     allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
     terms = strongest_terms(index, query.terms)
     scores = bm25f(
@@ -214,8 +229,27 @@ def rank(index: SearchIndex, query: ParsedQuery, *, servers: set[str] | None, li
         scores[doc_id] = scores.get(doc_id, 0.0) + NAME_MATCH_BONUS * similarity
     for doc_id in index.named_after_server.intersection(scores):
         scores[doc_id] *= PROVENANCE_FACTOR
+    for doc_id in republished.intersection(scores):
+        scores[doc_id] *= REPUBLISHED_FACTOR
     best = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
     return [Scored(doc_id, score) for doc_id, score in best if score > 0]
+
+
+def scores_among(index: SearchIndex, query: ParsedQuery, tools: set[int]) -> list[Scored]:
+    """`tools` by their BM25F score for the query alone (no server or name evidence), best first; those it does
+    not score after, in index order."""
+    scores = bm25f(
+        index.fields,
+        FIELD_SCORING,
+        index.doc_freq,
+        len(index.tools),
+        strongest_terms(index, query.terms),
+        allowed=tools,
+        cjk_count=index.cjk_tools,
+        cache=index.term_scores,
+    )
+    ordered = sorted(tools, key=lambda doc_id: (-scores.get(doc_id, 0.0), doc_id))
+    return [Scored(doc_id, scores.get(doc_id, 0.0)) for doc_id in ordered]
 
 
 def strongest_terms(index: SearchIndex, terms: tuple[QueryTerm, ...]) -> tuple[QueryTerm, ...]:

@@ -1,4 +1,4 @@
-"""The stdio MCP server: the four meta-tools over the gateway, until the client leaves or a signal comes.
+"""The stdio MCP server: the four meta-tools, and the servers' prompts and resources, until the client leaves.
 
 The session takes over a client whose handshake may have been answered already (`start`, `early_answers`):
 the SDK's `Server` is built from the same `Handshake`, so whatever it answers is what was answered early.
@@ -16,24 +16,30 @@ from typing import NoReturn
 
 import anyio
 import mcp_types as types
-from mcp.server.lowlevel.server import Server
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
 
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.server.changes import ClientChanges
 from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.handlers import MetaToolHandlers
+from mcp_gateway.server.offering_handlers import OfferingHandlers
 from mcp_gateway.server.start import STOP_SIGNALS
 from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.questions import QuestionRelay
 
 
 def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server[object]:
     """The SDK's server over `gateway`, saying what `handshake` says (by default: what its config makes)."""
     said = handshake if handshake is not None else Handshake.saying(gateway.instructions())
-    handlers = MetaToolHandlers(gateway)
+    relay = QuestionRelay(gateway)
+    handlers = MetaToolHandlers(gateway, relay)
     server: Server[object] = Server(
         SERVER_NAME,
+        lifespan=lambda _: relay.running(),
         version=said.version,
         title=SERVER_TITLE,
         instructions=said.instructions,
@@ -42,7 +48,17 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server
     # Registered directly (not `on_call_tool=`) because `execute_tool` returns the downstream result dict
     # untouched rather than a re-built `CallToolResult` model.
     server.add_request_handler("tools/call", types.CallToolRequestParams, handlers.call_tool)
+    OfferingHandlers(gateway).register(server)
+    changes = ClientChanges()
+    changes.register(server)
+    gateway.changes.subscribe(changes.tell)  # for as long as the gateway serves: one server per gateway
     return server
+
+
+def initialization_options(server: Server[object]) -> InitializationOptions:
+    """What `server` says at its handshake: as `early_answers.CAPABILITIES` says it. The prompts and resources
+    behind the gateway change as its servers change theirs, and it forwards those changes, so it says so."""
+    return server.create_initialization_options(NotificationOptions(prompts_changed=True, resources_changed=True))
 
 
 async def serve(gateway: Gateway, lines: ClientLines, handshake: Handshake) -> None:
@@ -50,7 +66,7 @@ async def serve(gateway: Gateway, lines: ClientLines, handshake: Handshake) -> N
     server = build_server(gateway, handshake)
     async with stdio_streams(lines) as (read_stream, write_stream):
         gateway.start_background()
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        await server.run(read_stream, write_stream, initialization_options(server))
 
 
 async def run_until_stopped(

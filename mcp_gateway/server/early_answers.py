@@ -3,8 +3,8 @@
 Why: from spawn to an answered `tools/list` is what a client waits for at the start of every session
 (Claude Code gives an `alwaysLoad` server 5 s, and a busy machine eats into that), and importing the SDK
 is most of a start: about 0.7 s of 1.1 s on a quiet machine, more than twice that on a busy one. Yet what
-the gateway says at its handshake is fixed once its config is read: its name, its instructions, one
-capability and four tool definitions. So these two answers are made here with the standard library, and
+the gateway says at its handshake is fixed once its config is read: its name, its instructions, its
+capabilities and four tool definitions. So these two answers are made here with the standard library, and
 the SDK, imported right after them, takes the session over with everything that follows.
 
 Contract:
@@ -38,8 +38,14 @@ logger = logging.getLogger(__name__)
 
 SERVER_NAME = "mcp-gateway"
 SERVER_TITLE = "MCP gateway"
-CAPABILITIES: Mapping[str, Any] = {"tools": {"listChanged": False}}
-"""What the SDK's `Server` declares for a server that lists tools and never changes the list."""
+CAPABILITIES: Mapping[str, Any] = {
+    "prompts": {"listChanged": True},
+    "resources": {"subscribe": True, "listChanged": True},
+    "tools": {"listChanged": False},
+    "completions": {},
+}
+"""What the SDK's `Server` declares (`app.initialization_options`) for a server whose tool list never changes
+and whose prompts and resources (its servers') do, with subscriptions and completions passed through."""
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """The SDK's `mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS`, oldest first (a test keeps them equal)."""
 MAX_EARLY_LINE_BYTES = 64 * 1024

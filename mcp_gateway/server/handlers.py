@@ -3,7 +3,8 @@
 Two error planes (DESIGN §1): whatever the model can fix comes back as an `isError` result with one
 actionable sentence; only gateway bugs reach the client as JSON-RPC errors (the SDK maps an unexpected
 exception to one). `execute_tool` returns the downstream result dict untouched, so every content item,
-`structuredContent`, `isError` and `_meta` reach the client as the server sent them. The text of a gateway
+`structuredContent`, `isError` and `_meta` reach the client as the server sent them; a tool's questions
+(elicitation, sampling, `input_required`) reach the client through `service/questions.py`. The text of a gateway
 bug's JSON-RPC error passes through the gateway's `SecretMask` like every other text the model reads.
 """
 
@@ -26,22 +27,24 @@ from mcp_gateway.server.arguments import (
     SearchArguments,
     parse_arguments,
 )
+from mcp_gateway.server.asking import ClientCaller
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.questions import QuestionRelay
 from mcp_gateway.service.reports import ToolDefinition
 from mcp_gateway.service.surface import meta_tools
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, META_TOOL_NAMES, SEARCH_TOOLS
 
-INPUT_REQUIRED = "input_required"
 COMPLETE = "complete"
 
 logger = logging.getLogger(__name__)
 
 
 class MetaToolHandlers:
-    def __init__(self, gateway: Gateway) -> None:
+    def __init__(self, gateway: Gateway, relay: QuestionRelay) -> None:
         self._gateway = gateway
+        self._relay = relay
         self._tools = types.ListToolsResult(tools=meta_tools())
 
     async def list_tools(
@@ -59,7 +62,7 @@ class MetaToolHandlers:
             if name == DESCRIBE_TOOL:
                 return await self._describe(ctx, raw)
             if name == EXECUTE_TOOL:
-                return await self._execute(ctx, raw)
+                return await self._execute(ctx, raw, params)
         except ToolCallError as error:
             return error_result(error)
         except Exception as exc:
@@ -104,25 +107,19 @@ class MetaToolHandlers:
         description = await self._gateway.describe(args.tool, server=args.server, on_progress=progress_to(ctx))
         return text_result(views.describe_payload(description))
 
-    async def _execute(self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None) -> HandlerResult:
+    async def _execute(
+        self, ctx: ServerRequestContext[Any], raw: dict[str, Any] | None, params: types.CallToolRequestParams
+    ) -> HandlerResult:
         args = parse_arguments(ExecuteArguments, EXECUTE_TOOL, raw)
         if isinstance(args, str):
             return text_result(args, is_error=True)
         try:
-            result = await self._gateway.execute(
-                args.tool, args.arguments, server=args.server, on_progress=progress_to(ctx)
+            result = await self._relay.execute(
+                args.tool, args.arguments, ClientCaller(ctx, params), server=args.server, on_progress=progress_to(ctx)
             )
         except InvalidArgumentsError as error:
             return error_result(error, (await self._gateway.describe(args.tool, server=args.server)).tool)
-        result_type = result.get("resultType")
-        if result_type == INPUT_REQUIRED:
-            asked = clip(args.tool, MAX_ECHOED_NAME_CHARS)
-            return text_result(
-                f"'{asked}' asked for interactive input, which the gateway cannot relay yet; "
-                "call it with every needed value in its arguments.",
-                is_error=True,
-            )
-        if result_type is None:
+        if result.get("resultType") is None:
             # A handshake-era server sends no `resultType`; a 2026-era client needs one. The SDK's per-version
             # serializer drops it again for handshake-era clients.
             return {**result, "resultType": COMPLETE}

@@ -45,6 +45,18 @@ class BackgroundJournal:
         cast(list[Any], own["problems"]).append(asdict(problem))
         self._write(entries)
 
+    def forget(self, task: str) -> None:
+        """Drop this gateway's problems of `task`, which works again (blocking file I/O: a worker thread)."""
+        entries = self._live_entries()
+        own = entries.get(str(self._owner))
+        if own is None:
+            return
+        problems = cast(list[Any], own["problems"])
+        kept: list[Any] = [item for item in problems if not _of_task(item, task)]
+        if len(kept) != len(problems):
+            own["problems"] = kept
+            self._write(entries)
+
     def read(self) -> list[GatewayProblem]:
         """The problems of every gateway still running, oldest first."""
         found: list[GatewayProblem] = []
@@ -93,3 +105,7 @@ def _running(pid: int, start: object) -> bool:
     if type(start) not in (int, float):
         return False  # not a start time this version writes: the entry of a gateway that is gone
     return processes.same_start(cast(float, start), processes.start_time(pid))
+
+
+def _of_task(item: object, task: str) -> bool:
+    return isinstance(item, dict) and cast(dict[str, Any], item).get("task") == task

@@ -21,6 +21,7 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
+from functools import partial
 from types import TracebackType
 
 import anyio
@@ -32,6 +33,7 @@ from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.records import Listing, ServerCatalog
 from mcp_gateway.catalog.store import CacheStore
 from mcp_gateway.config import GatewayConfig, load_config
+from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Pool
@@ -45,9 +47,12 @@ from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
+from mcp_gateway.service.changes import ChangeFollower
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
+from mcp_gateway.service.live_config import LiveConfig
+from mcp_gateway.service.offerings import Offerings
 from mcp_gateway.service.progress import ProgressFn, listing_steps, refresh_report
 from mcp_gateway.service.reports import (
     RefreshReport,
@@ -61,7 +66,7 @@ from mcp_gateway.service.reports import (
 from mcp_gateway.service.resolving import ToolResolver
 from mcp_gateway.service.results import mask_error_texts
 from mcp_gateway.service.status import status_report
-from mcp_gateway.service.surface import current_instructions, initial_context, no_servers_hint
+from mcp_gateway.service.surface import current_instructions, next_session_context, no_servers_hint
 from mcp_gateway.tokens import TokenCounter
 
 logger = logging.getLogger(__name__)
@@ -86,14 +91,14 @@ class Gateway:
         for tests, which reach servers in-process and cannot wait seconds.
         """
         self._workspace = workspace
-        self._config = config
         self._environ = dict(os.environ if environ is None else environ)
         self._secrets = SecretMask.for_servers(config.servers.values(), self._environ)
         self._catalog = Catalog(config, CacheStore.for_workspace(workspace), SearchEngine())
         self._records = ProcessRecords(workspace.process_records_dir)
         self._journal = BackgroundJournal(workspace.background_problems_path)
-        self._problems = BackgroundProblems(persist=self._journal.record, mask=self._secrets.mask)
+        self._problems = BackgroundProblems(self._journal.record, self._secrets.mask, self._journal.forget)
         self._arguments = ArgumentChecker()
+        self.changes = ChangeFollower(self._catalog, self._list_downstream, lambda: self._tg)  # `subscribe` to it
         self._pool = Pool(
             config.servers,
             config.settings,
@@ -105,10 +110,14 @@ class Gateway:
             problems=self._problems,
             secrets=self._secrets,
             probe_seconds=probe_seconds,
+            on_notification=lambda server, notification: self.offerings.notified(server, notification),  # noqa: PLW0108  # made below
+            on_change=self.changes.heard,
         )
+        self._live = LiveConfig(config, self._environ, self._catalog, self._pool, self._secrets, relist=self.refresh)
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
+        self.offerings = Offerings(self._catalog, self._pool, self._waiting, self.loaded)  # prompts, resources
         directory = CatalogDirectory(self._catalog)
-        self._resolver = ToolResolver(config, self._catalog, directory, self._ensure_listed, self._waiting)
+        self._resolver = ToolResolver(self._catalog, directory, self._ensure_listed, self._waiting)
         self._stack: AsyncExitStack | None = None
         self._tg: BackgroundTasks | None = None
         self._load_in_background = load_in_background
@@ -132,6 +141,10 @@ class Gateway:
     @property
     def config(self) -> GatewayConfig:
         return self._config
+
+    @property
+    def _config(self) -> GatewayConfig:  # the last good config.json: a live edit replaces it (`live_config`)
+        return self._live.config
 
     def mask(self, text: str) -> str:
         """`text` with every secret this gateway knows of replaced (for text about to leave the gateway)."""
@@ -232,7 +245,7 @@ class Gateway:
         return SearchReport(
             query=query,
             hits=hits,
-            notes=found.notes,
+            notes=(*self._live.search_notes(), *found.notes),
             focused_server=found.focused_server,
             loading=missing.loading,
             failed=missing.failed,
@@ -277,8 +290,10 @@ class Gateway:
         *,
         server: str | None = None,
         on_progress: ProgressCallback | None = None,
+        asking: Asking | None = None,
     ) -> JsonObject:
         """Call the downstream tool and return its `CallToolResult` exactly as the server sent it.
+        `asking`: who answers the tool's questions meanwhile (see `service/questions.py`, which calls this).
 
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
@@ -287,9 +302,9 @@ class Gateway:
         resolved = await self._resolver.tool(tool, server)
         await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
-        retry_safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+        safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
         result = await self._pool.call_tool(
-            resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=retry_safe
+            resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=safe, asking=asking
         )
         if result.get("isError") is True:
             # An error is the server's words about what went wrong, which may quote its own credential; a
@@ -302,7 +317,7 @@ class Gateway:
     ) -> RefreshReport:
         """List `servers` (default: every enabled one) now, a few at a time, and store what they list."""
         await self.loaded()
-        names = list(servers) if servers is not None else self._enabled()
+        names = list(servers) if servers is not None else self._config.enabled_servers
         await self._catalog.refresh_many(
             names, self._list_downstream, on_step=listing_steps(on_progress, self._catalog, self.mask)
         )
@@ -323,6 +338,7 @@ class Gateway:
             connected=lambda name: self._pool.status(name).running,
             background=await self.background_failures(),
             workspace_problems=self._workspace_problems,
+            config_problem=self._live.problem,
         )
 
     async def doctor(
@@ -330,16 +346,9 @@ class Gateway:
     ) -> DoctorReport:
         """Start and list each server (default: all), and judge what it costs and what is wrong with it."""
         await self.loaded()
-        examination = Examination(
-            config=self._config,
-            refresh=lambda name: self._catalog.refresh(name, self._list_downstream),
-            stderr_log=self._workspace.stderr_log_path,
-            mask=self.mask,
-        )
-
-        async def context() -> str:  # what the next session will read, as the listings left the digest
-            return initial_context(self._config, await current_instructions(self._config, self._catalog, self.mask))
-
+        refresh = partial(self._catalog.refresh, lister=self._list_downstream)
+        examination = Examination(self._config, refresh, self._workspace.stderr_log_path, self.mask)
+        context = partial(next_session_context, self._config, self._catalog, self.mask)
         return await examine(examination, counter, context, servers=servers, on_progress=on_progress)
 
     # Inside.
@@ -351,6 +360,7 @@ class Gateway:
             # Each its own guarded task, so one failing does not keep the others from running.
             self._tg.start_soon(self._start_eager_servers, name="starting the eager servers")
             self._tg.start_soon(self._warm_up_validation, name="the argument validation warm-up")
+            self._tg.start_soon(self._live.watch, self._tg, name="watching config.json")  # after the catalog load
             if self._config.settings.startup_metadata_check:
                 due = self._catalog.needs_refresh()
                 if due:
@@ -397,6 +407,3 @@ class Gateway:
     async def background_failures(self) -> list[GatewayProblem]:
         """What failed in the background of this gateway and of the others running on this workspace."""
         return await anyio.to_thread.run_sync(self._journal.with_others, list(self._problems))
-
-    def _enabled(self) -> list[str]:
-        return [name for name, server in self._config.servers.items() if not server.spec.disabled]

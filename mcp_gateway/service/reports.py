@@ -150,6 +150,26 @@ class ServerState:
     last_error: LastError | None
     skipped_tools: tuple[str, ...] = ()
     """Entries of the server's last listing that were left out as unusable, and why."""
+    offered: tuple[int, int, int] = (0, 0, 0)
+    """How many prompts, resources and resource templates it listed with its tools."""
+    skipped_offered: tuple[str, ...] = ()
+    """Why prompts, resources or templates (or a whole listing of them) were left out."""
+    sign_in: SignInState | None = None
+    """A remote server's OAuth sign-in (never its token); None for a local server."""
+
+
+SignInWord = Literal["signed in", "needs sign-in", "not needed"]
+
+
+@dataclass(frozen=True)
+class SignInState:
+    """A remote server's OAuth sign-in as `status` shows it (`service/sign_in_state.py`); never a token."""
+
+    state: SignInWord
+    expires_at: float | None = None
+    """When the stored access token expires (epoch seconds), for `signed in`."""
+    renewable: bool = False
+    """It carries a refresh token: the gateway renews it before it expires."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +193,8 @@ class StatusReport:
     cache_notice: str | None
     """Why cache.json could not be used, if it could not."""
     no_servers_hint: str | None = None
+    config_problem: str | None = None
+    """Why config.json as it is now cannot be used by this gateway, which serves its last good version."""
 
 
 @dataclass(frozen=True)

@@ -26,17 +26,19 @@ from mcp_gateway.wording import Action
 class ToolResolver:
     def __init__(
         self,
-        config: GatewayConfig,
         catalog: Catalog,
         directory: CatalogDirectory,
         ensure_listed: Callable[[str], Awaitable[ServerCatalog]],
         waiting: ListingWait,
     ) -> None:
-        self._config = config
         self._catalog = catalog
         self._directory = directory
         self._ensure_listed = ensure_listed
         self._waiting = waiting
+
+    @property
+    def _config(self) -> GatewayConfig:
+        return self._catalog.config  # the one served, also after a live edit
 
     def server(self, name: str) -> str:
         """The configured server `name` means, by the one rule (`search/servers.py`); else an error to show."""

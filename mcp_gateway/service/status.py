@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import anyio.to_thread
 
 from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.catalog.surface import Surface
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import running_servers as running_servers_of
@@ -29,6 +30,7 @@ from mcp_gateway.service.reports import (
     ServerState,
     StatusReport,
 )
+from mcp_gateway.service.sign_in_state import SignInState, sign_in_states
 from mcp_gateway.service.surface import no_servers_hint
 
 
@@ -36,6 +38,7 @@ from mcp_gateway.service.surface import no_servers_hint
 class _OnDisk:
     running: dict[str, list[tuple[int, int]]]
     errors: dict[str, ErrorRecord]
+    sign_ins: dict[str, SignInState]
 
 
 async def status_report(
@@ -47,9 +50,10 @@ async def status_report(
     connected: Callable[[str], bool],
     background: list[GatewayProblem],
     workspace_problems: tuple[str, ...],
+    config_problem: str | None = None,
 ) -> StatusReport:
     """The workspace's state; the files of other gateways are read in a worker thread."""
-    on_disk = await anyio.to_thread.run_sync(_read_records, workspace, secrets)
+    on_disk = await anyio.to_thread.run_sync(_read_records, config, workspace, secrets)
     servers = tuple(
         _server_state(config, catalog, name, on_disk, secrets, connected=connected(name)) for name in config.servers
     )
@@ -65,6 +69,7 @@ async def status_report(
         workspace_problems=workspace_problems,
         cache_notice=catalog.notice,
         no_servers_hint=no_servers_hint(config),
+        config_problem=config_problem,
     )
 
 
@@ -73,10 +78,13 @@ def running_servers(home: str | os.PathLike[str] | None) -> list[str]:
     return sorted(running_servers_of(Workspace.from_environment(home).process_records_dir))
 
 
-def _read_records(workspace: Workspace, secrets: SecretMask) -> _OnDisk:
+def _read_records(config: GatewayConfig, workspace: Workspace, secrets: SecretMask) -> _OnDisk:
+    errors = ErrorJournal(workspace.errors_path, secrets.mask).read()
+    last = {name: record.message for name, record in errors.items()}
     return _OnDisk(
         running=running_servers_of(workspace.process_records_dir),
-        errors=ErrorJournal(workspace.errors_path, secrets.mask).read(),
+        errors=errors,
+        sign_ins=sign_in_states(config, workspace, secrets, last),
     )
 
 
@@ -98,4 +106,14 @@ def _server_state(
         connected=connected,
         last_error=LastError(error.phase, secrets.mask(error.message), error.retryable, error.at) if error else None,
         skipped_tools=entry.skipped if entry is not None else (),
+        offered=offered_counts(entry.surface if entry is not None else None),
+        skipped_offered=entry.surface.skipped if entry is not None and entry.surface is not None else (),
+        sign_in=on_disk.sign_ins.get(name),
     )
+
+
+def offered_counts(surface: Surface | None) -> tuple[int, int, int]:
+    """How many prompts, resources and templates a server offers, as its catalog entry says."""
+    if surface is None:
+        return (0, 0, 0)
+    return (len(surface.prompts), len(surface.resources), len(surface.templates))

@@ -157,7 +157,7 @@ def instructions(
     `summaries` is what the catalog's digest says of each server (see `catalog.summary`); `mask` hides the
     gateway's known secrets in whatever the config or a server wrote.
     """
-    enabled = [name for name, server in config.servers.items() if not server.spec.disabled]
+    enabled = config.enabled_servers
     if not enabled:
         return (
             "This gateway gives access to the tools of no MCP servers yet (search_tools explains how to add them). "
@@ -191,6 +191,11 @@ async def current_instructions(config: GatewayConfig, catalog: Catalog, mask: Ca
 
     summaries = await catalog.summaries()
     return await anyio.to_thread.run_sync(functools.partial(instructions, config, summaries, mask=mask))
+
+
+async def next_session_context(config: GatewayConfig, catalog: Catalog, mask: Callable[[str], str]) -> str:
+    """What the next session's model will read before any call, as the listings left the catalog's digest."""
+    return initial_context(config, await current_instructions(config, catalog, mask))
 
 
 def initial_context(config: GatewayConfig, gateway_instructions: str) -> str:

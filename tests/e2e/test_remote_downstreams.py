@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,7 +143,7 @@ async def test_an_unreachable_or_failing_remote_server_is_a_clear_error_for_it_a
     assert (working.is_error, text(working)) == (False, "y")
 
 
-async def test_import_leaves_a_remote_server_that_demands_a_sign_in_in_the_client(tmp_path: Path) -> None:
+async def test_import_takes_a_remote_server_that_demands_a_sign_in_marked_as_needing_login(tmp_path: Path) -> None:
     with running_remote("streamable-http", "--require-sign-in") as locked, running_remote("sse") as open_port:
         client_file = tmp_path / "mcp.json"
         servers = {"locked": remote_entry("streamable-http", locked), "open": remote_entry("sse", open_port)}
@@ -152,10 +153,14 @@ async def test_import_leaves_a_remote_server_that_demands_a_sign_in_in_the_clien
         arguments = ["import", "--client", "claude-code", "--from", str(client_file), "--write-client-config"]
         done = await run_cli_async(*arguments, home=home)
     assert done.returncode == 0, done.stderr
-    assert "locked: skipped: it signs in with OAuth (without credentials it answered HTTP 401)" in done.stdout
+    assert "locked: imported (new in the gateway)" in done.stdout
+    assert "note: it signs in with OAuth (without credentials it answered HTTP 401)" in done.stdout
     assert "open: imported" in done.stdout
-    assert set(json.loads((home / "config.json").read_text())["mcpServers"]) == {"open"}
+    assert f"\n  mcp-gateway --home {shlex.quote(str(home))} login locked\n" in done.stdout
+    imported = json.loads((home / "config.json").read_text())["mcpServers"]
+    assert set(imported) == {"locked", "open"}
+    assert imported["locked"]["oauth"] == {}
+    assert "oauth" not in imported["open"]
     written = json.loads(client_file.read_text())["mcpServers"]
-    assert set(written) == {"locked", "mcp-gateway"}
-    assert written["locked"] == servers["locked"]
+    assert set(written) == {"mcp-gateway"}
     assert client_file.read_bytes() != original

@@ -24,7 +24,7 @@ import pytest
 from gateway_testing import load, write_workspace
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from mcp_gateway.server.app import build_server
+from mcp_gateway.server.app import build_server, initialization_options
 from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.server.stdio import line_streams
@@ -89,7 +89,7 @@ async def session(home: Path, lines: ClientLines, handshake: Handshake) -> Async
     async with Gateway(workspace, load(workspace)) as gateway:
         server = build_server(gateway, handshake)
         async with line_streams(lines) as (read_stream, write_stream), anyio.create_task_group() as tg:
-            tg.start_soon(server.run, read_stream, write_stream, server.create_initialization_options())
+            tg.start_soon(server.run, read_stream, write_stream, initialization_options(server))
             yield
             tg.cancel_scope.cancel()
 

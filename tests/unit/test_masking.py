@@ -209,3 +209,11 @@ def test_mask_clipped_text_passes_through_it_again_unchanged() -> None:
     mask = SecretMask(["sk-live-0123456789abcdefABCDEF"])
     once = mask.mask_clipped("word " * 500, 300)
     assert mask.mask_clipped(once, 300) == once
+
+
+def test_a_mask_learns_secrets_met_at_run_time_and_only_grows() -> None:
+    mask = SecretMask(["configured-secret-1"])
+    mask.learn(["oauth-access-token-xyz", "short"])
+    mask.learn([])
+    assert mask.mask("configured-secret-1 oauth-access-token-xyz short") == "*** *** short"
+    assert mask.values == ("oauth-access-token-xyz", "configured-secret-1")

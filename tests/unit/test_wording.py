@@ -30,6 +30,11 @@ FIND = Said.of("No tool named 'x'; ", Step("search"), " to find the right tool."
             "call execute_tool again",
             "run mcp-gateway call demo.add --args '<JSON object>' again",
         ),
+        (
+            Step("login", server="my web"),
+            "run `mcp-gateway login my web` in a terminal",
+            "run mcp-gateway login 'my web'",
+        ),
     ],
 )
 def test_each_audience_words_the_same_step_its_own_way(step: Step, model: str, person: str) -> None:
@@ -84,3 +89,15 @@ def test_a_plain_sentence_is_said_as_is() -> None:
 )
 def test_counts_read_singular_for_one_and_plural_otherwise(count: int, noun: str, expected: str) -> None:
     assert counted(count, noun) == expected
+
+
+def test_a_sign_in_is_a_step_for_the_person_behind_the_model_and_the_person_at_the_shell() -> None:
+    from mcp_gateway.downstream.translate import sign_in_required
+
+    error = sign_in_required("web")
+    assert (
+        error.message == "Server 'web' needs you to sign in: run `mcp-gateway login web` in a terminal, then try again."
+    )
+    assert PersonWords("/ws").told(error.said) == (
+        "Server 'web' needs you to sign in: run mcp-gateway --home /ws login web, then try again."
+    )

@@ -223,7 +223,12 @@ def test_the_sign_in_check_is_announced_on_stderr_and_the_probes_answers_decide(
     code, out, err = user.run("--client", "cursor", "--dry-run")
     assert code == 0
     assert err == "Asking 2 remote servers without credentials whether each needs a sign-in…\n"
-    assert "  locked: skipped: it signs in with OAuth (without credentials it answered HTTP 401)" in out
+    assert "  locked: imported (new in the gateway)\n" in out
+    assert "    note: it signs in with OAuth (without credentials it answered HTTP 401); " in out
+    assert '"oauth": {}' in next(line for line in out.splitlines() if "gateway entry" in line and "locked" in line)
+    assert "Sign in to it once, in a terminal" in out
+    assert "\n  mcp-gateway --home " in out
+    assert " login locked\n" in out
     assert "  open: imported (new in the gateway)\n" in out
     assert "    note: it sends no credentials and answered without them: no sign-in needed\n" in out
     assert sorted(user.probe.asked) == [("http", "https://locked.example/mcp"), ("http", "https://open.example/mcp")]
@@ -267,6 +272,8 @@ def test_an_import_says_what_is_left_to_do_and_the_backup_carries_the_clocks_tim
     code, out, _ = user.run("--client", "cursor", "--dry-run")
     assert code == 0
     assert out.endswith(
+        f"Sign in to it once, in a terminal (the gateway cannot reuse Cursor's sign-in):\n"
+        f"  mcp-gateway --home {user.gateway} login locked\n"
         "Dry run: nothing was written.\nNext: mcp-gateway import --client cursor --scope user --write-client-config\n"
     )
     code, out, _ = user.run("--client", "cursor")
@@ -281,7 +288,7 @@ def test_an_import_says_what_is_left_to_do_and_the_backup_carries_the_clocks_tim
     assert code == 0
     assert f"{user.gateway / 'config.json'} already had every server; left unchanged.\n" in out
     assert f"Undo: mcp-gateway import --restore {path}.mcp-gateway-backup-{STAMP}\n" in out
-    assert f"Rewrote {path}: its servers are now 'mcp-gateway' plus the 1 that could not be imported.\n" in out
+    assert f"Rewrote {path}: its servers are now 'mcp-gateway'.\n" in out
 
 
 def test_a_client_file_that_cannot_be_written_exits_1_after_saying_what_was_written(user: User) -> None:

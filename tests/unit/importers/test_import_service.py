@@ -92,9 +92,10 @@ async def test_a_dry_run_reports_every_server_the_client_entry_and_the_variables
     assert (report.client.name, report.scope, report.path) == ("cursor", "user", path)
     outcomes = {server.name: server for server in report.servers}
     assert [server.name for server in report.servers] == list(CURSOR_SERVERS)
-    assert outcomes["locked"].status == "skipped"
-    assert outcomes["locked"].reason is not None
-    assert "without credentials it answered HTTP 401" in outcomes["locked"].reason
+    assert outcomes["locked"].status == "added"  # marked as needing `mcp-gateway login`
+    assert outcomes["locked"].entry is not None
+    assert outcomes["locked"].entry["oauth"] == {}
+    assert "without credentials it answered HTTP 401" in outcomes["locked"].notes[0]
     assert outcomes["open"].status == "added"
     assert outcomes["open"].notes == ("it sends no credentials and answered without them: no sign-in needed",)
     assert outcomes["tools"].status == "added"
@@ -102,12 +103,12 @@ async def test_a_dry_run_reports_every_server_the_client_entry_and_the_variables
     assert outcomes["tools"].entry["env"] == {"API_KEY": "***", "REGION": "${REGION}"}
     assert outcomes["prompted"].status == "skipped"
     assert "${input:token}" in str(outcomes["prompted"].reason)
-    assert (report.count("added"), report.count("updated"), report.count("unchanged")) == (2, 0, 0)
+    assert (report.count("added"), report.count("updated"), report.count("unchanged")) == (3, 0, 0)
     assert report.variables == (NeededVariable("REGION", set_here=True),)
     assert report.gateway_config == workspace.config_path
 
     entry = report.client_entry
-    assert (entry.path, entry.block, entry.replaced, entry.kept) == (path, ("mcpServers",), 2, 2)
+    assert (entry.path, entry.block, entry.replaced, entry.kept) == (path, ("mcpServers",), 3, 1)
     assert entry.text.startswith('"mcp-gateway": {\n  "type": "stdio",')
     assert str(workspace.config_dir) in entry.text
     # This PATH has no uvx: the gateway, installed from the index, is started by its own path, which was tried.
@@ -148,11 +149,11 @@ async def test_write_back_writes_the_gateway_config_then_backs_up_and_rewrites_t
     report = await write_back(service)
 
     assert report.config_write == "written"
-    assert set(json.loads(workspace.config_path.read_text())["mcpServers"]) == {"open", "tools"}
+    assert set(json.loads(workspace.config_path.read_text())["mcpServers"]) == {"locked", "open", "tools"}
     backup = path.with_name(f"mcp.json.mcp-gateway-backup-{STAMP}")  # named by the service's clock
-    assert report.client_write == ClientWrite(path, backup, kept=2)
+    assert report.client_write == ClientWrite(path, backup, kept=1)
     assert backup.read_bytes() == original
-    assert set(json.loads(path.read_text())["mcpServers"]) == {"mcp-gateway", "locked", "prompted"}
+    assert set(json.loads(path.read_text())["mcpServers"]) == {"mcp-gateway", "prompted"}
     assert report.write_failure is None
 
 
@@ -167,7 +168,7 @@ async def test_a_second_write_back_finds_the_gateway_and_changes_nothing(
     assert again.has_gateway
     assert not again.imported
     statuses = [(server.name, server.status) for server in again.servers]
-    assert statuses == [("locked", "skipped"), ("mcp-gateway", "gateway"), ("prompted", "skipped")]
+    assert statuses == [("mcp-gateway", "gateway"), ("prompted", "skipped")]
     assert again.config_write is None
     assert again.client_write is not None
     assert again.client_write.backup is None
@@ -183,7 +184,7 @@ async def test_an_import_that_adds_nothing_new_reports_the_config_unchanged(
     config_bytes = workspace.config_path.read_bytes()
     again = await service.import_client(ImportRequest("cursor"))
     assert again.config_write == "unchanged"
-    assert again.count("unchanged") == 2
+    assert again.count("unchanged") == 3
     assert again.client_write is None
     assert workspace.config_path.read_bytes() == config_bytes
 

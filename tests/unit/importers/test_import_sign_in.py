@@ -8,7 +8,7 @@ import pytest
 from importer_testing import Answers
 
 from mcp_gateway.importers import ClientReading, ImportedServer
-from mcp_gateway.importers.sign_in import screen_sign_ins
+from mcp_gateway.importers.sign_in import needs_login, screen_sign_ins
 
 pytestmark = pytest.mark.anyio
 
@@ -23,16 +23,21 @@ def reading_of(*servers: ImportedServer) -> ClientReading:
     return ClientReading("claude-code", Path("/tmp/.claude.json"), "user", "{}", ("mcpServers",), servers)
 
 
-async def test_a_server_that_answers_401_is_skipped_and_stays_in_the_client() -> None:
+async def test_a_server_that_answers_401_is_imported_marked_as_needing_a_sign_in() -> None:
     probe = Answers({"https://oauth.example/mcp": 401})
     screened = await screen_sign_ins(
         reading_of(remote("linear", "https://oauth.example/mcp")), "Claude Code", probe=probe, environ={}
     )
     [server] = screened.servers
-    assert not server.imported
-    assert server.skipped is not None
-    assert "signs in with OAuth (without credentials it answered HTTP 401)" in server.skipped
-    assert "cannot reuse Claude Code's sign-in" in server.skipped
+    assert server.imported
+    assert server.entry is not None
+    assert server.entry["oauth"] == {}
+    assert needs_login(server.entry)
+    [note] = [warning for warning in server.warnings if "OAuth" in warning]
+    assert "signs in with OAuth (without credentials it answered HTTP 401)" in note
+    assert "cannot reuse Claude Code's sign-in" in note
+    assert "`login`" in note
+    assert not any(warning.startswith("it sends no credentials") for warning in server.warnings)
 
 
 async def test_a_server_that_answers_without_credentials_is_imported_without_the_oauth_warning() -> None:
@@ -82,6 +87,9 @@ async def test_a_url_variable_is_expanded_for_the_question_and_an_unset_one_is_n
     screened = await screen_sign_ins(reading_of(*servers), "Claude Code", probe=probe, environ={"HOST": "set.example"})
     assert probe.asked == [("http", "https://set.example/mcp")]
     set_server, unset_server = screened.servers
-    assert not set_server.imported
+    assert set_server.entry is not None
+    assert set_server.entry["oauth"] == {}  # answered 403: imported as needing a sign-in
     assert unset_server.imported
+    assert unset_server.entry is not None
+    assert "oauth" not in unset_server.entry
     assert "MISSING_HOST, which is not set here" in unset_server.warnings[-1]

@@ -1,0 +1,97 @@
+"""`login` and `logout` at the shell: the words around `service/signing_in.py` for a person.
+
+`login` prints the sign-in URL on stderr, on a line of its own so it can be copied (and a test's "browser" can
+follow it), says whether a browser was asked to open it, and prints the outcome on stdout: when the token
+expires, whether it renews itself, the scopes granted. A browser is tried only where one can show: a display
+on Linux and the BSDs (`DISPLAY` or `WAYLAND_DISPLAY`), always on macOS and Windows, never with
+`--no-browser`. Nothing printed holds a token: every one met is added to the command's `SecretMask`, which
+also masks everything logged while the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Mapping
+
+import anyio
+
+from mcp_gateway.cli.context import load, secret_mask
+from mcp_gateway.errors import UnknownServerError, UsageError
+from mcp_gateway.gateway_log import log_to_stderr
+from mcp_gateway.paths import Workspace
+from mcp_gateway.service.signing_in import SIGN_IN_WAIT_SECONDS, LoginReport, LogoutReport, login, logout
+
+NO_DISPLAY_PLATFORMS = ("linux", "freebsd", "openbsd", "netbsd")
+
+
+def can_open_browser(environ: Mapping[str, str], platform: str = sys.platform) -> bool:
+    if not platform.startswith(NO_DISPLAY_PLATFORMS):
+        return True
+    return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+
+
+def run_login(args: argparse.Namespace) -> int:
+    config = load(args)
+    secrets = secret_mask(config)
+    log_to_stderr(secrets)
+    workspace = Workspace.from_environment(args.home)
+    browser = not args.no_browser and can_open_browser(os.environ)
+
+    def show_url(url: str, opened: bool) -> None:
+        how = "A browser was asked to open it; if none did, open" if opened else "Open"
+        minutes = f"{SIGN_IN_WAIT_SECONDS / 60:g}"
+        print(
+            f"{how} this URL in a browser on this machine to sign in (waiting up to {minutes} minutes):\n{url}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    async def main() -> LoginReport:
+        return await login(workspace, config, args.server, show_url=show_url, open_browser=browser, learn=secrets.learn)
+
+    try:
+        report = anyio.run(main)
+    except UnknownServerError as error:
+        raise UsageError(error.message) from error
+    print(secrets.mask(_signed_in(report)))
+    return 0
+
+
+def run_logout(args: argparse.Namespace) -> int:
+    config = load(args)
+    secrets = secret_mask(config)
+    log_to_stderr(secrets)
+    workspace = Workspace.from_environment(args.home)
+
+    async def main() -> LogoutReport:
+        return await logout(workspace, config, args.server, learn=secrets.learn)
+
+    report = anyio.run(main)
+    print(secrets.mask(_signed_out(report)))
+    return 0
+
+
+def _signed_in(report: LoginReport) -> str:
+    if report.expires_at is None:
+        expiry = "the server gave its token no expiry"
+    else:
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.expires_at))
+        renewal = "renewed before then by the gateway" if report.refreshable else "sign in again then"
+        expiry = f"the token expires at {at} ({renewal})"
+    scopes = f"; scopes: {' '.join(report.scopes)}" if report.scopes else ""
+    return f"Signed in to '{report.server}': {expiry}{scopes}."
+
+
+def _signed_out(report: LogoutReport) -> str:
+    if not report.removed:
+        return f"No sign-in to '{report.server}' was stored; nothing to do."
+    revoked = {
+        "yes": "its tokens were revoked at the server",
+        "failed": "revoking its tokens at the server failed, so they stay valid there until they expire",
+        "not offered": "the server offers no revocation, so its tokens stay valid there until they expire",
+        "nothing to revoke": "its sign-in was for another url, so nothing was revoked",
+    }[report.revoked]
+    return f"Signed out of '{report.server}': its tokens were removed from this workspace, and {revoked}."

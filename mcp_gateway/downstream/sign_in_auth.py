@@ -1,0 +1,207 @@
+"""A remote server's OAuth sign-in, used by the serving gateway: the bearer token on every request, renewed
+before it expires, and a clear "sign in" answer when there is no usable one. It never signs in itself.
+
+`SignInAuth` is the `httpx2.Auth` of a remote server's HTTP client (Streamable HTTP and SSE alike):
+- the sign-in is read from the workspace (`SignInStore`) at the first request, and again whenever it is due
+  for renewal or the server refuses it: another gateway serving the workspace may have renewed it (a renewed
+  refresh token often invalidates the old one), and `mcp-gateway login`/`logout` change it from outside;
+- a token that expires within `refresh_margin` is renewed first with its refresh token, at the token endpoint
+  recorded at sign-in, and the renewed sign-in is written back for every gateway;
+- a request the server answers with HTTP 401, when no renewed or newer token helps, gets an answer in the
+  server's stead: a JSON-RPC error for that request saying the server needs a sign-in (marked with this
+  process's nonce, which a server cannot know, so `translate` can tell it from a server's own error), and
+  `needed` is set, for a failed connect to say the same. Raising from here instead would end the SDK's whole
+  transport, not the one request; starting the interactive sign-in from a serving gateway would open a
+  browser nobody asked for (and a client has no terminal to finish it in).
+Every token it meets is given to `learn` (the gateway's `SecretMask`), so none is written or printed.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import secrets
+from collections.abc import AsyncGenerator, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, cast
+from urllib.parse import quote
+
+import anyio
+import anyio.to_thread
+import httpx2
+from mcp.shared.auth import OAuthToken
+from pydantic import ValidationError
+
+from mcp_gateway.downstream.sign_in_store import SignIn, SignInStore
+from mcp_gateway.errors import UnusableFileError
+
+SIGN_IN_MARK = "mcp-gateway/sign-in"
+"""The key, in the `data` of the error answered in a server's stead, whose value is `SIGN_IN_NONCE`."""
+SIGN_IN_NONCE = secrets.token_hex(16)
+REFRESH_MARGIN_SECONDS = 60.0
+"""A token is renewed when it has less than this left: a call takes a token from here to the server, and a
+minute covers clock skew and a slow network (the margin most OAuth clients use)."""
+REFRESH_MARGIN_FRACTION = 0.1
+"""…or less than this part of its lifetime, for tokens that live less than ten minutes."""
+MAX_TOKEN_RESPONSE_BYTES = 256 * 1024
+"""A token response is a few kilobytes; the gateway reads no more of one."""
+HTTP_UNAUTHORIZED = 401
+HTTP_OK = 200
+SIGN_IN_ERROR_CODE = -32001
+"""The JSON-RPC code of the answer given in a server's stead (MCP SDKs use -32001 for auth failures)."""
+
+
+@dataclass(frozen=True)
+class SignInContext:
+    """What a connection needs to use the workspace's sign-ins: where they are, and what learns the tokens."""
+
+    store: SignInStore
+    learn: Callable[[Iterable[str]], None]
+
+
+def is_sign_in_reply(data: object) -> bool:
+    """`data` (an error's, as the server sent it) is what `SignInAuth` answered in the server's stead."""
+    return isinstance(data, dict) and cast(dict[str, object], data).get(SIGN_IN_MARK) == SIGN_IN_NONCE
+
+
+class SignInAuth(httpx2.Auth):
+    def __init__(self, server: str, url: str, context: SignInContext) -> None:
+        self._server = server
+        self._url = url
+        self._context = context
+        self._sign_in: SignIn | None = None
+        self._loaded = False
+        self._lock = anyio.Lock()
+        self.needed = False
+        """The last request met a refusal no token could answer: the server needs `mcp-gateway login`."""
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        await request.aread()  # kept, so the request can be sent again with a renewed token
+        async with self._lock:
+            sign_in = self._sign_in if self._loaded else await self._reload()
+            if sign_in is not None and _due(sign_in):
+                sign_in = await self._reload()  # another gateway may have renewed it meanwhile
+            if sign_in is not None and _due(sign_in):
+                refresh = _refresh_request(sign_in)
+                sign_in = None if refresh is None else await self._renewed(sign_in, (yield refresh))
+        response = yield _with_token(request, sign_in)
+        if response.status_code != HTTP_UNAUTHORIZED:
+            self.needed = False
+            return
+        renewal_failed = False
+        async with self._lock:
+            fresh = await self._reload()
+            if fresh is not None and sign_in is not None and fresh.tokens.access_token == sign_in.tokens.access_token:
+                refresh = _refresh_request(fresh)  # refused before its time (revoked, or the clocks differ)
+                fresh = None if refresh is None else await self._renewed(fresh, (yield refresh))
+                renewal_failed = fresh is None and refresh is not None
+        if fresh is not None or renewal_failed:
+            # Sent again: with the newer token, or (renewal refused) without one, so that what httpx returns is
+            # the server's answer to this request, not the token endpoint's. httpx reads and closes the last one.
+            response = yield _with_token(request, fresh)
+            if response.status_code != HTTP_UNAUTHORIZED:
+                self.needed = False
+                return
+        self.needed = True
+        await _answer_in_stead(request, response, self._server)
+
+    async def _reload(self) -> SignIn | None:
+        try:
+            sign_in = await anyio.to_thread.run_sync(self._context.store.load, self._server, self._url)
+        except (OSError, UnusableFileError):
+            sign_in = None  # unreadable counts as signed out: the answer then says to sign in again
+        if sign_in is not None:
+            self._context.learn(sign_in.secrets())
+        self._sign_in, self._loaded = sign_in, True
+        return sign_in
+
+    async def _renewed(self, sign_in: SignIn, response: httpx2.Response) -> SignIn | None:
+        """The sign-in renewed by the token endpoint's `response`, saved; None when the renewal failed."""
+        try:
+            body = await _read_capped(response)
+            if response.status_code != HTTP_OK:
+                self._sign_in = None
+                return None
+            renewed = sign_in.renewed(OAuthToken.model_validate_json(body))
+        except (httpx2.HTTPError, ValidationError, ValueError):
+            self._sign_in = None
+            return None
+        self._context.learn(renewed.secrets())
+        self._sign_in = renewed
+        with contextlib.suppress(OSError, UnusableFileError):  # used here all the same; the next gateway renews it
+            await anyio.to_thread.run_sync(self._context.store.save, renewed)
+        return renewed
+
+
+def _due(sign_in: SignIn) -> bool:
+    lifetime = sign_in.tokens.expires_in
+    margin = (
+        REFRESH_MARGIN_SECONDS if lifetime is None else min(REFRESH_MARGIN_SECONDS, lifetime * REFRESH_MARGIN_FRACTION)
+    )
+    return sign_in.expired(margin=margin)
+
+
+def _with_token(request: httpx2.Request, sign_in: SignIn | None) -> httpx2.Request:
+    if sign_in is None:
+        request.headers.pop("Authorization", None)
+    else:
+        request.headers["Authorization"] = f"Bearer {sign_in.tokens.access_token}"
+    return request
+
+
+def _refresh_request(sign_in: SignIn) -> httpx2.Request | None:
+    """The refresh-token grant for `sign_in` (RFC 6749 §6), authenticated as its client was registered."""
+    refresh_token = sign_in.tokens.refresh_token
+    if not refresh_token:
+        return None
+    client = sign_in.client
+    data = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": client.client_id}
+    if sign_in.resource:
+        data["resource"] = sign_in.resource  # RFC 8707: the same resource the tokens were granted for
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+    if client.client_secret and client.token_endpoint_auth_method == "client_secret_basic":
+        pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
+        headers["Authorization"] = f"Basic {base64.b64encode(pair.encode()).decode()}"
+    elif client.client_secret:
+        data["client_secret"] = client.client_secret
+    return httpx2.Request("POST", sign_in.token_endpoint, data=data, headers=headers)
+
+
+async def _read_capped(response: httpx2.Response) -> bytes:
+    """The body of a token response; read whole (`aread`), as httpx reads it again after the flow's next step."""
+    body = await response.aread()  # bounded by `connect.BodyCap` on the way in
+    if len(body) > MAX_TOKEN_RESPONSE_BYTES:
+        raise ValueError("the token response is too large")
+    return body
+
+
+async def _answer_in_stead(request: httpx2.Request, response: httpx2.Response, server: str) -> None:
+    """Turn the server's 401 into a JSON-RPC error for the request that met it (nothing for a notification)."""
+    body = b""
+    message = _json_rpc_request(request.content)
+    if message is not None:
+        error: dict[str, Any] = {
+            "code": SIGN_IN_ERROR_CODE,
+            "message": f"server '{server}' needs a sign-in",
+            "data": {SIGN_IN_MARK: SIGN_IN_NONCE},
+        }
+        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode()
+    original = response.stream
+    response.stream = httpx2.ByteStream(body)
+    for header in ("content-encoding", "transfer-encoding"):
+        response.headers.pop(header, None)
+    response.headers["content-type"] = "application/json"
+    response.headers["content-length"] = str(len(body))
+    if isinstance(original, httpx2.AsyncByteStream):
+        await original.aclose()  # the server's own body is not read: its connection goes back to the pool
+
+
+def _json_rpc_request(content: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(content) if content else None
+    except ValueError:
+        return None
+    if isinstance(message, dict) and "method" in message and "id" in message:
+        return message  # pyright: ignore[reportUnknownVariableType]
+    return None

@@ -1,0 +1,75 @@
+"""A general web search for an open information request that no tool covers well.
+
+"Find the latest news about elections in Brazil" asks for information on a subject; a catalog rarely has a tool
+for that subject, but it often has a general web search (Brave's, Tavily's, DuckDuckGo's). A lexical ranking
+cannot see that: it ranks the tools sharing a word with the request first (a crypto news feed for "news", a
+health check for "health"), and the web search, whose text names no subject at all, nowhere. So when a request
+asks for information (one of the lexicon's search verbs or news words), is one step, and its best hit is weak
+(confidence low: no tool accounts for a fair share of the request), the catalog's web search tools are offered
+right after that best hit, best matching first. Not for a request of several steps: its weak whole is usually a
+task whose steps have tools of their own (offered there too, task R@5 .573 → .536 on catalog.json).
+
+A web search tool is told by what its name or the first sentence of its description says it is: a "web search",
+"search the web / the internet" (not "search engine" alone: a code host's or a documentation site's search
+engine is not the web's). Read once, when the tool is indexed. The best hit keeps its
+place: it is what the request's words point to, and a weak hit is still sometimes the right one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from mcp_gateway.search.lexicon import CONCEPT_PREFIX
+from mcp_gateway.search.query import ParsedQuery
+from mcp_gateway.search.text import split_identifier
+
+if TYPE_CHECKING:  # at run time `ranking` imports this module (through `documents`), not the other way round
+    from mcp_gateway.search.ranking import Scored
+
+MAX_WEB_SEARCH_HITS = 3
+"""Web search tools offered after the best hit at most. Measured on catalog.json (seven web search tools) with
+`benchmarks/retrieval.py`, single+step R@5 / task R@5: 2 → .798 / .573; 3 → .882 / .573; 4 → .885 / .561 (a
+fourth pushes a task's own tools out of the top five). The benchmark counts two of the seven (Google's and
+Tavily's), so the number offered decides how often one of those two is among them: read the step from 2 to 3 as
+that, not as three being right for a user."""
+MAX_FIRST_SENTENCE_CHARS = 300
+"""The part of a description read for what the tool is: its first sentence, cut at this length (a description
+without full stops is read no further than a sentence would be). A bound, not a tuning."""
+INFORMATION_CONCEPTS = frozenset(CONCEPT_PREFIX + name for name in ("search", "news"))
+"""Lexicon concepts of a request for information: the search verbs (find, search, look up, query, discover …)
+and news words (news, article, headline, press). Generic vocabulary, not benchmark words. Measured against
+offering web search to every weak single-step request: single+step R@5 .882 against .814, task R@5 .573 against
+.544 (a weak request to do something is not a question for the web)."""
+WEB_SEARCH_REASON = "a general web search, for a request no tool covers well"
+
+_WEB_SEARCH = re.compile(
+    r"\b(?:web search|search(?:es|ing)? (?:the )?(?:web|internet)|internet search|online search)",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
+
+
+def is_web_search(name: str, description: str) -> bool:
+    """Whether a tool says it is a general web search, in its name or its description's first sentence."""
+    first = _SENTENCE_END.split(description.strip()[:MAX_FIRST_SENTENCE_CHARS], maxsplit=1)[0]
+    return _WEB_SEARCH.search(f"{' '.join(split_identifier(name))} {first}") is not None
+
+
+def asks_for_information(query: ParsedQuery) -> bool:
+    return any(term.term in INFORMATION_CONCEPTS for term in query.terms if term.kind == "concept")
+
+
+def with_web_search(ranked: Sequence[Scored], web_search: Sequence[Scored]) -> tuple[list[Scored], set[int]]:
+    """`ranked` with the best of `web_search` (best first) right after its first hit, each scored no higher than
+    that hit; also the ids moved up."""
+    if not ranked:
+        return list(ranked), set()
+    first = ranked[0]
+    offered = [
+        replace(scored, score=min(scored.score, first.score)) for scored in web_search if scored.doc_id != first.doc_id
+    ][:MAX_WEB_SEARCH_HITS]
+    moved = {scored.doc_id for scored in offered}
+    return [first, *offered, *(scored for scored in ranked[1:] if scored.doc_id not in moved)], moved

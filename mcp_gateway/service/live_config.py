@@ -1,0 +1,199 @@
+"""Live config: a serving gateway watches `config.json` and applies each valid edit without restarting.
+
+Contract (the gateway runs `watch` in its background group; a shared daemon would run the same component):
+- Every `CONFIG_POLL_SECONDS` the file's stat (mtime in ns, size, inode, device) is compared with the last
+  one seen: one `stat` on the event loop, nothing more while nothing changes. A change is read, parsed and
+  validated in a worker thread (`load_config`, which caps what it reads). The file may be a link (dotfiles
+  repositories link it), so the stat follows it, as the loader does; nothing here writes anything.
+- A file that changed again while it was read is left for the next poll: an editor still writing it is not
+  judged on half a file.
+- A valid edit is applied at once (`apply`): the secrets mask learns the new secrets first (keeping the
+  old ones), then the pool takes the new servers (`downstream/reconcile.py`: removed and changed servers are
+  retired after their in-flight calls, the others keep their processes), then the catalog and the search
+  index (aliases, filters, descriptions), then the gateway reads its settings from the new config. Servers
+  added or changed whose tools are not known are listed in the background when `startupMetadataCheck` is on,
+  as at start; otherwise when first named.
+- An edit that cannot be used keeps the last good config: a file that is not JSON, unreadable or missing,
+  or one with errors the served config did not have (a server entry that would be rejected, a bad setting).
+  The error is `problem` (for `status`) until a usable file replaces it, recorded as a background problem
+  (so `mcp-gateway status` in another process sees it), and said once in the next search's notes.
+- The gateway's instructions were sent at `initialize` and cannot change; what changed is said once in the
+  next search's notes instead, and search and list answer from the new set of servers from then on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+
+from mcp_gateway.background import BackgroundTasks
+from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.config import GatewayConfig, load_config
+from mcp_gateway.config.diff import ConfigChanges, config_changes
+from mcp_gateway.downstream.pool import Pool
+from mcp_gateway.errors import ConfigError
+from mcp_gateway.masking import SecretMask
+
+logger = logging.getLogger(__name__)
+
+CONFIG_POLL_SECONDS = 1.0
+"""How often config.json's stat is compared: an edit is live within a second (before a person is back in their
+client), at the cost of one `stat` a second, which is not measurable next to a gateway's idle wake-ups."""
+TASK = "applying the edited config.json"
+"""What a background problem says was running when an edit could not be used."""
+
+FileSignature = tuple[int, int, int, int] | None
+"""(mtime in ns, size, inode, device) of config.json, None when it cannot be looked at."""
+NEVER_SEEN: FileSignature = (-1, -1, -1, -1)
+"""No file has it: the first look reads the file and compares it with the config served."""
+
+
+def signature(path: Path) -> FileSignature:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
+
+
+class LiveConfig:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        environ: Mapping[str, str],
+        catalog: Catalog,
+        pool: Pool,
+        secrets: SecretMask,
+        *,
+        relist: Callable[[Sequence[str]], Awaitable[object]],
+        poll_seconds: float = CONFIG_POLL_SECONDS,
+    ) -> None:
+        """`relist`: list these servers now and store their tools (the gateway's `refresh`)."""
+        self.config = config
+        """The config served now: the last good version of config.json."""
+        self._environ = environ
+        self._catalog = catalog
+        self._pool = pool
+        self._secrets = secrets
+        self._relist = relist
+        self._poll_seconds = poll_seconds
+        self._seen: FileSignature = NEVER_SEEN
+        """The file's signature when last judged. Not taken here: the config was loaded before the gateway was
+        made (a client's handshake is answered first), and an edit saved in between must not pass for it."""
+        self.problem: str | None = None
+        """Why the file as it is now cannot be used (the last good config is served meanwhile); None when it can."""
+        self._problem_told = False
+        self._untold: dict[str, bool] = {}
+        """Servers added (True) or removed (False) since the last search, as of the last edit that moved them;
+        bounded by the servers ever configured, however many edits no search follows."""
+        self._untold_other = False
+
+    async def watch(self, tasks: BackgroundTasks) -> None:
+        """Poll the file until cancelled, applying each valid edit; `tasks` runs the listings it asks for."""
+        while True:
+            await anyio.sleep(self._poll_seconds)
+            await self.check(tasks)
+
+    async def check(self, tasks: BackgroundTasks | None = None) -> ConfigChanges | None:
+        """Look at the file once; apply it if it changed and can be used. What changed, or None."""
+        seen = signature(self.config.path)
+        if seen == self._seen:
+            return None
+        loaded: GatewayConfig | None = None
+        if seen is None:  # removed, or renamed away for a moment by an editor that saves so
+            refusal = f"{self.config.path} is missing or cannot be looked at"
+        else:
+            try:
+                loaded = await anyio.to_thread.run_sync(self._load)
+                refusal = _new_errors(self.config, loaded)
+            except ConfigError as error:
+                refusal = error.message
+            if signature(self.config.path) != seen:
+                return None  # still being written: judged at the next poll, on the whole file
+        self._seen = seen
+        if refusal or loaded is None:
+            await self._refuse(refusal, tasks)
+            return None
+        return await self.apply(loaded, tasks)
+
+    async def apply(self, new: GatewayConfig, tasks: BackgroundTasks | None = None) -> ConfigChanges:
+        """Serve `new` from now on (see the module docstring for the order, and why)."""
+        changes = config_changes(self.config, new)
+        if changes.empty:  # as served (the first look, or an edit undone): nothing to restart or re-index
+            self.config = new
+            await self._resolved(tasks)
+            return changes
+        self._secrets.learn(SecretMask.for_servers(new.servers.values(), self._environ).values)
+        self._pool.reconfigure(new.servers, new.settings)
+        await self._catalog.reconfigure(new)
+        self.config = new
+        await self._resolved(tasks)
+        logger.info("applied the edited config.json: %s", self._secrets.mask(changes.summary()))
+        self._untold.update(dict.fromkeys(changes.added, True) | dict.fromkeys(changes.removed, False))
+        self._untold_other = self._untold_other or bool(changes.changed or changes.updated or changes.settings)
+        new_or_changed = {*changes.added, *changes.changed}
+        due = [name for name in self._catalog.needs_refresh() if name in new_or_changed]
+        if due and new.settings.startup_metadata_check and tasks is not None:
+            self._catalog.queue(due)  # now, so a search waits for them rather than finds nothing
+            tasks.start_soon(self._relist, due, name="listing the servers of the edited config.json")
+        return changes
+
+    def search_notes(self) -> tuple[str, ...]:
+        """What a model should hear once: the config changed under its session, or an edit could not be used."""
+        notes: list[str] = []
+        if self._untold or self._untold_other:
+            notes.append(_changes_note(self._untold))
+            self._untold, self._untold_other = {}, False
+        if self.problem is not None and not self._problem_told:
+            notes.append(self.problem)
+            self._problem_told = True
+        return tuple(notes)
+
+    # Inside.
+
+    def _load(self) -> GatewayConfig:
+        return load_config(self.config.path, environ=self._environ, create_missing=False)
+
+    async def _resolved(self, tasks: BackgroundTasks | None) -> None:
+        if self.problem is not None:
+            logger.info("config.json can be used again")
+            if tasks is not None:
+                await tasks.problems.resolved(TASK)
+        self.problem, self._problem_told = None, False
+
+    async def _refuse(self, reason: str, tasks: BackgroundTasks | None) -> None:
+        problem = self._secrets.mask(
+            f"config.json was edited but cannot be used: {reason}; the gateway serves its last good config until "
+            "the file is fixed"
+        )
+        if problem == self.problem:
+            return
+        self.problem, self._problem_told = problem, False
+        if tasks is not None:  # for `mcp-gateway status`, run in another process
+            await tasks.problems.record(TASK, ConfigError(problem))
+
+
+def _new_errors(served: GatewayConfig, loaded: GatewayConfig) -> str:
+    """The errors of `loaded` the served config did not have (those it had were accepted when it started),
+    the first said whole; empty when there are none."""
+    known = {(error.json_path, error.message) for error in served.errors}
+    new = [str(error) for error in loaded.errors if (error.json_path, error.message) not in known]
+    if not new:
+        return ""
+    more = f" (and {len(new) - 1} more: see mcp-gateway config check)" if len(new) > 1 else ""
+    return new[0] + more
+
+
+def _changes_note(untold: dict[str, bool]) -> str:
+    added = [name for name, present in untold.items() if present]
+    removed = [name for name, present in untold.items() if not present]
+    parts = [f"added: {', '.join(added)}" if added else "", f"removed: {', '.join(removed)}" if removed else ""]
+    said = "; ".join(part for part in parts if part) or "server settings changed"
+    return (
+        f"config.json changed while this session was open ({said}); these results already follow it, "
+        "though the instructions given at the start list the servers as they were."
+    )

@@ -1,0 +1,126 @@
+"""Where a browser comes back to `mcp-gateway login`: a one-shot HTTP listener on 127.0.0.1 (RFC 8252 §7.3).
+
+The authorization server redirects the browser to `http://127.0.0.1:PORT/callback?code=…&state=…` (or
+`?error=…`). The listener answers each request with a short page, keeps the first answer on the callback path
+and ignores everything else (a browser also asks for `/favicon.ico`). It listens on the loopback address only,
+so nothing off the machine can answer in the browser's place; the `state` check (in the SDK) rejects an answer
+to a sign-in this run did not start. Each connection is read for at most `REQUEST_READ_SECONDS` and at most
+`MAX_REQUEST_BYTES`, so a stray client that connects and says nothing holds nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import anyio.abc
+
+CALLBACK_PATH = "/callback"
+LOOPBACK_HOST = "127.0.0.1"
+MAX_REQUEST_BYTES = 16 * 1024
+"""A redirect's request line and headers: a code, a state and an issuer are a few hundred bytes."""
+REQUEST_READ_SECONDS = 10.0
+"""A browser sends its request at once; a connection silent this long is not a browser's."""
+
+
+@dataclass(frozen=True)
+class Callback:
+    """What the authorization server sent back through the browser."""
+
+    code: str | None
+    state: str | None
+    iss: str | None
+    error: str | None
+    error_description: str | None
+
+
+class Loopback:
+    """Listens while `serve` runs; `answer` is set by the first request to `CALLBACK_PATH`."""
+
+    def __init__(self, listener: anyio.abc.Listener[anyio.abc.SocketStream], server: str) -> None:
+        self._listener = listener
+        self._server = server
+        self.answered = anyio.Event()
+        self.answer: Callback | None = None
+
+    @classmethod
+    async def open(cls, port: int | None, server: str) -> Loopback:
+        """Listening on `port` (a free one when None).
+
+        Raises:
+            OSError: the port is taken or cannot be had.
+        """
+        listener = await anyio.create_tcp_listener(local_host=LOOPBACK_HOST, local_port=port or 0)
+        return cls(listener, server)
+
+    @property
+    def redirect_uri(self) -> str:
+        port = self._listener.extra(anyio.abc.SocketAttribute.local_port)
+        return f"http://{LOOPBACK_HOST}:{port}{CALLBACK_PATH}"
+
+    async def serve(self) -> None:
+        """Until cancelled; the listener is closed on the way out."""
+        async with self._listener:
+            await self._listener.serve(self._handle)
+
+    async def _handle(self, stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            head = b""
+            with anyio.move_on_after(REQUEST_READ_SECONDS):
+                while b"\r\n\r\n" not in head and len(head) <= MAX_REQUEST_BYTES:
+                    try:
+                        head += await stream.receive()
+                    except (anyio.EndOfStream, anyio.BrokenResourceError):
+                        break
+            target = _target(head)
+            if target is None or urlsplit(target).path != CALLBACK_PATH:
+                await _reply(stream, 404, "Not found", "This is where a sign-in comes back; nothing else is here.")
+                return
+            callback = _callback(target)
+            if self.answer is None:
+                self.answer = callback
+                self.answered.set()
+            if callback.error is not None:
+                title, text = "Sign-in refused", f"The sign-in to '{self._server}' was refused ({callback.error})."
+            else:
+                title, text = "Signed in", f"mcp-gateway got the sign-in to '{self._server}'; you can close this tab."
+            await _reply(stream, 200, title, text)
+
+
+def _target(head: bytes) -> str | None:
+    """The request target of a `GET` request line, or None."""
+    line = head.split(b"\r\n", 1)[0].decode("latin-1")
+    parts = line.split(" ")
+    if len(parts) != 3 or parts[0] != "GET":
+        return None
+    return parts[1]
+
+
+def _callback(target: str) -> Callback:
+    query = parse_qs(urlsplit(target).query)
+
+    def first(name: str) -> str | None:
+        values = query.get(name)
+        return values[0] if values else None
+
+    return Callback(
+        code=first("code"),
+        state=first("state"),
+        iss=first("iss"),
+        error=first("error"),
+        error_description=first("error_description"),
+    )
+
+
+async def _reply(stream: anyio.abc.SocketStream, status: int, title: str, text: str) -> None:
+    page = f"<!doctype html><title>{html.escape(title)}</title><p>{html.escape(text)}</p>\n".encode()
+    reason = "OK" if status == 200 else "Not Found"
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+        f"Content-Length: {len(page)}\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
+    ).encode()
+    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):  # the browser left: kept anyway
+        await stream.send(head + page)

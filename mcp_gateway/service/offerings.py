@@ -1,0 +1,258 @@
+"""Prompts, resources, resource templates and completions of every server, through the gateway.
+
+Contract:
+- `prompts/list`, `resources/list` and `resources/templates/list` are answered from the catalog (each server's
+  `Surface`, listed and cached with its tools): no process is started. A listing under way is waited for as a
+  search waits for one (`listing_wait`). Enabled servers only, in config order, in pages of `PAGE_SIZE`.
+- Prompts are named `<server>__<prompt>` (`prompt_names`), URIs pass unchanged unless several servers share
+  their scheme (`resource_uris`); the originals are kept in each entry's `_meta` (`ORIGIN_META`).
+- `prompts/get`, `resources/read`, `completion/complete` and `resources/(un)subscribe` go to the owning server
+  through the pool (started lazily, with the pool's timeouts, backoff and errors); their results pass through
+  as the server sent them, except that a read's `contents[].uri` is what the client knows the resource by.
+- What cannot be served is a `RequestError` (a JSON-RPC error, one sentence): an unknown prompt or URI, a
+  disabled server, a server that does not support what was asked. A downstream failure stays the pool's
+  `DownstreamError` (masked there), which the server layer turns into a JSON-RPC error too.
+- `resources/updated` from a server is forwarded to the client with the URI the client subscribed to.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any, cast
+
+import anyio
+import mcp_types as types
+
+from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
+from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.catalog.surface import Surface
+from mcp_gateway.downstream.pool import Pool
+from mcp_gateway.errors import RequestError
+from mcp_gateway.json_object import JsonObject
+from mcp_gateway.service.listing_wait import ListingWait
+from mcp_gateway.service.prompt_names import PromptNames, PromptRef
+from mcp_gateway.service.resource_uris import Route, UriMap, uri_map
+
+logger = logging.getLogger(__name__)
+
+PAGE_SIZE = 500
+"""Entries per page of a listing. Clients differ in whether they follow `nextCursor`: a page this large holds
+every prompt and resource of a usual setup (server-everything lists 4 prompts and 7 resources), while a server
+listing thousands of resources still costs the client one bounded answer at a time."""
+ORIGIN_META = "io.github.mcp-gateway/origin"
+"""The `_meta` member of a listed prompt, resource or template naming its server and its own name or URI."""
+
+Sink = Callable[[str], Awaitable[None]]
+"""Sends the client `notifications/resources/updated` for a client-facing URI."""
+
+
+class Offerings:
+    def __init__(self, catalog: Catalog, pool: Pool, waiting: ListingWait, loaded: Callable[[], Awaitable[None]]):
+        self._catalog = catalog
+        self._pool = pool
+        self._waiting = waiting
+        self._loaded = loaded
+        self._subscribed: dict[tuple[str, str], tuple[str, anyio.Event]] = {}
+        """(server, its URI) → the URI the client subscribed with, and what ends the subscription."""
+        self._sink: Sink | None = None
+
+    # Listings, from the catalog.
+
+    async def list_prompts(self, cursor: str | None) -> JsonObject:
+        await self._ready()
+        names = self._prompt_names()
+        prompts = [
+            _with_origin({**prompt, "name": names.name(PromptRef(server, str(prompt["name"])))}, server, prompt, "name")
+            for server, surface in self._surfaces()
+            for prompt in surface.prompts
+        ]
+        return _page("prompts", prompts, cursor)
+
+    async def list_resources(self, cursor: str | None) -> JsonObject:
+        await self._ready()
+        uris = self._uri_map()
+        resources = [
+            _with_origin({**item, "uri": uris.client_uri(server, str(item["uri"]))}, server, item, "uri")
+            for server, surface in self._surfaces()
+            for item in surface.resources
+        ]
+        return _page("resources", resources, cursor)
+
+    async def list_templates(self, cursor: str | None) -> JsonObject:
+        await self._ready()
+        uris = self._uri_map()
+        templates = [
+            _with_origin(
+                {**item, "uriTemplate": uris.client_uri(server, str(item["uriTemplate"]))}, server, item, "uriTemplate"
+            )
+            for server, surface in self._surfaces()
+            for item in surface.templates
+        ]
+        return _page("resourceTemplates", templates, cursor)
+
+    # Requests, routed to the owning server.
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> JsonObject:
+        await self._ready()
+        ref = self._prompt(name)
+        request = types.GetPromptRequest(params=types.GetPromptRequestParams(name=ref.prompt, arguments=arguments))
+        return await self._pool.request(ref.server, request)
+
+    async def read_resource(self, uri: str) -> JsonObject:
+        await self._ready()
+        uris = self._uri_map()
+        route = self._route(uris, uri)
+        request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=route.uri))
+        result = await self._pool.request(route.server, request)
+        contents: Any = result.get("contents")
+        if isinstance(contents, list):  # what the client knows each item by (unchanged unless the scheme is shared)
+            result["contents"] = [_known_as(uris, route.server, item) for item in cast(list[object], contents)]
+        return result
+
+    async def complete(self, params: JsonObject) -> JsonObject:
+        """`completion/complete` for a prompt's argument (`ref/prompt`) or a template's (`ref/resource`)."""
+        await self._ready()
+        ref = cast(JsonObject, params.get("ref") or {})
+        if ref.get("type") == "ref/prompt":
+            prompt = self._prompt(str(ref.get("name")))
+            server, own_ref = prompt.server, {**ref, "name": prompt.prompt}
+        else:
+            route = self._route(self._uri_map(), str(ref.get("uri")))
+            server, own_ref = route.server, {**ref, "uri": route.uri}
+        surface = self._surface(server)
+        if surface is None or not surface.completions:
+            return {"completion": {"values": [], "hasMore": False}}  # it offers none: nothing to suggest
+        own = types.CompleteRequestParams.model_validate({**params, "ref": own_ref})
+        return await self._pool.request(server, types.CompleteRequest(params=own))
+
+    async def subscribe(self, uri: str, sink: Sink) -> None:
+        """Forward `resources/subscribe` and keep it (`downstream/subscriptions.py`); the server's
+        `resources/updated` for it then reach `sink`."""
+        await self._ready()
+        route = self._subscribable(uri)
+        self._sink = sink
+        if (route.server, route.uri) in self._subscribed:
+            return  # subscribed already: one subscription per resource, as for a server
+        release = await self._pool.subscribe(route.server, route.uri)
+        self._subscribed[(route.server, route.uri)] = (uri, release)
+
+    async def unsubscribe(self, uri: str) -> None:
+        await self._ready()
+        route = self._subscribable(uri)
+        subscribed = self._subscribed.pop((route.server, route.uri), None)
+        if subscribed is not None:  # else never subscribed: nothing to undo
+            subscribed[1].set()  # the holder unsubscribes on the server and lets its connection go idle
+
+    async def notified(self, server: str, notification: types.ServerNotification) -> None:
+        """A server's notification (the pool's `on_notification`): `resources/updated` goes to the client."""
+        if not isinstance(notification, types.ResourceUpdatedNotification) or self._sink is None:
+            return
+        own = notification.params.uri
+        subscribed = self._subscribed.get((server, own))
+        client_uri = subscribed[0] if subscribed is not None else self._uri_map().client_uri(server, own)
+        try:
+            await self._sink(client_uri)
+        except Exception:  # the client went away: its session's end is handled where it is served
+            logger.debug("could not forward resources/updated for %s", client_uri, exc_info=True)
+
+    # Inside.
+
+    async def _ready(self) -> None:
+        await self._loaded()
+        await self._catalog.sync_from_disk()
+        await self._waiting.settle(None)
+
+    def _surfaces(self) -> Iterator[tuple[str, Surface]]:
+        """Each enabled server's surface, in config order (servers not listed yet have none)."""
+        for name, server in self._catalog.config.servers.items():
+            surface = self._surface(name)
+            if not server.spec.disabled and surface is not None:
+                yield name, surface
+
+    def _surface(self, server: str) -> Surface | None:
+        entry = self._catalog.entry(server)
+        return None if entry is None else entry.surface
+
+    def _prompt_names(self) -> PromptNames:
+        return PromptNames(
+            PromptRef(server, str(prompt["name"])) for server, surface in self._surfaces() for prompt in surface.prompts
+        )
+
+    def _uri_map(self) -> UriMap:
+        return uri_map(
+            (
+                server,
+                (str(item["uri"]) for item in surface.resources),
+                (str(item["uriTemplate"]) for item in surface.templates),
+            )
+            for server, surface in self._surfaces()
+        )
+
+    def _prompt(self, name: str) -> PromptRef:
+        ref = self._prompt_names().ref(name)
+        if ref is not None:
+            return ref
+        quoted = clip(name, MAX_ECHOED_NAME_CHARS)
+        for server, config in self._catalog.config.servers.items():
+            if config.spec.disabled and name.startswith(f"{server}__"):
+                raise RequestError(
+                    f"The prompt '{quoted}' belongs to the server '{server}', which is disabled; "
+                    "enable it in the gateway's config.json to use its prompts."
+                )
+        raise RequestError(f"No server offers the prompt '{quoted}'; list the prompts again to see their names.")
+
+    def _route(self, uris: UriMap, uri: str) -> Route:
+        route = uris.route(uri)
+        if isinstance(route, Route):
+            return route
+        quoted = clip(uri, MAX_ECHOED_NAME_CHARS)
+        disabled = [name for name, server in self._catalog.config.servers.items() if server.spec.disabled]
+        if any(uri.startswith(f"mcp-gateway://{name}/") for name in disabled):
+            raise RequestError(f"The resource '{quoted}' belongs to a disabled server; enable it in config.json.")
+        raise RequestError(
+            f"The gateway cannot tell which server has the resource '{quoted}' ({route}); "
+            "list the resources or templates again and use a URI from there."
+        )
+
+    def _subscribable(self, uri: str) -> Route:
+        route = self._route(self._uri_map(), uri)
+        surface = self._surface(route.server)
+        if surface is None or not surface.subscribe:
+            raise RequestError(
+                f"The server '{route.server}' does not support resource subscriptions; "
+                "read the resource again to see whether it changed."
+            )
+        return route
+
+
+def _known_as(uris: UriMap, server: str, item: object) -> object:
+    """A read's content item with the URI the client knows it by (the item itself when it has no URI)."""
+    if not isinstance(item, dict):
+        return item
+    content = cast(JsonObject, item)
+    own = content.get("uri")
+    return {**content, "uri": uris.client_uri(server, own)} if isinstance(own, str) else content
+
+
+def _with_origin(entry: JsonObject, server: str, original: JsonObject, key: str) -> JsonObject:
+    """`entry` with `_meta` saying which server listed it and under which name or URI."""
+    meta = cast(JsonObject, original.get("_meta")) if isinstance(original.get("_meta"), dict) else {}
+    return {**entry, "_meta": {**meta, ORIGIN_META: {"server": server, key: original[key]}}}
+
+
+def _page(key: str, items: Sequence[JsonObject], cursor: str | None) -> JsonObject:
+    """One page of `items` from `cursor` (the offset the previous page gave, as text)."""
+    start = 0
+    if cursor is not None:
+        if not cursor.isdigit() or int(cursor) > len(items):
+            raise RequestError(
+                f"The cursor '{clip(cursor, MAX_ECHOED_NAME_CHARS)}' is not one the gateway gave; "
+                "list again from the first page."
+            )
+        start = int(cursor)
+    end = start + PAGE_SIZE
+    page: JsonObject = {key: list(items[start:end])}
+    if end < len(items):
+        page["nextCursor"] = str(end)
+    return page

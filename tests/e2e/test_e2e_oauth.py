@@ -1,0 +1,184 @@
+"""OAuth sign-in for remote servers, end to end: the real `mcp-gateway login`, `logout`, `status`, `doctor` and the
+serving gateway, against a real authorization server and an MCP server that requires its tokens
+(`fixtures/oauth_mcp_server.py`: access tokens live 2 s, refresh tokens rotate, revocation is honoured).
+
+The "browser" is an HTTP client following the URL `login` prints, as a browser would (`oauth_fixture.signing_in`).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from e2e_gateway import SESSION_SECONDS, gateway_session, run_cli_async, text_of
+from gateway_testing import write_workspace
+from oauth_fixture import OAuthFixture, running_oauth_fixture, signing_in
+from remote_fixture import running_remote
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+EXPIRY_WAIT_SECONDS = 10.0
+"""Bound on waiting out a 2 s access token (the wait is on the clock, past the expiry the token file records)."""
+CLOCK_STEP_SECONDS = 0.1
+"""Past the expiry by this much: the gateway must then renew the token, whatever its own margin."""
+
+
+@pytest.fixture
+def oauth_server() -> Any:
+    with running_oauth_fixture(token_seconds=2.0) as fixture:
+        yield fixture
+
+
+def workspace_for(home: Path, fixture: OAuthFixture) -> None:
+    # debug: the gateway's own log is written too, so it is among the files searched for tokens
+    write_workspace(home, {"web": {"type": "http", "url": fixture.url, "oauth": {}}}, {"debug": True})
+
+
+def stored(home: Path) -> dict[str, Any]:
+    [path] = (home / "oauth").glob("*.json")
+    return dict(json.loads(path.read_text()))
+
+
+def sign_in_message(server: str, program: str = "mcp-gateway") -> str:
+    return f"Server '{server}' needs you to sign in: run `{program} login {server}` in a terminal, then try again."
+
+
+async def call_echo(client: Any, message: str) -> types.CallToolResult:
+    return await client.call_tool("execute_tool", {"tool": "web.echo", "arguments": {"message": message}})
+
+
+async def wait_past(epoch: float) -> None:
+    """Until the wall clock is past `epoch` (a token's recorded expiry): waiting on the clock itself."""
+    left = epoch - time.time()
+    assert left < EXPIRY_WAIT_SECONDS
+    await anyio.sleep(max(0.0, left) + CLOCK_STEP_SECONDS)
+
+
+async def test_login_then_calls_refresh_the_expired_token_and_logout_asks_for_a_sign_in_again(
+    tmp_path: Path, oauth_server: OAuthFixture
+) -> None:
+    home = tmp_path / "home"
+    workspace_for(home, oauth_server)
+
+    signed = await signing_in(home, "web")
+    assert signed.returncode == 0, signed.stderr
+    assert signed.stdout.startswith("Signed in to 'web': the token expires at ")
+    assert "renewed before then by the gateway" in signed.stdout
+    assert "signed in" in signed.browser_saw.lower()
+    [token_file] = (home / "oauth").glob("*.json")
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE((home / "oauth").stat().st_mode) == 0o700
+    first = stored(home)
+    tokens = {first["tokens"]["access_token"], first["tokens"]["refresh_token"]}
+    assert oauth_server.stats()["registrations"] == 1  # dynamic client registration
+
+    with anyio.fail_after(SESSION_SECONDS):
+        async with gateway_session(home) as client:
+            one = await call_echo(client, "one")
+            assert (one.is_error, text_of(one)) == (False, "one")
+            await wait_past(stored(home)["expiresAt"])
+            refreshes = oauth_server.stats()["refreshes"]
+            two = await call_echo(client, "two")
+            assert (two.is_error, text_of(two)) == (False, "two")
+            renewed = stored(home)
+            assert oauth_server.stats()["refreshes"] > refreshes
+            assert renewed["tokens"]["access_token"] not in tokens
+            tokens |= {renewed["tokens"]["access_token"], renewed["tokens"]["refresh_token"]}
+
+            status = await run_cli_async("status", home=home)
+            assert status.returncode == 0, status.stderr
+            assert "sign-in: signed in, token " in status.stdout
+            status_json = await run_cli_async("status", "--json", home=home)
+            [web] = json.loads(status_json.stdout)["servers"]
+            assert web["signIn"]["state"] == "signed in"
+
+            out = await run_cli_async("logout", "web", home=home)
+            assert out.returncode == 0, out.stderr
+            assert "its tokens were revoked at the server" in out.stdout
+            assert not list((home / "oauth").glob("*.json"))
+
+            three = await call_echo(client, "three")
+            assert three.is_error
+            assert text_of(three) == sign_in_message("web")
+
+    status = await run_cli_async("status", home=home)
+    doctor = await run_cli_async("doctor", home=home)
+    assert f"sign-in: needs sign-in (run mcp-gateway --home {shlex.quote(str(home))} login web)" in status.stdout
+    assert doctor.returncode == 1
+    assert "needs you to sign in" in doctor.stdout
+    shown = [signed.stdout, signed.stderr, status.stdout, status.stderr, doctor.stdout, doctor.stderr, out.stdout]
+    leaks = {token for token in tokens for text in shown if token in text}
+    files = [path for path in home.rglob("*") if path.is_file() and "oauth" not in path.relative_to(home).parts]
+    assert any(path.name == "errors.json" for path in files)
+    assert any(path.name == "gateway.log" for path in files)
+    leaks |= {f"{token} in {path}" for path in files for token in tokens if token in path.read_text(errors="replace")}
+    assert leaks == set()
+
+
+async def test_a_server_never_signed_in_says_to_run_login_at_the_shell_and_to_the_model(
+    tmp_path: Path, oauth_server: OAuthFixture
+) -> None:
+    home = tmp_path / "home"
+    workspace_for(home, oauth_server)
+    called = await run_cli_async("call", "web.echo", "--args", '{"message": "x"}', home=home)
+    assert called.returncode == 1
+    assert sign_in_message("web", f"mcp-gateway --home {shlex.quote(str(home))}").replace("`", "").replace(
+        " in a terminal", ""
+    ) in called.stderr.replace("`", "")
+    with anyio.fail_after(SESSION_SECONDS):
+        async with gateway_session(home) as client:
+            result = await call_echo(client, "x")
+            assert result.is_error
+            assert text_of(result) == sign_in_message("web")
+            assert oauth_server.stats()["registrations"] == 0  # the serving gateway never starts a sign-in itself
+            signed = await signing_in(home, "web")
+            assert signed.returncode == 0, signed.stderr
+            again = await call_echo(client, "y")  # at once: a start refused for want of a sign-in backs off not
+    assert (again.is_error, text_of(again)) == (False, "y")
+
+
+@pytest.mark.parametrize(
+    ("decision", "said"),
+    [
+        ("deny", "The sign-in to 'web' was refused (access_denied: the user said no); run the command again"),
+        ("wrong-state", "is not the one it started for 'web' (state mismatch), so it was not used"),
+    ],
+)
+async def test_a_refused_or_foreign_sign_in_fails_clearly_and_stores_nothing(
+    tmp_path: Path, oauth_server: OAuthFixture, decision: str, said: str
+) -> None:
+    home = tmp_path / "home"
+    workspace_for(home, oauth_server)
+    signed = await signing_in(home, "web", decision=decision)
+    assert signed.returncode == 1
+    assert said in signed.stderr
+    assert "Traceback" not in signed.stderr
+    assert not list((home / "oauth").glob("*.json")) if (home / "oauth").exists() else True
+    assert oauth_server.stats()["codes"] == 0
+
+
+async def test_a_server_without_oauth_metadata_has_no_sign_in_to_run(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with running_remote("streamable-http", "--require-sign-in") as port:
+        write_workspace(home, {"plain": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}})
+        done = await run_cli_async("login", "plain", "--no-browser", home=home)
+    assert done.returncode == 1
+    assert "refused the gateway but publishes no usable OAuth metadata (RFC 9728 or RFC 8414)" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+async def test_login_names_a_local_or_unknown_server_as_a_usage_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_workspace(home, {"local": {"command": "true"}})
+    local = await run_cli_async("login", "local", "--no-browser", home=home)
+    unknown = await run_cli_async("login", "nowhere", "--no-browser", home=home)
+    assert (local.returncode, unknown.returncode) == (2, 2)
+    assert "is a local (stdio) server, which has no sign-in" in local.stderr
+    assert "No server named 'nowhere'" in unknown.stderr
