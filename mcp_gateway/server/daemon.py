@@ -24,7 +24,7 @@ from mcp_gateway import __version__
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
 from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
-from mcp_gateway.server.app import build_server
+from mcp_gateway.server.app import build_server, initialization_options
 from mcp_gateway.server.peer import same_user
 from mcp_gateway.server.socket_streams import socket_streams
 from mcp_gateway.server.start import STOP_SIGNALS
@@ -129,7 +129,7 @@ async def _serve_session(gateway: Gateway, stream: anyio.abc.SocketStream, reade
 
         session.start_soon(cancel_when_ended)
         async with socket_streams(stream, reader, ended) as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(read_stream, write_stream, initialization_options(server))
         session.cancel_scope.cancel()
 
 
