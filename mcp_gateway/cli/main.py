@@ -153,11 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, texts in help_text.CONFIG_COMMANDS.items():
         config_commands.add_parser(name, **texts.parser_texts())
 
-    serve = command("serve")
-    serve.add_argument(
-        "--standalone",
-        action="store_true",
-        help="serve this session in this process, not through the workspace's shared daemon",
+    command("serve").add_argument(
+        "--standalone", action="store_true", help="serve in this process, not through the workspace's shared daemon"
     )
     return parser
 
