@@ -20,7 +20,7 @@ import pytest
 from e2e_gateway import SESSION_SECONDS, gateway_session, run_cli_async, text_of
 from gateway_testing import write_workspace
 from oauth_fixture import OAuthFixture, running_oauth_fixture, signing_in
-from remote_fixture import running_remote
+from remote_fixture import free_port, running_remote
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -214,3 +214,33 @@ async def test_two_gateways_renewing_the_same_token_at_once_both_succeed_with_on
         assert result.returncode == 0, result.stderr
         assert message in result.stdout
     assert stats["refreshes"] == 1  # the second gateway waited for the first one's renewal and used its token
+
+
+async def test_import_brings_a_claude_code_oauth_server_marked_for_login_and_login_then_serves_it(
+    tmp_path: Path, oauth_server: OAuthFixture
+) -> None:
+    home, person = tmp_path / "home", tmp_path / "person"
+    person.mkdir()
+    port = free_port()  # Claude Code's callbackPort: a fixed loopback port the sign-in must come back to
+    servers = {"web": {"type": "http", "url": oauth_server.url, "oauth": {"callbackPort": port}}}
+    (person / ".claude.json").write_text(json.dumps({"mcpServers": servers}))
+    as_person = {"HOME": str(person), "CLAUDE_CONFIG_DIR": str(person)}
+
+    imported = await run_cli_async("import", "--client", "claude-code", home=home, extra_env=as_person)
+    assert imported.returncode == 0, imported.stderr
+    assert "  web: imported (new in the gateway)\n" in imported.stdout
+    assert "it signs in with OAuth in Claude Code" in imported.stdout
+    assert " login web\n" in imported.stdout
+    [web] = json.loads((home / "config.json").read_text())["mcpServers"].values()
+    assert web == {"type": "http", "url": oauth_server.url, "oauth": {"redirectPort": port}}
+
+    before = await run_cli_async("call", "web.echo", "--args", '{"message": "x"}', home=home)
+    assert before.returncode == 1
+    assert "login web" in before.stderr
+    signed = await signing_in(home, "web")
+    assert signed.returncode == 0, signed.stderr
+    assert f"redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2F" in signed.stderr  # the port Claude Code was told
+    assert oauth_server.stats()["codes"] == 1
+    after = await run_cli_async("call", "web.echo", "--args", '{"message": "imported"}', home=home)
+    assert after.returncode == 0, after.stderr
+    assert "imported" in after.stdout
