@@ -28,6 +28,9 @@ NOTE_URI = "notes://today"
 MODERN_SERVER = {"command": sys.executable, "args": [str(ROOT / "fixtures" / "modern_resource_server.py")]}
 RELEASE_SECONDS = 20.0
 """Upper bound for a hold to be let go on its server once the client's stream ended: one request, many times over."""
+SLOW_HANDSHAKE_SECONDS = 3.0
+"""A handshake slow enough that a stream is surely cancelled before it ends (the cancel follows the spawn within
+milliseconds), well within the gateway's start timeout."""
 
 
 async def _updates(stream: Subscription, wanted: set[str]) -> set[str]:
@@ -131,3 +134,35 @@ async def test_two_streams_naming_one_resource_share_one_hold_until_the_last_end
 
 def _lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
+
+
+async def test_a_stream_cancelled_while_its_server_starts_lets_go_of_the_subscription_once_it_is_made(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    spawns, subscriptions = tmp_path / "spawns.log", tmp_path / "subscriptions.log"
+    # Its handshake takes this long, so the stream is cancelled while the gateway still waits for it.
+    fake = fake_server(
+        surface="serve",
+        subscription_log=str(subscriptions),
+        spawn_log=str(spawns),
+        init_delay=str(SLOW_HANDSHAKE_SECONDS),
+    )
+    with anyio.fail_after(SESSION_SECONDS):
+        await refreshed_workspace(home, {"fake": fake})
+        spawns.unlink()  # the listing's start: the next one is the subscription's
+        async with Client(gateway_params(home), mode=MODERN, cache=None) as client:
+            async with anyio.create_task_group() as streams:
+
+                async def listen() -> None:
+                    async with client.listen(resource_subscriptions=[SHARED_DOCUMENT]):
+                        await anyio.sleep_forever()
+
+                streams.start_soon(listen)
+                await wait_for(lambda: bool(_lines(spawns)), SESSION_SECONDS)  # the server is starting for it
+                streams.cancel_scope.cancel()
+            await wait_for(lambda: f"resources/unsubscribe {SHARED_DOCUMENT}" in _lines(subscriptions), RELEASE_SECONDS)
+    assert _lines(subscriptions) == [
+        f"resources/subscribe {SHARED_DOCUMENT}",
+        f"resources/unsubscribe {SHARED_DOCUMENT}",
+    ]
