@@ -5,7 +5,8 @@ stream, and the gateway holds a downstream subscription for each while the strea
 server-everything and the fake server (handshake-era servers, subscribed with `resources/subscribe`; they share
 a URI, so the client knows each by its `mcp-gateway://server/...` form), and a 2026-07-28 SDK server
 (`fixtures/modern_resource_server.py`, subscribed with a listen stream of the gateway's own). Updates must reach
-the client under its own URIs, and each hold must be let go when the client's stream ends.
+the client under its own URIs, and each hold must be let go when the client's stream ends, even a stream
+cancelled while its server was still starting.
 """
 
 from __future__ import annotations
