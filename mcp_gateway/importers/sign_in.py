@@ -24,20 +24,12 @@ import httpx2
 
 from mcp_gateway.config.expand import expand_text
 from mcp_gateway.importers.model import NO_CREDENTIALS, ClientReading, ImportedServer, JsonObject
+from mcp_gateway.wire import bare_initialize
 
 PROBE_SECONDS = 5.0
 SIGN_IN_STATUSES = frozenset({401, 403})
 HTTP_REDIRECT = 300
-_INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "mcp-gateway-import", "version": "1"},
-    },
-}
+_INITIALIZE = bare_initialize("mcp-gateway-import")
 
 Probe = Callable[[str, str], Awaitable[int | str]]
 """(transport, url) → the HTTP status the server answered, or why there was no answer."""
