@@ -225,3 +225,11 @@ def _envelope(message: types.JSONRPCMessage) -> dict[str, Any]:
         if "data" in error.model_fields_set:
             envelope["error"]["data"] = error.data
     return envelope
+
+
+def bare_initialize(client_name: str) -> dict[str, Any]:
+    """An `initialize` request with no capabilities: what a probe sends a remote server to see whether it
+    answers or asks for a sign-in (the import's check, and `login` finding where to sign in)."""
+    client_info = {"name": client_name, "version": "1"}
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client_info}
+    return {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}

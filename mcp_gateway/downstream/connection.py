@@ -15,12 +15,14 @@ the gateway's errors.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import anyio
 import mcp_types as types
 from mcp import Client
+from mcp.client.subscriptions import Subscription
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -228,6 +230,10 @@ class Connection:
     async def request(self, request: types.Request[Any, Any], *, timeout_seconds: float) -> JsonObject:
         """Send any other request (`prompts/get`, `resources/read`, …) and return its result as the server sent it."""
         return await self._request(request, timeout_seconds=timeout_seconds)
+
+    def listen_to(self, uri: str) -> AbstractAsyncContextManager[Subscription]:
+        """A 2026-07-28 `subscriptions/listen` stream for `uri`'s updates (they reach the `message_handler`)."""
+        return self._client.listen(resource_subscriptions=[uri])
 
     async def list_all(
         self,

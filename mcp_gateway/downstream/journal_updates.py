@@ -29,6 +29,7 @@ class JournalUpdates:
         """Per server, its newest unwritten update: a record, or None for a clearing."""
         self._tasks: BackgroundTasks | None = None
         self._flushing = False
+        self._writing = anyio.Lock()
 
     def attach(self, tasks: BackgroundTasks) -> None:
         """Write in `tasks` (the pool's), from now on and what gathered before."""
@@ -67,6 +68,10 @@ class JournalUpdates:
             self._flushing = False
 
     async def _write_pending(self) -> None:
+        async with self._writing:  # one writer at a time: a final flush waits for the flusher, order is kept
+            await self._write_each_batch()
+
+    async def _write_each_batch(self) -> None:
         while self._pending:
             batch, self._pending = self._pending, {}
             try:

@@ -239,7 +239,11 @@ class Pool:
         self._tasks.start_soon(
             hold, self._supervisor(server), held, ServerNotes(server, self), name=f"'{server}' {uri}"
         )
-        await held.first.wait()
+        try:
+            await held.first.wait()
+        except BaseException:
+            held.released.set()  # its asker left before it was made (a cancelled stream): no one else would let go
+            raise
         if held.error is not None:
             raise held.error
         return held.released

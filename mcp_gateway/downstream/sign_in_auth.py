@@ -6,7 +6,9 @@ before it expires, and a clear "sign in" answer when there is no usable one. It 
   for renewal or the server refuses it: another gateway serving the workspace may have renewed it (a renewed
   refresh token often invalidates the old one), and `mcp-gateway login`/`logout` change it from outside;
 - a token that expires within `refresh_margin` is renewed first with its refresh token, at the token endpoint
-  recorded at sign-in, and the renewed sign-in is written back for every gateway;
+  recorded at sign-in, and the renewed sign-in is written back for every gateway; renewals are serialised
+  across processes (`sign_in_lock`) and the sign-in is read again once the lock is held, so two gateways
+  never spend the same single-use refresh token;
 - a request the server answers with HTTP 401, when no renewed or newer token helps, gets an answer in the
   server's stead: a JSON-RPC error for that request saying the server needs a sign-in (marked with this
   process's nonce, which a server cannot know, so `translate` can tell it from a server's own error), and
@@ -33,6 +35,7 @@ import httpx2
 from mcp.shared.auth import OAuthToken
 from pydantic import ValidationError
 
+from mcp_gateway.downstream.sign_in_lock import renewal_lock
 from mcp_gateway.downstream.sign_in_store import SignIn, SignInStore
 from mcp_gateway.errors import UnusableFileError
 
@@ -83,8 +86,11 @@ class SignInAuth(httpx2.Auth):
             if sign_in is not None and _due(sign_in):
                 sign_in = await self._reload()  # another gateway may have renewed it meanwhile
             if sign_in is not None and _due(sign_in):
-                refresh = _refresh_request(sign_in)
-                sign_in = None if refresh is None else await self._renewed(sign_in, (yield refresh))
+                async with renewal_lock(self._context.store.lock_path_of(self._server)):
+                    sign_in = await self._reload()  # the gateway this one waited for may have renewed it
+                    if sign_in is not None and _due(sign_in):
+                        refresh = _refresh_request(sign_in)
+                        sign_in = None if refresh is None else await self._renewed(sign_in, (yield refresh))
         response = yield _with_token(request, sign_in)
         if response.status_code != HTTP_UNAUTHORIZED:
             self.needed = False
@@ -92,10 +98,13 @@ class SignInAuth(httpx2.Auth):
         renewal_failed = False
         async with self._lock:
             fresh = await self._reload()
-            if fresh is not None and sign_in is not None and fresh.tokens.access_token == sign_in.tokens.access_token:
-                refresh = _refresh_request(fresh)  # refused before its time (revoked, or the clocks differ)
-                fresh = None if refresh is None else await self._renewed(fresh, (yield refresh))
-                renewal_failed = fresh is None and refresh is not None
+            if fresh is not None and sign_in is not None and _same_token(fresh, sign_in):
+                async with renewal_lock(self._context.store.lock_path_of(self._server)):
+                    fresh = await self._reload()  # the gateway this one waited for may have renewed it
+                    if fresh is not None and _same_token(fresh, sign_in):
+                        refresh = _refresh_request(fresh)  # refused before its time (revoked, or the clocks differ)
+                        fresh = None if refresh is None else await self._renewed(fresh, (yield refresh))
+                        renewal_failed = fresh is None and refresh is not None
         if fresh is not None or renewal_failed:
             # Sent again: with the newer token, or (renewal refused) without one, so that what httpx returns is
             # the server's answer to this request, not the token endpoint's. httpx reads and closes the last one.
@@ -132,6 +141,10 @@ class SignInAuth(httpx2.Auth):
         with contextlib.suppress(OSError, UnusableFileError):  # used here all the same; the next gateway renews it
             await anyio.to_thread.run_sync(self._context.store.save, renewed)
         return renewed
+
+
+def _same_token(one: SignIn, other: SignIn) -> bool:
+    return one.tokens.access_token == other.tokens.access_token
 
 
 def _due(sign_in: SignIn) -> bool:

@@ -100,6 +100,10 @@ class SignInStore:
         digest = hashlib.sha256(server.encode()).hexdigest()[:12]
         return self.directory / f"{safe_file_name(server)}-{digest}.json"
 
+    def lock_path_of(self, server: str) -> Path:
+        """The file whose lock serialises renewals of `server`'s sign-in across processes (`sign_in_lock`)."""
+        return self.path_of(server).with_suffix(".lock")
+
     def load(self, server: str, url: str) -> SignIn | None:
         """The sign-in of `server` at `url`; None when there is none, it is for another url, or it is unreadable.
 

@@ -6,7 +6,8 @@ module:
   message, so any tool result over 1 MB (a screenshot, a file) killed the connection; here the cap is the
   caller's;
 - the stream and every POST go through the caller's `httpx2.AsyncClient`, so the gateway sees each HTTP
-  status (a 500 becomes a clear error naming it, see `HttpStatusWatch` in `connect.py`).
+  status (a 500 becomes a clear error naming it, see `HttpStatusWatch` in `connect.py`), and a POST refused
+  mid-session for want of a sign-in fails its request with the sign-in sentence (`_sign_in_reply`).
 Redirects are followed only within the endpoint's origin, by the SDK's own rule (`redirects.py`).
 """
 
@@ -19,12 +20,14 @@ from urllib.parse import urljoin, urlparse
 
 import anyio
 import httpx2
+import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.redirects import request_within_origin, stream_within_origin
+from mcp_gateway.downstream.sign_in_auth import HTTP_UNAUTHORIZED, is_sign_in_reply
 
 SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
 
@@ -81,6 +84,10 @@ async def sse_transport(
                         posted = await request_within_origin(
                             client, "POST", endpoint, content=body, headers={"Content-Type": "application/json"}
                         )
+                        in_stead = _sign_in_reply(posted)
+                        if in_stead is not None:
+                            await read_send.send(in_stead)
+                            continue
                         posted.raise_for_status()
                     except (httpx2.HTTPError, OSError, wire.UnencodableError) as exc:
                         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -104,6 +111,21 @@ def message_endpoint(url: str, data: str) -> str:
     if (origin.scheme, origin.netloc) != (target.scheme, target.netloc):
         raise SseProtocolError(f"the server's message endpoint {endpoint} is not on the origin of {url}")
     return endpoint
+
+
+def _sign_in_reply(response: httpx2.Response) -> SessionMessage | None:
+    """The error `SignInAuth` answered in the server's stead for a POST refused with HTTP 401, as a reply.
+
+    In this transport the reply to a POST arrives on the event stream, so the request would otherwise wait
+    there for an answer the server never sends; delivered here, it fails that one request with the sign-in
+    sentence (`translate`), as Streamable HTTP does, instead of an HTTP error ending the call.
+    """
+    if response.status_code != HTTP_UNAUTHORIZED:
+        return None
+    message = wire.decode(response.content, max_depth=wire.MAX_RELAYED_DEPTH)
+    if isinstance(message, types.JSONRPCError) and is_sign_in_reply(message.error.data):
+        return SessionMessage(message)
+    return None
 
 
 def _message(data: str, link: Link | None) -> SessionMessage | Exception | None:

@@ -6,8 +6,8 @@ or why the entry was skipped) and knows the gateway's entry in the client's own 
 `jsonc` / `jsonc_edit` / `toml_edit` (text-level edits that keep every unrelated byte), `merge` (into
 the gateway's config.json without overwriting hand-made fields), `backups` (taken before every write,
 restored byte for byte: one step back at a time, or the original), `launch` (the gateway command each
-client runs) and `sign_in` (whether a credential-less remote server needs a sign-in: then it is imported
-marked oauth, for `mcp-gateway login`).
+client runs), `oauth_block` (a client's own OAuth block as the gateway's `oauth`) and `sign_in` (whether a
+credential-less remote server needs a sign-in: then it is imported marked oauth, for `mcp-gateway login`).
 """
 
 from mcp_gateway.importers.backups import (

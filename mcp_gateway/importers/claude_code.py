@@ -18,12 +18,13 @@ from pathlib import Path
 
 from mcp_gateway.config.jsonfile import as_object
 from mcp_gateway.importers.client import EntryContext, Launch
-from mcp_gateway.importers.entries import read_standard, refuse_oauth
+from mcp_gateway.importers.entries import read_standard
 from mcp_gateway.importers.json_client import JsonClient
 from mcp_gateway.importers.jsonc import Node
 from mcp_gateway.importers.launch import stdio_entry
 from mcp_gateway.importers.locate import env_path
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 STATE_FILE_NAME = ".claude.json"
@@ -71,7 +72,7 @@ def gateway_entry(launch: Launch) -> JsonObject:
 def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
     if raw.get("headersHelper") is not None:
         raise Skip("its headers come from a helper command ('headersHelper'), which the gateway cannot run")
-    refuse_oauth(raw, context.client)
+    context.oauth = read_oauth(raw.get("oauth"))
     return read_standard(raw)
 
 

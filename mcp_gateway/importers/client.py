@@ -29,6 +29,7 @@ from mcp_gateway.importers.model import (
     Skip,
     Where,
 )
+from mcp_gateway.importers.oauth_block import secret_as_reference
 from mcp_gateway.importers.variables import Context, Syntax, translate_entry
 
 PORTABLE_NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -88,6 +89,8 @@ class EntryContext:
     document: Mapping[str, object] = field(default_factory=dict[str, object])
     """The whole client document, for settings kept outside the entry (Gemini's `mcp.excluded`)."""
     warnings: list[str] = field(default_factory=list[str])
+    oauth: JsonObject | None = None
+    """The reader's `read_oauth` of the entry's OAuth block: the imported remote entry gets it as its `oauth`."""
 
 
 EntryReader = Callable[[str, Mapping[str, object], EntryContext], JsonObject]
@@ -95,7 +98,7 @@ EntryReader = Callable[[str, Mapping[str, object], EntryContext], JsonObject]
 
 def convert_entry(name: str, raw: object, read: EntryReader, syntax: Syntax, context: EntryContext) -> ImportedServer:
     """One client entry through the whole pipeline; never raises for a bad entry."""
-    context.warnings = []
+    context.warnings, context.oauth = [], None
     try:
         entry = read(name, entry_object(raw), context)
     except Skip as skip:
@@ -104,19 +107,27 @@ def convert_entry(name: str, raw: object, read: EntryReader, syntax: Syntax, con
         return ImportedServer(name, skipped=skip.reason)
     if name == GATEWAY_NAME or is_gateway(entry):
         return ImportedServer(name, skipped="this is the gateway itself", itself=True, gateway=entry)
+    if context.oauth is not None and entry.get("type") in ("http", "sse"):
+        entry["oauth"] = context.oauth
     try:
         entry = translate_entry(entry, syntax, variable_context(context.where, context.scope))
+        entry, secret_note = secret_as_reference(name, entry)
         check_entry(entry)
     except Skip as skip:
         return ImportedServer(name, skipped=skip.reason)
-    warnings = list(context.warnings)
+    warnings = list(context.warnings) + ([secret_note] if secret_note else [])
     cwd = entry.get("cwd")
     if isinstance(cwd, str) and not _ABSOLUTE.match(cwd):
         if context.scope == "user":
             warnings.append(f"its working directory '{cwd}' is relative; the gateway resolves it from where it runs")
         else:
             entry["cwd"] = str(context.where.project / cwd)  # a project file's paths are relative to the project
-    if entry.get("type") in ("http", "sse") and not entry.get("headers"):
+    if entry.get("oauth") is not None:
+        warnings.append(
+            f"it signs in with OAuth in {context.client}; the gateway cannot reuse that sign-in, so it is imported "
+            "as needing its own (`login`, below)"
+        )
+    elif entry.get("type") in ("http", "sse") and not entry.get("headers"):
         warnings.append(f"{NO_CREDENTIALS}; if it signs in (OAuth) in {context.client}, the gateway cannot reuse that")
     if not PORTABLE_NAME.fullmatch(name):
         warnings.append(

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from mcp_gateway.config.jsonfile import as_object
 from mcp_gateway.importers.client import EntryContext, Launch
-from mcp_gateway.importers.entries import number, read_standard, refuse_oauth, seed_fields
+from mcp_gateway.importers.entries import number, read_standard, seed_fields
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
 from mcp_gateway.importers.locate import env_path, vscode_user_dirs
 from mcp_gateway.importers.model import JsonObject, Scope, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 FILE_NAME = "cline_mcp_settings.json"
@@ -33,7 +34,7 @@ def _locate(where: Where, scope: Scope) -> list[Path]:
 
 
 def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
-    refuse_oauth(raw, context.client)
+    context.oauth = read_oauth(raw.get("oauth"))
     nested = as_object(raw.get("transport"))
     fields = nested if nested is not None else raw
     if nested is None and raw.get("type") is None and raw.get("transportType") == "http":

@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcp_gateway.importers.client import EntryContext
-from mcp_gateway.importers.entries import read_standard, refuse_oauth
+from mcp_gateway.importers.entries import read_standard
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
 from mcp_gateway.importers.launch import stdio_entry
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 
@@ -27,7 +28,7 @@ def _locate(where: Where, scope: Scope) -> list[Path]:
 def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
     if raw.get("envFile") is not None:
         raise Skip("it loads variables from a file ('envFile'), which the gateway cannot; move them into 'env'")
-    refuse_oauth({"oauth": raw.get("auth")}, context.client)
+    context.oauth = read_oauth(raw.get("auth"))  # Cursor's static OAuth block
     return read_standard(raw)
 
 

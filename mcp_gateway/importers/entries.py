@@ -105,13 +105,6 @@ def remote_entry(kind: str, url: str, headers: Mapping[str, str] | None = None) 
     return entry
 
 
-def refuse_oauth(raw: Mapping[str, object], client: str) -> None:
-    """A remote server that signs in with OAuth: the gateway cannot reuse the client's sign-in."""
-    oauth = raw.get("oauth")
-    if oauth is not None and oauth is not False and (as_object(oauth) or {}).get("enabled") is not False:
-        raise Skip(f"it signs in with OAuth, and the gateway cannot reuse {client}'s sign-in")
-
-
 def read_standard(
     raw: Mapping[str, object],
     *,

@@ -18,7 +18,6 @@ from mcp_gateway.importers.client import EntryContext, Launch
 from mcp_gateway.importers.entries import (
     number,
     read_standard,
-    refuse_oauth,
     remote_entry,
     seed_fields,
     string_map,
@@ -29,6 +28,7 @@ from mcp_gateway.importers.json_client import JsonClient, ValueChange, fixed_blo
 from mcp_gateway.importers.jsonc import Node
 from mcp_gateway.importers.locate import env_path
 from mcp_gateway.importers.model import GATEWAY_NAME, ClientReading, JsonObject, Scope, Skip, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 ALLOWED = ("mcp", "allowed")
@@ -44,7 +44,7 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
         raise Skip("it connects over a websocket ('tcp'), which the gateway cannot")
     if raw.get("authProviderType") is not None:
         raise Skip("it signs in through Google credentials ('authProviderType'), which the gateway cannot")
-    refuse_oauth(raw, context.client)
+    context.oauth = read_oauth(raw.get("oauth"))
     http_url = text(raw, "httpUrl")
     entry = remote_entry("http", http_url, string_map(raw, "headers")) if http_url else read_standard(raw)
     return seed_fields(

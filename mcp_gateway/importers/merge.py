@@ -93,7 +93,7 @@ def plan_merge(path: Path, servers: Sequence[ImportedServer], *, replace: bool =
     """
     original = _read(path)
     text = original if original is not None else default_config_text()
-    root = _parse(path, text)
+    root = parse_config_text(path, text, retry="and import again")
     document = as_object(root.value) or {}
     key = _servers_key(document)
     existing = as_object(document.get(key, {}))
@@ -152,16 +152,16 @@ def _read(path: Path) -> str | None:
         raise ConfigError(f"{path}: cannot read the gateway config ({exc})") from exc
 
 
-def _parse(path: Path, text: str) -> jsonc.Node:
+def parse_config_text(path: Path, text: str, *, retry: str) -> jsonc.Node:
+    """config.json's text parsed for an edit in place, refused as serving would refuse it (strict JSON, an
+    object at the top); `retry` ends the error's advice ("and import again")."""
     try:
-        json.loads(text)  # the gateway reads strict JSON: import must not accept what serving would reject
+        json.loads(text)  # the gateway reads strict JSON: an edit must not accept what serving would reject
         root = jsonc.parse(text)
     except (json.JSONDecodeError, JsoncError) as exc:
-        raise ConfigError(
-            f"{path}: not valid JSON ({exc}); fix it (mcp-gateway config check) and import again"
-        ) from exc
+        raise ConfigError(f"{path}: not valid JSON ({exc}); fix it (mcp-gateway config check) {retry}") from exc
     if root.members is None:
-        raise ConfigError(f"{path}: the top level is not a JSON object; fix it and import again")
+        raise ConfigError(f"{path}: the top level is not a JSON object; fix it (mcp-gateway config check) {retry}")
     return root
 
 

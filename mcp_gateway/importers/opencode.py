@@ -14,7 +14,6 @@ from pathlib import Path
 
 from mcp_gateway.importers.client import EntryContext, Launch
 from mcp_gateway.importers.entries import (
-    refuse_oauth,
     remote_entry,
     seed_fields,
     stdio_entry,
@@ -25,6 +24,7 @@ from mcp_gateway.importers.entries import (
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
 from mcp_gateway.importers.locate import config_home, env_path
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 FILE_NAMES = ("opencode.jsonc", "opencode.json")
@@ -47,7 +47,7 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
             raise Skip("it has no 'command' to start")
         entry = stdio_entry(words[0], words[1:], string_map(raw, "environment"))
     elif kind == "remote":
-        refuse_oauth(raw, context.client)
+        context.oauth = read_oauth(raw.get("oauth"))
         url = text(raw, "url")
         if not url:
             raise Skip("it has no 'url' to connect to")

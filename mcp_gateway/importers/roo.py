@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcp_gateway.importers.client import EntryContext
-from mcp_gateway.importers.entries import number, read_standard, refuse_oauth, seed_fields, strings
+from mcp_gateway.importers.entries import number, read_standard, seed_fields, strings
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
 from mcp_gateway.importers.launch import stdio_entry
 from mcp_gateway.importers.locate import vscode_user_dirs
 from mcp_gateway.importers.model import JsonObject, Scope, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 EXTENSION_ID = "rooveterinaryinc.roo-cline"
@@ -31,7 +32,7 @@ def _locate(where: Where, scope: Scope) -> list[Path]:
 
 
 def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
-    refuse_oauth(raw, context.client)
+    context.oauth = read_oauth(raw.get("oauth"))
     entry = read_standard(raw, url_default="sse")
     timeout = number(raw, "timeout")
     return seed_fields(

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcp_gateway.importers.client import EntryContext, Launch
-from mcp_gateway.importers.entries import number, read_standard, refuse_oauth, seed_fields, text
+from mcp_gateway.importers.entries import number, read_standard, seed_fields, text
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
 from mcp_gateway.importers.locate import env_path
 from mcp_gateway.importers.model import JsonObject, Scope, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 MS_PER_SECOND = 1000
@@ -34,7 +35,7 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     fields: dict[str, object] = {}
     for key, value in raw.items():
         fields.setdefault(snake_case(key), value)  # the first spelling wins, as the client does
-    refuse_oauth(fields, context.client)
+    context.oauth = read_oauth(fields.get("oauth"))
     declared = text(fields, "transport") or text(fields, "type")
     if declared is None:
         declared = "http" if fields.get("streamable") is True else "sse" if fields.get("url") is not None else "stdio"

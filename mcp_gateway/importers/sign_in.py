@@ -2,7 +2,8 @@
 
 A client's config rarely says: Claude Code, for one, keeps the sign-in elsewhere, and the gateway cannot
 reuse that sign-in. So each imported remote entry without headers or a bearer token gets one unauthenticated
-request. HTTP 401 or 403 means it wants a sign-in: it is imported marked `"oauth": {}` (needs a sign-in), with
+request (one whose client's own config has an OAuth block is marked already: `oauth_block`). HTTP 401 or
+403 means it wants a sign-in: it is imported marked `"oauth": {}` (needs a sign-in), with
 a note, and the import tells the person to run `mcp-gateway login NAME` for it (`needs_login`); until they
 do, a call to it says the same. Any other answer means it works without one. No answer at all (offline, a DNS
 failure, a timeout) decides nothing: the entry stays imported with a note saying it could not be checked.
@@ -23,20 +24,12 @@ import httpx2
 
 from mcp_gateway.config.expand import expand_text
 from mcp_gateway.importers.model import NO_CREDENTIALS, ClientReading, ImportedServer, JsonObject
+from mcp_gateway.wire import bare_initialize
 
 PROBE_SECONDS = 5.0
 SIGN_IN_STATUSES = frozenset({401, 403})
 HTTP_REDIRECT = 300
-_INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "mcp-gateway-import", "version": "1"},
-    },
-}
+_INITIALIZE = bare_initialize("mcp-gateway-import")
 
 Probe = Callable[[str, str], Awaitable[int | str]]
 """(transport, url) → the HTTP status the server answered, or why there was no answer."""
@@ -49,8 +42,8 @@ def needs_login(entry: JsonObject | None) -> bool:
 
 def needs_probe(server: ImportedServer) -> bool:
     entry = server.entry
-    if entry is None or entry.get("type") not in ("http", "sse"):
-        return False
+    if entry is None or entry.get("type") not in ("http", "sse") or needs_login(entry):
+        return False  # marked oauth already: its client's own block said it signs in
     return not entry.get("headers") and not entry.get("bearerTokenEnv")
 
 

@@ -26,6 +26,8 @@ _GATEWAY_REFERENCE = re.compile(rf"\$\{{(?P<name>{_NAME})(?::-[^}}]*)?\}}")
 TRANSLATED_FIELDS = ("command", "cwd", "url")
 TRANSLATED_LISTS = ("args",)
 TRANSLATED_MAPS = ("env", "headers")
+TRANSLATED_OAUTH = ("clientId", "clientSecret")
+"""The strings of an `oauth` block the gateway expands (`config.expand`)."""
 
 
 class Syntax(Enum):
@@ -88,6 +90,11 @@ def map_strings(entry: JsonObject, change: Callable[[str], str]) -> JsonObject:
         pairs = as_object(entry.get(key))
         if pairs is not None:
             result[key] = {k: change(v) if isinstance(v, str) else v for k, v in pairs.items()}
+    oauth = as_object(entry.get("oauth"))
+    if oauth is not None:
+        result["oauth"] = {
+            k: change(v) if isinstance(v, str) and k in TRANSLATED_OAUTH else v for k, v in oauth.items()
+        }
     return result
 
 

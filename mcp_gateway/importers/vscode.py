@@ -14,12 +14,13 @@ from pathlib import Path
 
 from mcp_gateway.importers import jsonc
 from mcp_gateway.importers.client import EntryContext
-from mcp_gateway.importers.entries import read_standard, refuse_oauth
+from mcp_gateway.importers.entries import read_standard
 from mcp_gateway.importers.json_client import JsonClient
 from mcp_gateway.importers.jsonc import Node
 from mcp_gateway.importers.launch import stdio_entry
 from mcp_gateway.importers.locate import vscode_user_dirs
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 EDITORS = ("Code", "Code - Insiders")
@@ -45,7 +46,7 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     url = raw.get("url")
     if isinstance(url, str) and url.startswith(("unix:", "pipe:")):
         raise Skip("it connects over a local socket or pipe, which the gateway cannot")
-    refuse_oauth(raw, context.client)
+    context.oauth = read_oauth(raw.get("oauth"))
     if raw.get("sandboxEnabled") is True or raw.get("sandbox") is not None:
         context.warnings.append("VS Code ran it in a sandbox; the gateway runs it without one")
     return read_standard(raw)

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcp_gateway.importers.client import EntryContext, Launch
-from mcp_gateway.importers.entries import read_standard, refuse_oauth, seed_fields, strings
+from mcp_gateway.importers.entries import read_standard, seed_fields, strings
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
 from mcp_gateway.importers.model import JsonObject, Scope, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 
@@ -23,7 +24,7 @@ def _locate(where: Where, scope: Scope) -> list[Path]:
 
 
 def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
-    refuse_oauth(raw, context.client)
+    context.oauth = read_oauth(raw.get("oauth"))
     entry = read_standard(raw, url_keys=("serverUrl", "url"))
     return seed_fields(entry, disabled=raw.get("disabled") is True, exclude=strings(raw, "disabledTools"))
 

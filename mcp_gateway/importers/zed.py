@@ -14,10 +14,11 @@ from pathlib import Path
 
 from mcp_gateway.config.jsonfile import as_object
 from mcp_gateway.importers.client import EntryContext, Launch
-from mcp_gateway.importers.entries import read_standard, refuse_oauth, remote_entry, seed_fields, string_map, text
+from mcp_gateway.importers.entries import read_standard, remote_entry, seed_fields, string_map, text
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
 from mcp_gateway.importers.locate import app_data, config_home
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
+from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 
@@ -35,7 +36,7 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     nested = as_object(raw.get("command"))
     if raw.get("source") == "extension" or (raw.get("command") is None and raw.get("url") is None):
         raise Skip("a Zed extension provides it; it stays with the extension")
-    refuse_oauth(raw, context.client)
+    context.oauth = read_oauth(raw.get("oauth"))
     if raw.get("remote") is True:
         context.warnings.append("Zed ran it on the remote host during remote development; the gateway runs it here")
     if nested is not None:

@@ -49,7 +49,7 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server
     # untouched rather than a re-built `CallToolResult` model.
     server.add_request_handler("tools/call", types.CallToolRequestParams, handlers.call_tool)
     OfferingHandlers(gateway).register(server)
-    changes = ClientChanges()
+    changes = ClientChanges(gateway.offerings)
     changes.register(server)
     gateway.changes.subscribe(changes.tell)  # for as long as the gateway serves: one server per gateway
     return server

@@ -12,13 +12,18 @@ Contract:
 - What cannot be served is a `RequestError` (a JSON-RPC error, one sentence): an unknown prompt or URI, a
   disabled server, a server that does not support what was asked. A downstream failure stays the pool's
   `DownstreamError` (masked there), which the server layer turns into a JSON-RPC error too.
+- A subscription is held on its server (`Pool.subscribe`) while anyone holds it: the handshake-era session
+  (`subscribe` until `unsubscribe`) or a 2026-07-28 client's listen streams (`listening`, for the stream's
+  life), one downstream subscription per resource whoever holds it.
 - `resources/updated` from a server is forwarded to the client with the URI the client subscribed to.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import anyio
@@ -28,7 +33,7 @@ from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.surface import Surface
 from mcp_gateway.downstream.pool import Pool
-from mcp_gateway.errors import RequestError
+from mcp_gateway.errors import GatewayError, RequestError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service.listing_wait import ListingWait
 from mcp_gateway.service.prompt_names import PromptNames, PromptRef
@@ -45,6 +50,17 @@ ORIGIN_META = "io.github.mcp-gateway/origin"
 
 Sink = Callable[[str], Awaitable[None]]
 """Sends the client `notifications/resources/updated` for a client-facing URI."""
+SESSION = "the handshake-era session"
+"""The holder of what `resources/subscribe` subscribed to, until `resources/unsubscribe`."""
+
+
+@dataclass
+class _Subscription:
+    client_uri: str
+    """The URI the client subscribed with."""
+    release: anyio.Event
+    """Set, the pool's holder unsubscribes on the server and lets its connection go idle."""
+    holders: set[object] = field(default_factory=set[object])
 
 
 class Offerings:
@@ -53,8 +69,8 @@ class Offerings:
         self._pool = pool
         self._waiting = waiting
         self._loaded = loaded
-        self._subscribed: dict[tuple[str, str], tuple[str, anyio.Event]] = {}
-        """(server, its URI) → the URI the client subscribed with, and what ends the subscription."""
+        self._subscribed: dict[tuple[str, str], _Subscription] = {}
+        """(server, its URI) → the subscription held there."""
         self._sink: Sink | None = None
 
     # Listings, from the catalog.
@@ -132,17 +148,58 @@ class Offerings:
         await self._ready()
         route = self._subscribable(uri)
         self._sink = sink
-        if (route.server, route.uri) in self._subscribed:
-            return  # subscribed already: one subscription per resource, as for a server
-        release = await self._pool.subscribe(route.server, route.uri)
-        self._subscribed[(route.server, route.uri)] = (uri, release)
+        await self._hold(route, uri, SESSION)
 
     async def unsubscribe(self, uri: str) -> None:
         await self._ready()
-        route = self._subscribable(uri)
-        subscribed = self._subscribed.pop((route.server, route.uri), None)
-        if subscribed is not None:  # else never subscribed: nothing to undo
-            subscribed[1].set()  # the holder unsubscribes on the server and lets its connection go idle
+        self._let_go(self._subscribable(uri), SESSION)  # never subscribed: nothing to undo
+
+    @asynccontextmanager
+    async def listening(self, uris: Sequence[str], sink: Sink) -> AsyncGenerator[list[str]]:
+        """Hold a subscription to each of `uris` (a 2026-07-28 client's listen stream) while inside; yields those
+        held, in their order. One that cannot be held (unknown, its server does not support subscriptions or
+        failed) is left out and logged, as the stream's acknowledgment leaves it out for the client."""
+        await self._ready()
+        self._sink = sink
+        holder = object()
+        held: dict[str, Route] = {}
+
+        async def hold(uri: str) -> None:
+            try:
+                route = self._subscribable(uri)
+                await self._hold(route, uri, holder)
+            except GatewayError as error:  # unknown, not subscribable, or its server failed
+                logger.warning("a listen stream's subscription to %s is not held: %s", uri, error.message)
+                return
+            held[uri] = route
+
+        try:
+            async with anyio.create_task_group() as holding:  # each may start its server: side by side
+                for uri in dict.fromkeys(uris):
+                    holding.start_soon(hold, uri)
+            yield [uri for uri in dict.fromkeys(uris) if uri in held]
+        finally:
+            for route in held.values():
+                self._let_go(route, holder)
+
+    def _let_go(self, route: Route, holder: object) -> None:
+        subscription = self._subscribed.get((route.server, route.uri))
+        if subscription is None or holder not in subscription.holders:
+            return
+        subscription.holders.discard(holder)
+        if not subscription.holders:
+            del self._subscribed[(route.server, route.uri)]
+            subscription.release.set()
+
+    async def _hold(self, route: Route, uri: str, holder: object) -> None:
+        key = (route.server, route.uri)
+        if key not in self._subscribed:  # else subscribed already: one subscription per resource, as for a server
+            release = await self._pool.subscribe(route.server, route.uri)
+            if key in self._subscribed:
+                release.set()  # another holder subscribed meanwhile: theirs serves both
+            else:
+                self._subscribed[key] = _Subscription(uri, release)
+        self._subscribed[key].holders.add(holder)
 
     async def notified(self, server: str, notification: types.ServerNotification) -> None:
         """A server's notification (the pool's `on_notification`): `resources/updated` goes to the client."""
@@ -150,7 +207,7 @@ class Offerings:
             return
         own = notification.params.uri
         subscribed = self._subscribed.get((server, own))
-        client_uri = subscribed[0] if subscribed is not None else self._uri_map().client_uri(server, own)
+        client_uri = subscribed.client_uri if subscribed is not None else self._uri_map().client_uri(server, own)
         try:
             await self._sink(client_uri)
         except Exception:  # the client went away: its session's end is handled where it is served

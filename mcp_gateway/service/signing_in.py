@@ -36,6 +36,7 @@ from mcp_gateway.downstream.sign_in_store import SignIn, SignInStore
 from mcp_gateway.errors import CommandFailedError, UnknownServerError, UsageError
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.loopback import Loopback
+from mcp_gateway.wire import bare_initialize
 
 SIGN_IN_WAIT_SECONDS = 300.0
 """How long `login` waits for the browser to come back: a person reads a consent page, perhaps signs in with a
@@ -45,16 +46,7 @@ HTTP_TIMEOUT_SECONDS = 30.0
 REVOKE_TIMEOUT_SECONDS = 10.0
 """Revocation is best effort: an unreachable server must not hold up a logout for long."""
 CLIENT_NAME = "mcp-gateway"
-_INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": CLIENT_NAME, "version": "1"},
-    },
-}
+_INITIALIZE = bare_initialize(CLIENT_NAME)
 
 ShowUrl = Callable[[str, bool], None]
 """Called with the authorization URL, and whether a browser was asked to open it."""

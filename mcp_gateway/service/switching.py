@@ -26,6 +26,7 @@ from mcp_gateway.errors import ConfigError, UnusableFileError, UsageError
 from mcp_gateway.importers import jsonc
 from mcp_gateway.importers.files import write_atomically
 from mcp_gateway.importers.jsonc_edit import Edit, apply_edits, replace_value, splice_members
+from mcp_gateway.importers.merge import parse_config_text
 from mcp_gateway.paths import FILE_MODE
 from mcp_gateway.workspace_files import read_regular
 
@@ -52,7 +53,7 @@ def set_disabled(path: Path, name: str, disabled: bool) -> Switched:
         ConfigError: the file cannot be read, is not JSON, or cannot be written.
     """
     text = _read(path)
-    root = _parse(path, text)
+    root = parse_config_text(path, text, retry="first")
     servers = _servers(path, root)
     server = _named(path, servers, name)
     member = servers.member(server)
@@ -100,17 +101,6 @@ def _read(path: Path) -> str:
         raise ConfigError(f"{path}: the config file {exc.problem}; replace it with a JSON file") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the config file ({exc}); check that it is a readable file") from exc
-
-
-def _parse(path: Path, text: str) -> jsonc.Node:
-    try:
-        json.loads(text)  # strict, as the gateway reads it
-        root = jsonc.parse(text)
-    except (json.JSONDecodeError, jsonc.JsoncError) as exc:
-        raise ConfigError(f"{path}: not valid JSON ({exc}); fix it (mcp-gateway config check) first") from exc
-    if root.members is None:
-        raise ConfigError(f"{path}: the top level is not a JSON object; fix it (mcp-gateway config check) first")
-    return root
 
 
 def _key_of(root: jsonc.Node) -> str:

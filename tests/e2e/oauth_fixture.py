@@ -36,6 +36,11 @@ class OAuthFixture:
         """The MCP server's url, for config.json."""
         return f"http://127.0.0.1:{self.resource_port}/mcp"
 
+    @property
+    def sse_url(self) -> str:
+        """The same server's legacy SSE url."""
+        return f"http://127.0.0.1:{self.resource_port}/sse"
+
     def stats(self) -> dict[str, int]:
         """How many registrations, codes, refreshes and revocations the authorization server has seen."""
         response = httpx2.get(f"http://127.0.0.1:{self.auth_port}/fixture/stats", timeout=BROWSER_SECONDS)
@@ -43,8 +48,9 @@ class OAuthFixture:
 
 
 @contextlib.contextmanager
-def running_oauth_fixture(token_seconds: float = 2.0) -> Generator[OAuthFixture]:
-    """The authorization server and the resource server, for as long as the block runs."""
+def running_oauth_fixture(token_seconds: float = 2.0, refresh_delay: float = 0.0) -> Generator[OAuthFixture]:
+    """The authorization server and the resource server, for as long as the block runs (`refresh_delay`: seconds
+    between a refresh token being spent and the new tokens being answered)."""
     fixture = OAuthFixture(free_port(), free_port())
     process = subprocess.Popen(
         [
@@ -56,6 +62,8 @@ def running_oauth_fixture(token_seconds: float = 2.0) -> Generator[OAuthFixture]
             str(fixture.resource_port),
             "--token-seconds",
             str(token_seconds),
+            "--refresh-delay",
+            str(refresh_delay),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

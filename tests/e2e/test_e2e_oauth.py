@@ -20,7 +20,7 @@ import pytest
 from e2e_gateway import SESSION_SECONDS, gateway_session, run_cli_async, text_of
 from gateway_testing import write_workspace
 from oauth_fixture import OAuthFixture, running_oauth_fixture, signing_in
-from remote_fixture import running_remote
+from remote_fixture import free_port, running_remote
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -36,9 +36,10 @@ def oauth_server() -> Any:
         yield fixture
 
 
-def workspace_for(home: Path, fixture: OAuthFixture) -> None:
+def workspace_for(home: Path, fixture: OAuthFixture, transport: str = "http") -> None:
     # debug: the gateway's own log is written too, so it is among the files searched for tokens
-    write_workspace(home, {"web": {"type": "http", "url": fixture.url, "oauth": {}}}, {"debug": True})
+    url = fixture.sse_url if transport == "sse" else fixture.url
+    write_workspace(home, {"web": {"type": transport, "url": url, "oauth": {}}}, {"debug": True})
 
 
 def stored(home: Path) -> dict[str, Any]:
@@ -61,11 +62,14 @@ async def wait_past(epoch: float) -> None:
     await anyio.sleep(max(0.0, left) + CLOCK_STEP_SECONDS)
 
 
+@pytest.mark.parametrize("transport", ["http", "sse"])
 async def test_login_then_calls_refresh_the_expired_token_and_logout_asks_for_a_sign_in_again(
-    tmp_path: Path, oauth_server: OAuthFixture
+    tmp_path: Path, oauth_server: OAuthFixture, transport: str
 ) -> None:
+    # sse: the event stream opened with the first token stays open; each POST carries the current one, and the
+    # POST refused after logout must fail its call with the sign-in sentence, not an HTTP error
     home = tmp_path / "home"
-    workspace_for(home, oauth_server)
+    workspace_for(home, oauth_server, transport)
 
     signed = await signing_in(home, "web")
     assert signed.returncode == 0, signed.stderr
@@ -182,3 +186,61 @@ async def test_login_names_a_local_or_unknown_server_as_a_usage_error(tmp_path: 
     assert (local.returncode, unknown.returncode) == (2, 2)
     assert "is a local (stdio) server, which has no sign-in" in local.stderr
     assert "No server named 'nowhere'" in unknown.stderr
+
+
+RENEWAL_SECONDS = 2.0
+"""How long the fixture holds a renewal after spending its refresh token: a window in which two gateways that
+found the token due together both ask, well over the skew between two processes started at once."""
+
+
+async def test_two_gateways_renewing_the_same_token_at_once_both_succeed_with_one_renewal(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with running_oauth_fixture(token_seconds=2.0, refresh_delay=RENEWAL_SECONDS) as fixture:
+        workspace_for(home, fixture)
+        signed = await signing_in(home, "web")
+        assert signed.returncode == 0, signed.stderr
+        await wait_past(stored(home)["expiresAt"])
+        done: dict[str, Any] = {}
+
+        async def call(message: str) -> None:
+            arguments = json.dumps({"message": message})
+            done[message] = await run_cli_async("call", "web.echo", "--args", arguments, home=home)
+
+        async with anyio.create_task_group() as both:
+            both.start_soon(call, "left")
+            both.start_soon(call, "right")
+        stats = fixture.stats()
+    for message, result in done.items():
+        assert result.returncode == 0, result.stderr
+        assert message in result.stdout
+    assert stats["refreshes"] == 1  # the second gateway waited for the first one's renewal and used its token
+
+
+async def test_import_brings_a_claude_code_oauth_server_marked_for_login_and_login_then_serves_it(
+    tmp_path: Path, oauth_server: OAuthFixture
+) -> None:
+    home, person = tmp_path / "home", tmp_path / "person"
+    person.mkdir()
+    port = free_port()  # Claude Code's callbackPort: a fixed loopback port the sign-in must come back to
+    servers = {"web": {"type": "http", "url": oauth_server.url, "oauth": {"callbackPort": port}}}
+    (person / ".claude.json").write_text(json.dumps({"mcpServers": servers}))
+    as_person = {"HOME": str(person), "CLAUDE_CONFIG_DIR": str(person)}
+
+    imported = await run_cli_async("import", "--client", "claude-code", home=home, extra_env=as_person)
+    assert imported.returncode == 0, imported.stderr
+    assert "  web: imported (new in the gateway)\n" in imported.stdout
+    assert "it signs in with OAuth in Claude Code" in imported.stdout
+    assert " login web\n" in imported.stdout
+    [web] = json.loads((home / "config.json").read_text())["mcpServers"].values()
+    assert web == {"type": "http", "url": oauth_server.url, "oauth": {"redirectPort": port}}
+
+    before = await run_cli_async("call", "web.echo", "--args", '{"message": "x"}', home=home)
+    assert before.returncode == 1
+    assert "login web" in before.stderr
+    signed = await signing_in(home, "web")
+    assert signed.returncode == 0, signed.stderr
+    assert f"redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2F" in signed.stderr  # the port Claude Code was told
+    assert oauth_server.stats()["codes"] == 1
+    after = await run_cli_async("call", "web.echo", "--args", '{"message": "imported"}', home=home)
+    assert after.returncode == 0, after.stderr
+    assert "imported" in after.stdout

@@ -38,11 +38,12 @@ def fake(name: str) -> dict[str, Any]:
 
 
 def claude_servers_block(indent: str) -> str:
-    """Claude Code's `mcpServers` as it writes them: two fake stdio servers and an OAuth remote it keeps."""
+    """Claude Code's `mcpServers` as it writes them: two fake stdio servers and a remote it keeps (its headers come
+    from a helper command, which the gateway cannot run; an OAuth remote is imported now, see `test_e2e_oauth`)."""
     servers = {
         "notes": {"type": "stdio", **fake("notes")},
         "weather-mcp-server": {"type": "stdio", **fake("weather")},
-        "linear": {"type": "http", "url": "https://mcp.linear.app/mcp", "oauth": {"clientId": "claude"}},
+        "linear": {"type": "http", "url": "https://mcp.linear.app/mcp", "headersHelper": "get-linear-token"},
     }
     return json.dumps(servers, indent=2).replace("\n", "\n" + indent)
 
@@ -99,7 +100,7 @@ def expected_claude_after_write_back(gateway_home: Path) -> str:
         "env": {"MCP_GATEWAY_HOME": str(gateway_home)},
         "alwaysLoad": True,
     }
-    linear = {"type": "http", "url": "https://mcp.linear.app/mcp", "oauth": {"clientId": "claude"}}
+    linear = {"type": "http", "url": "https://mcp.linear.app/mcp", "headersHelper": "get-linear-token"}
     block = (
         "{\n"
         f'    "mcp-gateway": {json.dumps(entry, indent=2).replace(chr(10), chr(10) + "    ")},\n'
@@ -137,7 +138,7 @@ async def test_a_new_user_imports_writes_back_serves_and_restores(tmp_path: Path
     dry = user.cli("--client", "claude-code", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "notes: imported (new in the gateway)" in dry.stdout
-    assert "linear: skipped: it signs in with OAuth" in dry.stdout
+    assert "linear: skipped: its headers come from a helper command" in dry.stdout
     assert "Dry run: nothing was written." in dry.stdout
     assert not user.gateway.exists()
     assert user.claude.read_text() == user.claude_text

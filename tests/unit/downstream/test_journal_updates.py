@@ -25,11 +25,13 @@ class GatedJournal(ErrorJournal):
     def __init__(self, path: Path) -> None:
         super().__init__(path)
         self.gate = threading.Event()
+        self.entered = threading.Event()
         self.batches: list[dict[str, ErrorRecord | None]] = []
         self.threads: set[int] = set()
 
     def apply(self, updates: Mapping[str, ErrorRecord | None]) -> None:
         self.threads.add(threading.get_ident())
+        self.entered.set()
         assert self.gate.wait(10)
         self.batches.append(dict(updates))
         super().apply(updates)
@@ -41,7 +43,7 @@ async def test_updates_are_written_off_the_loop_in_order_and_coalesced(tmp_path:
     async with background_tasks() as tasks:
         updates.attach(tasks)
         updates.record("a", FIRST)  # starts a write that waits at the gate
-        await anyio.sleep(0.05)
+        assert await anyio.to_thread.run_sync(journal.entered.wait, 10)
         updates.record("b", FIRST)
         updates.record("b", SECOND)  # newer than the unwritten FIRST: only SECOND is written
         updates.clear("a")

@@ -24,7 +24,7 @@ def skipped(reading: ClientReading) -> dict[str, str]:
     return {server.name: server.skipped or "" for server in reading.servers if server.entry is None}
 
 
-def test_claude_code_user_scope_imports_stdio_and_http_and_skips_oauth_and_header_helpers(where: Where) -> None:
+def test_claude_code_user_scope_imports_stdio_http_and_oauth_and_skips_header_helpers(where: Where) -> None:
     reading = read("claude-code", "claude_code.claude.json", where)
     assert entries(reading) == {
         "github": {
@@ -39,8 +39,12 @@ def test_claude_code_user_scope_imports_stdio_and_http_and_skips_oauth_and_heade
             "headers": {"Authorization": "Bearer sntrys_eyJpYXQiOjE3MDAwMDAwMDB9_abcdefABCDEF0123456789"},
         },
         "memory": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]},
+        "linear": {
+            "type": "sse",
+            "url": "https://mcp.linear.app/sse",
+            "oauth": {"clientId": "claude-code", "redirectPort": 8765},  # Claude Code's callbackPort
+        },
     }
-    assert "OAuth" in skipped(reading)["linear"]
     assert "headersHelper" in skipped(reading)["internal-api"]
     assert reading.block == ("mcpServers",)
     assert reading.notes == (
@@ -104,7 +108,11 @@ def test_opencode_splits_the_command_array_and_translates_env_references(where: 
         "headers": {"CONTEXT7_API_KEY": "${CONTEXT7_API_KEY}"},
     }
     assert found["old-time"] == {"type": "stdio", "command": "uvx", "args": ["mcp-server-time"], "disabled": True}
-    assert "OAuth" in skipped(reading)["figma"]
+    assert found["figma"] == {  # "oauth": false on context7 means none; figma's object is the gateway's oauth
+        "type": "http",
+        "url": "https://mcp.figma.com/mcp",
+        "oauth": {"clientId": "opencode", "scopes": ["files:read"]},
+    }
     assert "{file:" in skipped(reading)["notes"]
 
 
@@ -205,7 +213,7 @@ def test_cline_reads_flat_nested_and_legacy_transports_and_url_alone_means_sse(w
     }
     assert found["legacy"]["type"] == "http"
     assert found["github"]["requestTimeoutMs"] == 60000
-    assert "OAuth" in skipped(reading)["linear"]
+    assert found["linear"] == {"type": "http", "url": "https://mcp.linear.app/mcp", "oauth": {"clientId": "cline"}}
 
 
 def test_roo_skips_workspace_folder_in_the_global_file_but_resolves_it_in_a_project_file(where: Where) -> None:

@@ -112,7 +112,10 @@ def test_dry_run_shows_each_server_the_entries_and_the_client_entry_with_secrets
     assert '"env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}' in out
     assert '"headers": {"Authorization": "Bearer ***"}' in out
     assert "sntrys_" not in out
-    assert "  linear: skipped: it signs in with OAuth" in out
+    assert "  linear: imported (new in the gateway)\n" in out
+    assert "    note: it signs in with OAuth in Claude Code; the gateway cannot reuse that sign-in" in out
+    assert '"oauth": {"clientId": "claude-code", "redirectPort": 8765}' in out
+    assert " login linear\n" in out
     assert "it stays in Claude Code as it is" in out
     assert "GITHUB_TOKEN (not set in this shell)" in out
     assert '  "mcp-gateway": {\n    "type": "stdio",\n    "command": "uvx",' in out
@@ -130,9 +133,9 @@ def test_import_write_back_second_run_and_restore_round_trip(user: User, install
     original = claude.read_bytes()
     code, out, _ = user.run("--client", "claude-code", "--write-client-config")
     assert code == 0, out
-    assert user.servers() == {"github", "sentry", "memory"}
+    assert user.servers() == {"github", "sentry", "memory", "linear"}
     written = json.loads(claude.read_text())
-    assert set(written["mcpServers"]) == {"mcp-gateway", "linear", "internal-api"}
+    assert set(written["mcpServers"]) == {"mcp-gateway", "internal-api"}
     assert written["projects"] == json.loads(original)["projects"]
     (backup,) = user.home.glob(".claude.json.mcp-gateway-backup-*")
     assert backup.read_bytes() == original
