@@ -24,11 +24,15 @@ from mcp_gateway import __version__
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
 from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
+from mcp_gateway.paths import Workspace
 from mcp_gateway.server.app import build_server, initialization_options
 from mcp_gateway.server.peer import same_user
+from mcp_gateway.server.session_watch import SessionWatch
 from mcp_gateway.server.socket_streams import socket_streams
 from mcp_gateway.server.start import STOP_SIGNALS
-from mcp_gateway.service.gateway import Gateway
+from mcp_gateway.service.daemon_gateway import DaemonGateway
+from mcp_gateway.service.daemon_sessions import DaemonSessions, Session
+from mcp_gateway.service.daemon_state import StateWriter
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +76,8 @@ async def run_daemon(home: str | None, config: GatewayConfig, socket_path: Path,
     try:
         os.chmod(socket_path, SOCKET_MODE)
         with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
-            async with Gateway.for_home(home, config, load_in_background=True) as gateway:
+            gateway = DaemonGateway(Workspace.from_environment(home), config, DaemonSessions())
+            async with gateway:
                 gateway.start_background()
                 async with anyio.create_task_group() as tg:
 
@@ -89,6 +94,7 @@ async def run_daemon(home: str | None, config: GatewayConfig, socket_path: Path,
 
                     tg.start_soon(stop_on_signal)
                     tg.start_soon(stop_when_idle)
+                    tg.start_soon(StateWriter(gateway, socket_path, FRONT_PROTOCOL, grace_seconds).run)
                     await listener.serve(serve, task_group=tg)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -97,7 +103,7 @@ async def run_daemon(home: str | None, config: GatewayConfig, socket_path: Path,
     return 0
 
 
-async def serve_connection(gateway: Gateway, stream: anyio.abc.SocketStream, sessions: Sessions) -> None:
+async def serve_connection(gateway: DaemonGateway, stream: anyio.abc.SocketStream, sessions: Sessions) -> None:
     async with stream:
         raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
         if not same_user(raw):
@@ -111,15 +117,19 @@ async def serve_connection(gateway: Gateway, stream: anyio.abc.SocketStream, ses
         await stream.send(Answer(True, __version__).encode())
         sessions.opened()
         try:
-            await _serve_session(gateway, stream, reader)
+            with gateway.sessions.serving() as served:
+                await _serve_session(gateway, stream, reader, served)
         finally:
             sessions.closed()
 
 
-async def _serve_session(gateway: Gateway, stream: anyio.abc.SocketStream, reader: BufferedByteReceiveStream) -> None:
+async def _serve_session(
+    gateway: DaemonGateway, stream: anyio.abc.SocketStream, reader: BufferedByteReceiveStream, served: Session
+) -> None:
     """One session, until its front closes: then its calls still in flight are cancelled, as a standalone
     gateway cancels them when its client closes stdin (their downstream requests with them)."""
     server = build_server(gateway)
+    server.middleware.append(SessionWatch(gateway.sessions, served))  # who it is, its calls in flight
     ended = anyio.Event()
     async with anyio.create_task_group() as session:
 
