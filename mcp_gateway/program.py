@@ -48,7 +48,9 @@ def _daemon(argv: list[str]) -> int:
 
     import anyio
 
+    from mcp_gateway.cli.context import secret_mask
     from mcp_gateway.config.loader import load_config
+    from mcp_gateway.gateway_log import log_to_stderr
     from mcp_gateway.paths import Workspace
     from mcp_gateway.server.daemon import run_daemon
 
@@ -59,5 +61,6 @@ def _daemon(argv: list[str]) -> int:
     parser.add_argument("--grace", type=float)
     args = parser.parse_args(argv)
     config = load_config(Workspace.from_environment(args.home).config_path)
+    log_to_stderr(secret_mask(config))  # to logs/daemon.log (`front/daemon_log.py`), masked as a gateway's is
     grace = args.grace if args.grace is not None else config.settings.daemon_grace_seconds
     return anyio.run(run_daemon, args.home, config, args.socket, grace)

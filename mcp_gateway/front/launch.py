@@ -139,17 +139,35 @@ def _starter(home: str | None, path: Path) -> Callable[[], Callable[[], bool]]:
         if home is not None:
             command += ["--home", home]
         command += [DAEMON_COMMAND, "--socket", os.fspath(path)]
-        process = subprocess.Popen(  # our own interpreter and module
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # outlives this session; a client's signals to its front are not its own
-            close_fds=True,
-        )
+        log = _daemon_log(home)
+        try:
+            process = subprocess.Popen(  # our own interpreter and module
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL if log is None else log,  # not this session's stderr: it outlives it
+                start_new_session=True,  # outlives this session; a client's signals to its front are not its own
+                close_fds=True,
+            )
+        finally:
+            if log is not None:
+                os.close(log)
         return lambda: process.poll() is None
 
     return start
+
+
+def _daemon_log(home: str | None) -> int | None:
+    """The daemon's stderr (`front/daemon_log.py`); None, said on this session's stderr, when it cannot be had."""
+    from mcp_gateway.front.daemon_log import open_daemon_log
+    from mcp_gateway.paths import Workspace
+
+    logs = Workspace.from_environment(home).logs_dir
+    try:
+        return open_daemon_log(logs)
+    except OSError as error:
+        print(f"mcp-gateway: the daemon's stderr is not logged in {logs}: {error}", file=sys.stderr, flush=True)
+        return None
 
 
 def _read_regular(path: Path) -> bytes:
