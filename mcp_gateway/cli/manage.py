@@ -26,6 +26,7 @@ from dataclasses import asdict
 from typing import Any
 
 from mcp_gateway.cli.context import load, read_status, with_gateway
+from mcp_gateway.cli.daemon_words import daemon_lines, daemons_json, process_lines
 from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
@@ -104,6 +105,7 @@ def status_json(report: StatusReport) -> dict[str, Any]:
         "workspaceProblems": list(report.workspace_problems),
         "cacheNotice": report.cache_notice,
         "configProblem": report.config_problem,
+        **daemons_json(report),
     }
 
 
@@ -135,6 +137,7 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
         lines.append(f"config problem: {report.config_problem}")
     if report.cache_notice:
         lines.append(f"cache: {report.cache_notice}")
+    lines += daemon_lines(report)
     if report.no_servers_hint is not None and not report.rejected:
         lines.append(report.no_servers_hint)
     nothing_listed = never_listed(report)
@@ -142,6 +145,7 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
         lines.append(nothing_listed_line(program))
     for server in report.servers:
         lines += _server_lines(server, program, nothing_listed=bool(nothing_listed))
+        lines += process_lines(report, server.name)
     lines += [f"{name}: invalid config entry: {reason}" for name, reason in report.rejected.items()]
     if report.background_failures:
         lines.append("background problems (the gateway served on; details in its log):")

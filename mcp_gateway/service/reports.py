@@ -15,6 +15,7 @@ from typing import Literal
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import Phase
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.service.daemon_record import DaemonState
 from mcp_gateway.wording import Words
 
 CacheState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
@@ -195,6 +196,10 @@ class StatusReport:
     no_servers_hint: str | None = None
     config_problem: str | None = None
     """Why config.json as it is now cannot be used by this gateway, which serves its last good version."""
+    daemons: tuple[DaemonState, ...] = ()
+    """The workspace's running daemons (one, or two across an upgrade), as their state files say."""
+    stale_daemons: tuple[DaemonState, ...] = ()
+    """State files of daemons that no longer run (SIGKILLed): left until the next daemon starts."""
 
 
 @dataclass(frozen=True)

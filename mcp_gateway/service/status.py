@@ -3,12 +3,14 @@
 Cache state and tool counts come from cache.json (as this gateway has read it), which gateway runs each server
 from the process records every gateway keeps in `run/`, the last error of each from errors.json (written by
 whichever gateway saw it), what failed in the background of the running gateways from their journal, and what
-keeps the workspace itself from working fully. Every text in it passes through the gateway's `SecretMask`: a
+keeps the workspace itself from working fully. The workspace's daemon, its sessions and the processes it runs
+for them come from its state file (`daemon_files`), running only when its pid is proven to be that daemon. Every text in it passes through the gateway's `SecretMask`: a
 file may have been written by a gateway that did not mask.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +25,8 @@ from mcp_gateway.downstream.process_records import running_servers as running_se
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.background_journal import GatewayProblem
+from mcp_gateway.service.daemon_files import read_states, runs
+from mcp_gateway.service.daemon_record import DaemonState
 from mcp_gateway.service.reports import (
     BackgroundFailure,
     LastError,
@@ -39,6 +43,8 @@ class _OnDisk:
     running: dict[str, list[tuple[int, int]]]
     errors: dict[str, ErrorRecord]
     sign_ins: dict[str, SignInState]
+    daemons: list[tuple[DaemonState, bool]] = dataclasses.field(default_factory=list[tuple[DaemonState, bool]])
+    """Each daemon state file, and whether its daemon runs."""
 
 
 async def status_report(
@@ -70,6 +76,8 @@ async def status_report(
         cache_notice=catalog.notice,
         no_servers_hint=no_servers_hint(config),
         config_problem=config_problem,
+        daemons=tuple(state for state, running in on_disk.daemons if running),
+        stale_daemons=tuple(state for state, running in on_disk.daemons if not running),
     )
 
 
@@ -85,7 +93,25 @@ def _read_records(config: GatewayConfig, workspace: Workspace, secrets: SecretMa
         running=running_servers_of(workspace.process_records_dir),
         errors=errors,
         sign_ins=sign_in_states(config, workspace, secrets, last),
+        daemons=[
+            (_masked_daemon(found.state, secrets), runs(found.state))
+            for found in read_states(workspace.process_records_dir)
+            if found.state is not None
+        ],
     )
+
+
+def _masked_daemon(state: DaemonState, secrets: SecretMask) -> DaemonState:
+    """The clients' words in a daemon's state, masked: the file may have been written by a daemon that did not."""
+    sessions = tuple(
+        dataclasses.replace(
+            session,
+            client_name=None if session.client_name is None else secrets.mask(session.client_name),
+            client_version=None if session.client_version is None else secrets.mask(session.client_version),
+        )
+        for session in state.sessions
+    )
+    return dataclasses.replace(state, sessions=sessions)
 
 
 def _server_state(

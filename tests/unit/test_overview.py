@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from mcp_gateway.cli.daemon_words import NO_DAEMON
 from mcp_gateway.cli.manage import status_lines
 from mcp_gateway.cli.overview import never_listed, overview_lines, state_words
 from mcp_gateway.service.reports import CacheState, LastError, RunningProcess, ServerState, StatusReport
@@ -111,11 +112,12 @@ def test_no_servers_at_all_gives_the_hint_to_add_some() -> None:
 
 def test_status_before_the_first_refresh_says_nothing_is_listed_and_shows_no_zero_counts() -> None:
     lines = status_lines(report(server("a", "missing"), server("b", "missing")), PROGRAM)
-    assert lines[1].startswith("No server's tools have been listed yet: run mcp-gateway refresh")
-    assert lines[2:] == ["a: missing, never listed; not running (lazy)", "b: missing, never listed; not running (lazy)"]
+    assert lines[1] == NO_DAEMON
+    assert lines[2].startswith("No server's tools have been listed yet: run mcp-gateway refresh")
+    assert lines[3:] == ["a: missing, never listed; not running (lazy)", "b: missing, never listed; not running (lazy)"]
 
 
 def test_status_after_a_refresh_counts_tools_and_points_a_new_server_to_refresh() -> None:
     lines = status_lines(report(server("a", "fresh", 1), server("new", "missing")), PROGRAM)
-    assert lines[1].startswith("a: fresh, 1 tool, fetched 2m ago;"), lines
-    assert lines[2] == "new: missing, never listed (run mcp-gateway refresh new); not running (lazy)"
+    assert lines[2].startswith("a: fresh, 1 tool, fetched 2m ago;"), lines
+    assert lines[3] == "new: missing, never listed (run mcp-gateway refresh new); not running (lazy)"
