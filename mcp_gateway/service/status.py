@@ -4,8 +4,9 @@ Cache state and tool counts come from cache.json (as this gateway has read it), 
 from the process records every gateway keeps in `run/`, the last error of each from errors.json (written by
 whichever gateway saw it), what failed in the background of the running gateways from their journal, and what
 keeps the workspace itself from working fully. The workspace's daemon, its sessions and the processes it runs
-for them come from its state file (`daemon_files`), running only when its pid is proven to be that daemon. Every text in it passes through the gateway's `SecretMask`: a
-file may have been written by a gateway that did not mask.
+for them come from its state file (`daemon_files`), running only when its pid is proven to be that daemon.
+Every text in it passes through the gateway's `SecretMask`: a file may have been written by a gateway that did
+not mask.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ CLIENTS = (Implementation(name="first-client", version="1.0.1"), Implementation(
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    servers = {"alpha": fake_server(name="alpha"), "stubborn": fake_server(name="stubborn", stubborn="1")}
+    servers = {"alpha": fake_server(name="alpha"), "unused": fake_server(name="unused")}
     write_workspace(tmp_path / "home", servers, {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False})
     return tmp_path / "home"
 
@@ -136,7 +136,7 @@ async def test_status_shows_the_daemon_its_sessions_by_client_and_its_processes_
             assert parent_pid(alpha) == daemon
             assert process["state"] == "ready"
             assert sorted(process["sessions"]) == sorted(s["id"] for s in clients.values())
-            assert not [p for p in shown["processes"] if p["server"] == "stubborn"], "never started"
+            assert not [p for p in shown["processes"] if p["server"] == "unused"], "never started, never listed"
             [alpha_server] = [s for s in status["servers"] if s["server"] == "alpha"]
             assert alpha_server["running"] == [{"gatewayPid": daemon, "pid": alpha}]
 
