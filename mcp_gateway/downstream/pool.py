@@ -206,6 +206,7 @@ class Pool:
         origin: Origin | None = None,
     ) -> JsonObject:
         """Call `tool` on `server` as resolved for `origin` (None: the pool's own)."""
+        await self._slots.prepare(self._servers.get(server), origin)
         async with (
             self._leased(self._slot(server, origin), origin) as supervisor,
             supervisor.borrowed(tool, retry_safe=retry_safe) as (connection, timeout),
@@ -240,6 +241,7 @@ class Pool:
         """Send `request` (`prompts/get`, `resources/read`, …: a read, safe to retry) to `server` as resolved for
         `origin`, starting it if need be, and return the result as it was sent; a failure leaves as a
         `DownstreamError`."""
+        await self._slots.prepare(self._servers.get(server), origin)
         async with (
             self._leased(self._slot(server, origin), origin) as supervisor,
             supervisor.borrowed(request.method, retry_safe=True) as (connection, timeout),
@@ -251,6 +253,7 @@ class Pool:
         until the event returned is set; the first subscribe's failure is raised here, as a `DownstreamError`."""
         assert self._tasks is not None
         held = Held(uri)
+        await self._slots.prepare(self._servers.get(server), origin)
         slot = self._slot(server, origin)
 
         async def keep() -> None:

@@ -10,7 +10,8 @@ A standalone gateway has one origin, so one slot per server, as the pool had one
 A slot whose supervisor is idle (no process, no start, no backoff) and that no call or subscription holds is
 forgotten when its server gets a new slot, so a daemon that has seen a thousand sessions keeps only the slots
 still in use. What each origin resolved is cached while the origin lives (one per session: a weak key), so a
-call does not hash a session's environment again.
+call does not hash a session's environment again; a session's first call to a server resolves it in a worker
+thread (`prepare`): a session's environment may be as large as a hello (1 MB), which takes about 20 ms.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from collections import Counter
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from weakref import WeakKeyDictionary
+
+import anyio.to_thread
 
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.downstream.definitions import Definition, resolve
@@ -81,6 +85,16 @@ class Slots:
         definition = resolve(server, origin, own=origin is self.own)
         cached[server.name] = (server, definition)
         return definition
+
+    async def prepare(self, server: ServerConfig | None, origin: Origin | None) -> None:
+        """Resolve `server` for a session's `origin` in a worker thread unless already cached, so `definition`
+        then finds it (an unknown server, or the gateway's own origin, is left to `definition`)."""
+        if server is None or origin is None or origin is self.own:
+            return
+        known = self._resolved.get(origin, {}).get(server.name)
+        if known is None or known[0] is not server:
+            definition = await anyio.to_thread.run_sync(partial(resolve, server, origin, own=False))
+            self._resolved.setdefault(origin, {})[server.name] = (server, definition)
 
     def find(self, name: str, digest: str) -> Slot | None:
         return self._by_server.get(name, {}).get(digest)
