@@ -52,7 +52,7 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None, origin: O
     # untouched rather than a re-built `CallToolResult` model.
     server.add_request_handler("tools/call", types.CallToolRequestParams, handlers.call_tool)
     OfferingHandlers(gateway, origin).register(server)
-    changes = ClientChanges(gateway.offerings)
+    changes = ClientChanges(gateway.offerings, origin)
     changes.register(server)
     gateway.changes.subscribe(changes.tell)  # for as long as the gateway serves: one server per gateway
     return server
