@@ -44,6 +44,7 @@ FIELD_HINTS: dict[str, Hint] = {
     "disabled": _BOOL,
     "refreshOnStartup": _BOOL,
     "inheritEnv": _BOOL,
+    "shareAcrossProjects": _BOOL,
     "aliases": Hint("a list of names", '["gh"]'),
     "lifecycle": Hint('"lazy", "eager" or "keep-alive"', '"lazy"'),
     "includeTools": Hint("a list of tool-name globs", '["get_*"]'),

@@ -103,6 +103,10 @@ class StdioServer(_ServerBase):
     env: dict[str, str] = Field(default_factory=dict[str, str])
     cwd: str | None = None
     inherit_env: bool = True
+    share_across_projects: bool = False
+    """Without a `cwd`: run in the home directory, one process for sessions of every project (`definitions.py`),
+    instead of in each session's working directory. Not a connection field: it decides the directory a shared
+    daemon chooses, which the resolved definition (not the catalog's key) already holds."""
 
 
 class OAuthSettings(_Model):

@@ -17,9 +17,9 @@ defaults would get wrong for a gateway is set here:
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
 - a stdio server that ends before its handshake leaves as `EndedBeforeHandshake` (its exit status and its last
   stderr lines of this start), once its stderr has ended, so its start failure can quote why;
-- the stdio child gets the gateway's whole environment when `inheritEnv` is true (the SDK passes only a
-  few safe variables), and always the gateway's marker (`processes.GROUP_MARKER_ENV`), by which a later
-  gateway can prove the process is ours;
+- the stdio child gets the environment of the session it serves (`ConnectOptions.environ`, see
+  `definitions.py`): all of it when `inheritEnv` is true, else the SDK's few safe variables, and always the
+  gateway's marker (`processes.GROUP_MARKER_ENV`), by which a later gateway can prove the process is ours;
 - the protocol mode comes from the server's `protocol` setting or what it negotiated last time, so
   `mode="auto"`'s `server/discover` probe (up to 10 s on a server that ignores unknown methods) is paid at
   most once per legacy server; a modern one is probed each start, since its answer is what carries its
@@ -44,7 +44,6 @@ import httpx2
 from mcp import Client
 from mcp.client import Transport
 from mcp.client.session import LoggingFnT, MessageHandlerFnT
-from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation, LoggingMessageNotificationParams, SamplingCapability, SamplingToolsCapability
@@ -57,6 +56,7 @@ from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.asking import Askers
 from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
 from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
+from mcp_gateway.downstream.definitions import child_environment
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
@@ -82,6 +82,7 @@ CLIENT_INFO = Implementation(name="mcp-gateway", version=__version__)
 class ConnectOptions:
     close_timeout: float
     environ: Mapping[str, str]
+    """The environment of the session the server is started for (`origin.py`), never the daemon's by default."""
     remembered_protocol: str | None
     records: ProcessRecords | None
     log: StderrLog
@@ -288,8 +289,7 @@ def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str
 
 
 def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:
-    base = dict(options.environ) if spec.inherit_env else get_default_environment()
-    base.update(spec.env)
+    base = child_environment(spec, options.environ)  # the session's (`definitions`): never the daemon's own
     # Last, so that neither the gateway's own environment (a gateway behind a gateway) nor a config overrides it.
     base[processes.GROUP_MARKER_ENV] = options.records.token if options.records else processes.gateway_token()
     cwd = spec.cwd

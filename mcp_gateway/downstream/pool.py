@@ -1,7 +1,12 @@
-"""The lazy pool: one supervisor per enabled downstream server, each starting its server on first use.
+"""The lazy pool: a supervisor per enabled downstream server and resolved definition, starting it on first use.
 
 Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 - nothing starts until a call needs it; concurrent first calls share one start;
+- a call carries its session's `Origin` (None: the pool's own); a server is resolved for it (`definitions.py`)
+  and served by the supervisor of that definition (`slots.py`), made on first use: sessions whose definitions
+  are equal share a process, others get their own, and the secrets a resolution brought are learned by the
+  mask before its process starts. Background listings use a running supervisor of the server, else the pool's
+  own origin. `status` speaks for a server's supervisors together, `processes` for each;
 - a lazy server is stopped `idleTimeout` after its last call ended, never while one runs; `eager` servers
   start once the gateway is ready and `keep-alive` ones are never stopped for being idle once started;
 - a server whose process ends leaves the pool (its in-flight calls fail with a clear error) and the next call
@@ -11,7 +16,8 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
   new calls get a fresh process, the old one closes after its last call;
 - shutdown refuses new work and stops every connection in parallel, each within its close budget;
 - a new set of servers (a live config edit, `reconfigure`) retires the supervisors of servers removed or
-  started differently once their in-flight calls end, and keeps every other server's process (`reconcile`);
+  started differently (for the origin of each supervisor) once their in-flight calls end, and keeps every
+  other server's process (`reconcile`);
 - a server saying its tools, prompts or resources changed, and every start of a server, is passed to
   `on_change` (`changes.py`), which decides what to list again: the pool lists only when asked;
 - a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
@@ -26,8 +32,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AsyncExitStack
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from types import TracebackType
 from typing import Any, Protocol
 
@@ -46,6 +52,7 @@ from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.changes import PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
+from mcp_gateway.downstream.definitions import Definition
 from mcp_gateway.downstream.error_journal import ErrorJournal
 from mcp_gateway.downstream.journal_updates import JournalUpdates
 from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
@@ -56,6 +63,7 @@ from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, 
 from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.sign_in_auth import SignInContext
 from mcp_gateway.downstream.sign_in_store import SignInStore
+from mcp_gateway.downstream.slots import ProcessView, Slot, Slots
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.subscriptions import Held, hold
 from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
@@ -63,10 +71,11 @@ from mcp_gateway.downstream.surface_listing import list_surface
 from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
+from mcp_gateway.origin import Origin
 from mcp_gateway.paths import Workspace
 from mcp_gateway.wording import Said, Step
 
-__all__ = ["Pool", "ProtocolMemory", "ServerStatus", "State"]
+__all__ = ["Origin", "Pool", "ProcessView", "ProtocolMemory", "ServerStatus", "State"]
 
 SHUTDOWN_MARGIN_SECONDS = 1.0
 """Added to the longest close budget for the whole parallel shutdown."""
@@ -119,7 +128,7 @@ class Pool:
         self._journal = JournalUpdates(ErrorJournal(workspace.errors_path, self._secrets.mask))
         self._logs: dict[str, StderrLog] = {}
         self._servers = {name: server for name, server in servers.items() if not server.spec.disabled}
-        self._supervisors: dict[str, Supervisor] = {}
+        self._slots = Slots(Origin.of_this_process(self._environ))
         """Made on a server's first use: one that is never used costs the gateway nothing but its config."""
         self._tasks: BackgroundTasks | None = None
         self._retirements = Retirements()
@@ -140,7 +149,7 @@ class Pool:
             self._group = await stack.enter_async_context(anyio.create_task_group())
             self._tasks = BackgroundTasks(self._group, self._problems)
             self._journal.attach(self._tasks)
-            for supervisor in self._supervisors.values():
+            for supervisor in self._slots.supervisors():
                 supervisor.attach(self._tasks)
             self._stack = stack.pop_all()
         return self
@@ -194,9 +203,12 @@ class Pool:
         on_progress: ProgressCallback | None = None,
         retry_safe: bool = False,
         asking: Asking | None = None,
+        origin: Origin | None = None,
     ) -> JsonObject:
+        """Call `tool` on `server` as resolved for `origin` (None: the pool's own)."""
+        await self._slots.prepare(self._servers.get(server), origin)
         async with (
-            self._retirements.lease(self._supervisor(server)) as supervisor,
+            self._leased(self._slot(server, origin), origin) as supervisor,
             supervisor.borrowed(tool, retry_safe=retry_safe) as (connection, timeout),
         ):
             return await connection.call_tool(
@@ -204,8 +216,9 @@ class Pool:
             )
 
     async def list_tools(self, server: str) -> Listing:
+        """List `server` on a running process of it, whichever session's; else start it for the pool's own origin."""
         async with (
-            self._retirements.lease(self._supervisor(server)) as supervisor,
+            self._leased(self._slots.live(server) or self._slot(server, None), None) as supervisor,
             supervisor.borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout),
         ):
             listing = await connection.list_tools(timeout_seconds=timeout)
@@ -222,23 +235,32 @@ class Pool:
             surface=surface,
         )
 
-    async def request(self, server: str, request: types.Request[Any, Any]) -> JsonObject:
-        """Send `request` (`prompts/get`, `resources/read`, …: a read, safe to retry) to `server`, starting it if
-        need be, and return the result as it was sent; a failure leaves as a `DownstreamError`."""
+    async def request(
+        self, server: str, request: types.Request[Any, Any], *, origin: Origin | None = None
+    ) -> JsonObject:
+        """Send `request` (`prompts/get`, `resources/read`, …: a read, safe to retry) to `server` as resolved for
+        `origin`, starting it if need be, and return the result as it was sent; a failure leaves as a
+        `DownstreamError`."""
+        await self._slots.prepare(self._servers.get(server), origin)
         async with (
-            self._retirements.lease(self._supervisor(server)) as supervisor,
+            self._leased(self._slot(server, origin), origin) as supervisor,
             supervisor.borrowed(request.method, retry_safe=True) as (connection, timeout),
         ):
             return await connection.request(request, timeout_seconds=timeout)
 
-    async def subscribe(self, server: str, uri: str) -> anyio.Event:
-        """Subscribe to `uri` on `server` and keep it subscribed (`subscriptions.hold`) until the event returned is
-        set; the first subscribe's failure is raised here, as a `DownstreamError`."""
+    async def subscribe(self, server: str, uri: str, *, origin: Origin | None = None) -> anyio.Event:
+        """Subscribe to `uri` on `server` (as resolved for `origin`) and keep it subscribed (`subscriptions.hold`)
+        until the event returned is set; the first subscribe's failure is raised here, as a `DownstreamError`."""
         assert self._tasks is not None
         held = Held(uri)
-        self._tasks.start_soon(
-            hold, self._supervisor(server), held, ServerNotes(server, self), name=f"'{server}' {uri}"
-        )
+        await self._slots.prepare(self._servers.get(server), origin)
+        slot = self._slot(server, origin)
+
+        async def keep() -> None:
+            with slot.used_by((origin or self._slots.own).session) as supervisor:
+                await hold(supervisor, held, ServerNotes(server, self))
+
+        self._tasks.start_soon(keep, name=f"'{server}' {uri}")
         try:
             await held.first.wait()
         except BaseException:
@@ -249,17 +271,22 @@ class Pool:
         return held.released
 
     def status(self, server: str) -> ServerStatus:
-        supervisor = self._supervisors.get(server)
-        if supervisor is not None:
-            return supervisor.status()
+        status = self._slots.status(server)
+        if status is not None:
+            return status
         state = State.IDLE if server in self._servers and not self._stopping else State.STOPPED
         return ServerStatus(state, False, None, 0, None, None, 0.0)
+
+    def processes(self) -> dict[str, list[ProcessView]]:
+        """Per server started since its last config change, each supervisor's pid (stdio), state and the sessions
+        that used it (`ProcessView`): one per resolved definition, for `status` to show who shares what."""
+        return self._slots.processes()
 
     def start_eager_servers(self) -> None:
         """Start every `eager` server in the background; called once the gateway answers its client."""
         for name, server in self._servers.items():
             if server.spec.lifecycle == "eager":
-                self._supervisor(name).start_eagerly()
+                self._slot(name, None).supervisor.start_eagerly()
 
     def reconfigure(self, servers: Mapping[str, ServerConfig], settings: Settings) -> None:
         """Serve `servers` with `settings` from now on (a live config edit), as `reconcile` describes: removed
@@ -269,22 +296,26 @@ class Pool:
         changes = server_changes(self._servers, enabled)
         before = self._settings
         self._servers, self._settings = enabled, settings
-        for name in (*changes.removed, *changes.changed):
-            supervisor = self._supervisors.pop(name, None)
-            if supervisor is not None:
-                self._retirements.retire(supervisor, self._tasks, drain_seconds(supervisor.server, before))
-        for name, supervisor in self._supervisors.items():
-            supervisor.reconfigure(enabled[name], self._context_for(enabled[name]))
+        retired = [slot for name in (*changes.removed, *changes.changed) for slot in self._slots.pop(name)]
+        for name, slot in self._slots.items():  # resolved again for the origin it serves: its `${VAR}`s may differ
+            definition = self._slots.definition(enabled[name], slot.origin)
+            if definition.digest != slot.definition.digest:
+                retired += self._slots.pop(name, slot.definition.digest)
+                continue
+            slot.definition = definition
+            slot.supervisor.reconfigure(definition.server, self._context_for(definition))
+        for slot in retired:
+            self._retirements.retire(slot.supervisor, self._tasks, drain_seconds(slot.supervisor.server, before))
         if self._tasks is not None and not self._stopping:
             for name in (*changes.added, *changes.changed):
                 if enabled[name].spec.lifecycle == "eager":
-                    self._supervisor(name).start_eagerly()
+                    self._slot(name, None).supervisor.start_eagerly()
 
     # Inside.
 
     def _every_supervisor(self) -> list[Supervisor]:
         """The pool's supervisors and those retired by a config edit that are still finishing their calls."""
-        return [*self._supervisors.values(), *self._retirements.draining]
+        return [*self._slots.supervisors(), *self._retirements.draining]
 
     def _said(self, text: str | None, limit: int) -> str | None:
         """What a server says about itself, as the catalog keeps it: masked and cut to `limit`; None for nothing."""
@@ -292,29 +323,41 @@ class Pool:
             return None
         return self._secrets.mask_clipped(text, limit)
 
-    def _supervisor(self, server: str) -> Supervisor:
-        supervisor = self._supervisors.get(server)
-        if supervisor is None:
-            config = self._servers.get(server)
-            if config is None:
-                raise UnknownServerError(
-                    Said.of(f"No enabled server named '{server}'; ", Step("search"), " to see what exists.")
-                )
-            supervisor = self._supervisors[server] = Supervisor(config, self._context_for(config))
+    def _slot(self, server: str, origin: Origin | None) -> Slot:
+        """The slot serving `server` for `origin` (None: the pool's own), made with its supervisor on first use."""
+        config = self._servers.get(server)
+        if config is None:
+            raise UnknownServerError(
+                Said.of(f"No enabled server named '{server}'; ", Step("search"), " to see what exists.")
+            )
+        definition = self._slots.definition(config, origin or self._slots.own)
+        slot = self._slots.find(server, definition.digest)
+        if slot is None:
+            self._secrets.learn(definition.secrets)  # before anything it starts can print them
+            supervisor = Supervisor(definition.server, self._context_for(definition))
+            slot = self._slots.add(server, Slot(supervisor, definition, origin or self._slots.own))
             if self._tasks is not None:
                 supervisor.attach(self._tasks)
             if self._stopping:
                 supervisor.stop()
-        return supervisor
+        return slot
 
-    def _context_for(self, server: ServerConfig) -> ServerContext:
+    @asynccontextmanager
+    async def _leased(self, slot: Slot, origin: Origin | None) -> AsyncGenerator[Supervisor]:
+        """Hold `slot`'s supervisor for one request, counted for its session and for a retirement's drain."""
+        with slot.used_by((origin or self._slots.own).session) as supervisor:
+            async with self._retirements.lease(supervisor):
+                yield supervisor
+
+    def _context_for(self, definition: Definition) -> ServerContext:
+        server = definition.server
         name = server.name
         notes = ServerNotes(name, self)
 
         async def connect(stack: AsyncExitStack) -> OpenedClient:
             options = ConnectOptions(
                 close_timeout=close_seconds(server, self._settings),
-                environ=self._environ,
+                environ=definition.environ,
                 remembered_protocol=self._memory.recall(name) if self._memory is not None else None,
                 records=self._records,
                 log=self._log_for(name),

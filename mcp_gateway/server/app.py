@@ -20,6 +20,7 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.origin import Origin
 from mcp_gateway.server.changes import ClientChanges
 from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
@@ -30,12 +31,14 @@ from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.questions import QuestionRelay
+from mcp_gateway.service.session_calls import SessionCalls
 
 
-def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server[object]:
-    """The SDK's server over `gateway`, saying what `handshake` says (by default: what its config makes)."""
+def build_server(gateway: Gateway, handshake: Handshake | None = None, origin: Origin | None = None) -> Server[object]:
+    """The SDK's server over `gateway`, saying what `handshake` says (by default: what its config makes), for the
+    session from `origin` (a daemon's session; None: the gateway's own client), which every call it makes carries."""
     said = handshake if handshake is not None else Handshake.saying(gateway.instructions())
-    relay = QuestionRelay(gateway)
+    relay = QuestionRelay(SessionCalls(gateway, origin))
     handlers = MetaToolHandlers(gateway, relay)
     server: Server[object] = Server(
         SERVER_NAME,
@@ -48,8 +51,8 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server
     # Registered directly (not `on_call_tool=`) because `execute_tool` returns the downstream result dict
     # untouched rather than a re-built `CallToolResult` model.
     server.add_request_handler("tools/call", types.CallToolRequestParams, handlers.call_tool)
-    OfferingHandlers(gateway).register(server)
-    changes = ClientChanges(gateway.offerings)
+    OfferingHandlers(gateway, origin).register(server)
+    changes = ClientChanges(gateway.offerings, origin)
     changes.register(server)
     gateway.changes.subscribe(changes.tell)  # for as long as the gateway serves: one server per gateway
     return server

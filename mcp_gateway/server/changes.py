@@ -38,6 +38,7 @@ from mcp.server.subscriptions import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_gateway.origin import Origin
 from mcp_gateway.service.changes import ClientChange
 from mcp_gateway.service.offerings import Offerings
 
@@ -60,10 +61,12 @@ class _ReplayingBus(InMemorySubscriptionBus):
 
 
 class ClientChanges:
-    def __init__(self, offerings: Offerings) -> None:
+    def __init__(self, offerings: Offerings, origin: Origin | None = None) -> None:
+        """`origin`: the session served (None: the gateway's own), which its listen streams' subscriptions carry."""
         self.bus = _ReplayingBus()
         self._listen = ListenHandler(self.bus)
         self._offerings = offerings
+        self._origin = origin
         self._session: ServerSession | None = None
         """The handshake-era session, once its client said it is initialized; None before, and on modern ones."""
 
@@ -84,7 +87,7 @@ class ClientChanges:
             lambda event: early.append(event) if isinstance(event, ResourceUpdated) else None
         )
         try:
-            async with self._offerings.listening(wanted, self._updated) as held:
+            async with self._offerings.listening(wanted, self._updated, origin=self._origin) as held:
                 stop_keeping()
                 honored = params.notifications.model_copy(update={"resource_subscriptions": held or None})
                 replaying = _EARLY.set(early)  # read as the handler joins the bus, just below, in this task

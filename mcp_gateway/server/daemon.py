@@ -6,7 +6,10 @@ Started by the first session front that finds none (`front.rendezvous`), it list
 hello speaks this protocol and version. The daemon stops its servers and exits `grace_seconds` after its
 last session has left, or at once on SIGINT/SIGTERM/SIGHUP; it removes its socket as it goes, so the next
 front starts a fresh one. A session's disconnect cancels its own in-flight calls only: each session runs in
-its own task, and a call's downstream request is cancelled with the task that made it.
+its own task, and a call's downstream request is cancelled with the task that made it. Each session's calls
+carry its `Origin` (the environment and working directory its hello brought, and its session's id as its label), by
+which the pool resolves each server for it (`downstream/definitions.py`): sessions share a process only
+where their definitions are equal.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from mcp_gateway import __version__
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
 from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
+from mcp_gateway.origin import Origin
 from mcp_gateway.paths import Workspace
 from mcp_gateway.server.app import build_server, initialization_options
 from mcp_gateway.server.peer import same_user
@@ -118,17 +122,22 @@ async def serve_connection(gateway: DaemonGateway, stream: anyio.abc.SocketStrea
         sessions.opened()
         try:
             with gateway.sessions.serving() as served:
-                await _serve_session(gateway, stream, reader, served)
+                origin = Origin.of(hello.environ, hello.cwd, str(served.id))
+                await _serve_session(gateway, stream, reader, served, origin)
         finally:
             sessions.closed()
 
 
 async def _serve_session(
-    gateway: DaemonGateway, stream: anyio.abc.SocketStream, reader: BufferedByteReceiveStream, served: Session
+    gateway: DaemonGateway,
+    stream: anyio.abc.SocketStream,
+    reader: BufferedByteReceiveStream,
+    served: Session,
+    origin: Origin,
 ) -> None:
     """One session, until its front closes: then its calls still in flight are cancelled, as a standalone
     gateway cancels them when its client closes stdin (their downstream requests with them)."""
-    server = build_server(gateway)
+    server = build_server(gateway, origin=origin)
     server.middleware.append(SessionWatch(gateway.sessions, served))  # who it is, its calls in flight
     ended = anyio.Event()
     async with anyio.create_task_group() as session:
@@ -156,4 +165,6 @@ async def _hello(reader: BufferedByteReceiveStream) -> Hello | str:
             f"this daemon is mcp-gateway {__version__} (front protocol {FRONT_PROTOCOL}), the front "
             f"{hello.version} (protocol {hello.protocol})"
         )
+    if not os.path.isabs(hello.cwd):  # a server without its own cwd runs there: never relative to the daemon's
+        return f"the session's working directory {hello.cwd!r} is not an absolute path"
     return hello

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import mcp_types as types
@@ -23,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_gateway.errors import INTERNAL_ERROR, DownstreamRpcError, GatewayError, RequestError
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.origin import Origin
 from mcp_gateway.server.handlers import COMPLETE
 from mcp_gateway.service.gateway import Gateway
 
@@ -36,9 +38,11 @@ CACHEABLE_METHODS = ("prompts/list", "resources/list", "resources/templates/list
 
 
 class OfferingHandlers:
-    def __init__(self, gateway: Gateway) -> None:
+    def __init__(self, gateway: Gateway, origin: Origin | None = None) -> None:
+        """`origin`: the session these handlers serve (None: the gateway's own), which its requests carry."""
         self._gateway = gateway
         self._offerings = gateway.offerings
+        self._origin = origin
 
     def register(self, server: Server[object]) -> None:
         """Serve every method here on `server` (its capabilities follow from them, see `server/app.py`)."""
@@ -58,7 +62,8 @@ class OfferingHandlers:
         return await self._served("prompts/list", lambda: self._offerings.list_prompts(params.cursor))
 
     async def get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
-        return await self._served("prompts/get", lambda: self._offerings.get_prompt(params.name, params.arguments))
+        prompt = partial(self._offerings.get_prompt, params.name, params.arguments, origin=self._origin)
+        return await self._served("prompts/get", prompt)
 
     async def list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
         return await self._served("resources/list", lambda: self._offerings.list_resources(params.cursor))
@@ -67,12 +72,13 @@ class OfferingHandlers:
         return await self._served("resources/templates/list", lambda: self._offerings.list_templates(params.cursor))
 
     async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> HandlerResult:
-        return await self._served("resources/read", lambda: self._offerings.read_resource(params.uri))
+        read = partial(self._offerings.read_resource, params.uri, origin=self._origin)
+        return await self._served("resources/read", read)
 
     async def complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> HandlerResult:
         asked = params.model_dump(by_alias=True, exclude_none=True, mode="json")
         asked.pop("_meta", None)  # the client's progress token and the like are not the server's
-        return await self._served("completion/complete", lambda: self._offerings.complete(asked))
+        return await self._served("completion/complete", lambda: self._offerings.complete(asked, origin=self._origin))
 
     async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> HandlerResult:
         session = ctx.session
@@ -81,7 +87,7 @@ class OfferingHandlers:
             await session.send_resource_updated(uri)
 
         async def forward() -> JsonObject:
-            await self._offerings.subscribe(params.uri, updated)
+            await self._offerings.subscribe(params.uri, updated, origin=self._origin)
             return {}
 
         return await self._served("resources/subscribe", forward)

@@ -1,23 +1,18 @@
 """The gateway as the daemon serves it: the same one door, which also knows its sessions and what runs for them.
 
-Two additions to `Gateway`, both for the daemon's state file (`service/daemon_state.py`):
-- `execute` notes which server the session being served (`DaemonSessions`) uses, before the call goes on
-  exactly as a standalone gateway's does (the tool is resolved once more for it: a lookup in the catalog,
-  since the call's own resolution has listed the server).
-- `processes()`: per server, the process the pool runs for it, its state, its calls in flight and the
-  sessions that use it. `pool_processes` is the one place that reads the pool for it.
+One addition to `Gateway`, for the daemon's state file (`service/daemon_state.py`): `processes()`, per server
+each process the pool runs for it (one per resolved definition, `downstream/slots.py`), its state, its calls
+in flight and the open sessions that use it. Each call carries its session's `Origin`, whose label is the
+session's id, so the pool itself knows who used which process; `pool_processes` is the one place that reads it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping, Sequence, Set
 
 from mcp_gateway.config import GatewayConfig
-from mcp_gateway.downstream.asking import Asking
-from mcp_gateway.downstream.connection import ProgressCallback
-from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.downstream.server_state import State
-from mcp_gateway.json_object import JsonObject
+from mcp_gateway.downstream.slots import ProcessView
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.daemon_record import ProcessEntry
 from mcp_gateway.service.daemon_sessions import DaemonSessions
@@ -30,33 +25,22 @@ class DaemonGateway(Gateway):
         self.workspace = workspace
         self.sessions = sessions
 
-    async def execute(
-        self,
-        tool: str,
-        arguments: JsonObject,
-        *,
-        server: str | None = None,
-        on_progress: ProgressCallback | None = None,
-        asking: Asking | None = None,
-    ) -> JsonObject:
-        resolved = await self._resolver.tool(tool, server)
-        self.sessions.using(resolved.server)
-        return await super().execute(tool, arguments, server=server, on_progress=on_progress, asking=asking)
-
     def processes(self) -> tuple[ProcessEntry, ...]:
-        """What the pool runs for each enabled server now, with the sessions that use it."""
-        return pool_processes(self._pool, self.config.enabled_servers, self.sessions.users_of)
+        """What the pool runs for each enabled server now, with the open sessions that use it."""
+        return pool_processes(self._pool.processes(), self.config.enabled_servers, self.sessions.open_ids())
 
 
 def pool_processes(
-    pool: Pool, servers: Iterable[str], users_of: Callable[[str], tuple[int, ...]]
+    views: Mapping[str, Sequence[ProcessView]], servers: Iterable[str], open_sessions: Set[int]
 ) -> tuple[ProcessEntry, ...]:
-    """A process per server the pool has started (starting, ready, draining or backing off), from
-    `Pool.status`: one supervisor, so at most one process, per server."""
+    """A process per supervisor the pool has started for an enabled server (starting, ready, draining or
+    backing off; one per resolved definition), with the open sessions that made calls or subscriptions on it:
+    a session's label in the pool is its id (`server/daemon.py`)."""
     processes: list[ProcessEntry] = []
     for server in servers:
-        status = pool.status(server)
-        if status.state in (State.IDLE, State.STOPPED) and status.pid is None:
-            continue
-        processes.append(ProcessEntry(server, status.pid, status.state.value, status.in_flight, users_of(server)))
+        for view in views.get(server, ()):
+            if view.state in (State.IDLE, State.STOPPED) and view.pid is None:
+                continue
+            users = sorted(int(label) for label in view.sessions if label.isdigit() and int(label) in open_sessions)
+            processes.append(ProcessEntry(server, view.pid, view.state.value, view.calls_in_flight, tuple(users)))
     return tuple(processes)

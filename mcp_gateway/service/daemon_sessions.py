@@ -2,10 +2,8 @@
 
 Each front's connection is one session (`server/daemon.py`): it gets an id (1, 2, … in the order they came,
 never reused by the daemon), and the session says who it is by the `clientInfo` of its handshake
-(`server/session_watch.py` reads it from the SDK's session and counts its calls in flight). Which servers a
-session uses is noted as its calls reach them (`DaemonGateway.execute`): the session being served is a
-context variable set for the session's whole task, which every handler of its requests inherits, so no
-signature between the MCP server and the pool has to carry it.
+(`server/session_watch.py` reads it from the SDK's session and counts its calls in flight). Which processes a
+session uses the pool knows itself: the session's id is the label of the `Origin` its calls carry.
 
 Sessions opening, closing or saying who they are is news the state file should show at once: `changed()`
 returns once any of them happened. Calls in flight change too often for that; the state writer samples
@@ -17,8 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Generator
 from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import anyio
 
@@ -32,11 +29,6 @@ class Session:
     client_name: str | None = None
     client_version: str | None = None
     calls_in_flight: int = 0
-    servers: set[str] = field(default_factory=set[str])
-    """The servers its calls have reached (or are reaching) since it connected."""
-
-
-_SERVING: ContextVar[Session | None] = ContextVar("the daemon session being served", default=None)
 
 
 class DaemonSessions:
@@ -49,17 +41,15 @@ class DaemonSessions:
 
     @contextmanager
     def serving(self) -> Generator[Session]:
-        """Register a new session for the duration of the block, as the session of the task that serves it."""
+        """Register a new session for the duration of the block."""
         self._last_id += 1
         session = Session(self._last_id, time.time())
         self._open[session.id] = session
         self.idle_since = None
-        token = _SERVING.set(session)
         self._news()
         try:
             yield session
         finally:
-            _SERVING.reset(token)
             del self._open[session.id]
             if not self._open:
                 self.idle_since = time.time()
@@ -80,15 +70,8 @@ class DaemonSessions:
         finally:
             session.calls_in_flight -= 1
 
-    def using(self, server: str) -> None:
-        """The session being served (if any: a call may come from elsewhere) uses `server`."""
-        session = _SERVING.get()
-        if session is not None and session.id in self._open:
-            session.servers.add(server)
-
-    def users_of(self, server: str) -> tuple[int, ...]:
-        """The ids of the open sessions that have used `server`, oldest first."""
-        return tuple(session.id for session in self._open.values() if server in session.servers)
+    def open_ids(self) -> frozenset[int]:
+        return frozenset(self._open)
 
     def entries(self) -> tuple[SessionEntry, ...]:
         return tuple(

@@ -36,7 +36,7 @@ from mcp_gateway.config import GatewayConfig, load_config
 from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
-from mcp_gateway.downstream.pool import Pool
+from mcp_gateway.downstream.pool import Origin, Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
 from mcp_gateway.downstream.server_context import PROBE_SECONDS
 from mcp_gateway.errors import CatalogError, DownstreamError
@@ -291,6 +291,7 @@ class Gateway:
         server: str | None = None,
         on_progress: ProgressCallback | None = None,
         asking: Asking | None = None,
+        origin: Origin | None = None,
     ) -> JsonObject:
         """Call the downstream tool and return its `CallToolResult` exactly as the server sent it.
         `asking`: who answers the tool's questions meanwhile (see `service/questions.py`, which calls this).
@@ -303,9 +304,8 @@ class Gateway:
         await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
         safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
-        result = await self._pool.call_tool(
-            resolved.server, resolved.tool.name, arguments, on_progress=on_progress, retry_safe=safe, asking=asking
-        )
+        call = partial(self._pool.call_tool, on_progress=on_progress, retry_safe=safe, asking=asking, origin=origin)
+        result = await call(resolved.server, resolved.tool.name, arguments)  # as resolved for the caller's origin
         if result.get("isError") is True:
             # An error is the server's words about what went wrong, which may quote its own credential; a
             # successful result is data the model asked for and passes through untouched.

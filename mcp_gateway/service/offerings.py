@@ -16,6 +16,10 @@ Contract:
   (`subscribe` until `unsubscribe`) or a 2026-07-28 client's listen streams (`listening`, for the stream's
   life), one downstream subscription per resource whoever holds it.
 - `resources/updated` from a server is forwarded to the client with the URI the client subscribed to.
+- Each request and subscription carries the `Origin` of the session that made it (None: the gateway's own), so
+  the pool serves it from that session's resolution of the server (`downstream/definitions.py`). A resource
+  held for several sessions is held once, on the process of the session that subscribed first: what it sends
+  is that the resource changed, and each session reads it on its own.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from mcp_gateway.catalog.surface import Surface
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.errors import GatewayError, RequestError
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.origin import Origin
 from mcp_gateway.service.listing_wait import ListingWait
 from mcp_gateway.service.prompt_names import PromptNames, PromptRef
 from mcp_gateway.service.resource_uris import Route, UriMap, uri_map
@@ -109,24 +114,26 @@ class Offerings:
 
     # Requests, routed to the owning server.
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> JsonObject:
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str] | None, *, origin: Origin | None = None
+    ) -> JsonObject:
         await self._ready()
         ref = self._prompt(name)
         request = types.GetPromptRequest(params=types.GetPromptRequestParams(name=ref.prompt, arguments=arguments))
-        return await self._pool.request(ref.server, request)
+        return await self._pool.request(ref.server, request, origin=origin)
 
-    async def read_resource(self, uri: str) -> JsonObject:
+    async def read_resource(self, uri: str, *, origin: Origin | None = None) -> JsonObject:
         await self._ready()
         uris = self._uri_map()
         route = self._route(uris, uri)
         request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=route.uri))
-        result = await self._pool.request(route.server, request)
+        result = await self._pool.request(route.server, request, origin=origin)
         contents: Any = result.get("contents")
         if isinstance(contents, list):  # what the client knows each item by (unchanged unless the scheme is shared)
             result["contents"] = [_known_as(uris, route.server, item) for item in cast(list[object], contents)]
         return result
 
-    async def complete(self, params: JsonObject) -> JsonObject:
+    async def complete(self, params: JsonObject, *, origin: Origin | None = None) -> JsonObject:
         """`completion/complete` for a prompt's argument (`ref/prompt`) or a template's (`ref/resource`)."""
         await self._ready()
         ref = cast(JsonObject, params.get("ref") or {})
@@ -140,22 +147,24 @@ class Offerings:
         if surface is None or not surface.completions:
             return {"completion": {"values": [], "hasMore": False}}  # it offers none: nothing to suggest
         own = types.CompleteRequestParams.model_validate({**params, "ref": own_ref})
-        return await self._pool.request(server, types.CompleteRequest(params=own))
+        return await self._pool.request(server, types.CompleteRequest(params=own), origin=origin)
 
-    async def subscribe(self, uri: str, sink: Sink) -> None:
+    async def subscribe(self, uri: str, sink: Sink, *, origin: Origin | None = None) -> None:
         """Forward `resources/subscribe` and keep it (`downstream/subscriptions.py`); the server's
         `resources/updated` for it then reach `sink`."""
         await self._ready()
         route = self._subscribable(uri)
         self._sink = sink
-        await self._hold(route, uri, SESSION)
+        await self._hold(route, uri, SESSION, origin)
 
     async def unsubscribe(self, uri: str) -> None:
         await self._ready()
         self._let_go(self._subscribable(uri), SESSION)  # never subscribed: nothing to undo
 
     @asynccontextmanager
-    async def listening(self, uris: Sequence[str], sink: Sink) -> AsyncGenerator[list[str]]:
+    async def listening(
+        self, uris: Sequence[str], sink: Sink, *, origin: Origin | None = None
+    ) -> AsyncGenerator[list[str]]:
         """Hold a subscription to each of `uris` (a 2026-07-28 client's listen stream) while inside; yields those
         held, in their order. One that cannot be held (unknown, its server does not support subscriptions or
         failed) is left out and logged, as the stream's acknowledgment leaves it out for the client."""
@@ -167,7 +176,7 @@ class Offerings:
         async def hold(uri: str) -> None:
             try:
                 route = self._subscribable(uri)
-                await self._hold(route, uri, holder)
+                await self._hold(route, uri, holder, origin)
             except GatewayError as error:  # unknown, not subscribable, or its server failed
                 logger.warning("a listen stream's subscription to %s is not held: %s", uri, error.message)
                 return
@@ -191,10 +200,10 @@ class Offerings:
             del self._subscribed[(route.server, route.uri)]
             subscription.release.set()
 
-    async def _hold(self, route: Route, uri: str, holder: object) -> None:
+    async def _hold(self, route: Route, uri: str, holder: object, origin: Origin | None) -> None:
         key = (route.server, route.uri)
         if key not in self._subscribed:  # else subscribed already: one subscription per resource, as for a server
-            release = await self._pool.subscribe(route.server, route.uri)
+            release = await self._pool.subscribe(route.server, route.uri, origin=origin)
             if key in self._subscribed:
                 release.set()  # another holder subscribed meanwhile: theirs serves both
             else:

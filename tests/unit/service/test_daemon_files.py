@@ -101,23 +101,19 @@ def test_the_next_daemon_removes_the_state_of_daemons_that_are_gone_and_keeps_th
 
 
 @pytest.mark.anyio
-async def test_sessions_are_numbered_in_order_and_note_the_servers_they_use() -> None:
+async def test_sessions_are_numbered_in_order_and_say_who_they_are() -> None:
     sessions = DaemonSessions()
     assert sessions.idle_since is not None
-    sessions.using("alpha")  # outside any session (a call from elsewhere): noted nowhere
     with sessions.serving() as first:
         with anyio.fail_after(1):
             await sessions.changed()  # a session opened
         assert sessions.idle_since is None
         sessions.identified(first, "claude-code", "2.1.3")
-        sessions.using("alpha")
         with sessions.serving() as second, sessions.calling(second):
-            sessions.using("beta")
             assert [entry.calls_in_flight for entry in sessions.entries()] == [0, 1]
             assert (first.id, second.id) == (1, 2)
-            assert sessions.users_of("alpha") == (1,)
-            assert sessions.users_of("beta") == (2,)
-        assert sessions.users_of("beta") == (), "a session that left uses nothing"
+            assert sessions.open_ids() == {1, 2}
+        assert sessions.open_ids() == {1}, "a session that left is no longer open"
         assert [(entry.id, entry.client_name, entry.client_version) for entry in sessions.entries()] == [
             (1, "claude-code", "2.1.3")
         ]
