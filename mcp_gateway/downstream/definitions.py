@@ -16,7 +16,8 @@ would resolve it:
 MCP roots do not enter it: the gateway does not relay `roots/list` (`server/asking.py`).
 
 Two sessions share a process only when their definitions are equal: the `digest` covers everything the process
-or the request is given, so one session's environment never reaches a process serving another. The gateway's
+or the request is given, so one session's environment never reaches a process serving another, save the few
+inherited variables that only name a terminal (`TERMINAL_VARIABLES`). The gateway's
 own origin resolves to the server as loaded (the loader expanded it with the same environment), so a
 standalone gateway starts its servers exactly as before, in its own working directory.
 """
@@ -38,6 +39,17 @@ from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.origin import Origin
 
+TERMINAL_VARIABLES = frozenset(
+    {
+        "_", "OLDPWD", "PWD", "SHLVL",
+        "TERM_SESSION_ID", "ITERM_SESSION_ID", "WINDOWID", "WT_SESSION", "KITTY_WINDOW_ID", "WEZTERM_PANE",
+        "ALACRITTY_WINDOW_ID", "TMUX_PANE", "STY", "SSH_TTY", "GPG_TTY",
+    }
+)  # fmt: skip
+"""Inherited variables that only say which terminal, tab or shell a client was started from: with `inheritEnv`
+(the default) two terminals' sessions would otherwise never share a process. They name no secret and configure
+no server (`PWD` follows the working directory, which is in the key itself), so they are left out of the key,
+and a shared process has the values of the session that started it. Everything else inherited separates."""
 SHELL_FUNCTION_PREFIX = "()"
 """How bash exports a function in the environment; the SDK passes none on (a known injection path)."""
 
@@ -123,12 +135,18 @@ def _digest(spec: StdioServer | HttpServer | SseServer, environ: Mapping[str, st
             "type": spec.type,
             "command": spec.command,
             "args": list(spec.args),
-            "env": child_environment(spec, environ),
+            "env": _keyed_environment(spec, environ),
             "cwd": spec.cwd,
         }
     else:
         started = {"type": spec.type, "url": spec.url, "headers": remote_definition_headers(spec, environ)}
     return hashlib.sha256(json.dumps(started, sort_keys=True).encode()).hexdigest()
+
+
+def _keyed_environment(spec: StdioServer, environ: Mapping[str, str]) -> dict[str, str]:
+    """The child's environment as the key sees it: inherited terminal names left out, the server's `env` kept."""
+    child = child_environment(spec, environ)
+    return {key: value for key, value in child.items() if key not in TERMINAL_VARIABLES or key in spec.env}
 
 
 def _strings(value: object) -> list[str]:

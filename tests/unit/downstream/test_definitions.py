@@ -94,6 +94,19 @@ def test_with_inherit_env_the_whole_environment_is_the_key(tmp_path: Path) -> No
     assert resolve(server, origin(), own=False).digest != resolve(server, origin(UNUSED="x"), own=False).digest
 
 
+def test_variables_that_only_name_a_terminal_do_not_separate_sessions(tmp_path: Path) -> None:
+    server = loaded(tmp_path, {"command": "srv"})
+    pinned = loaded(tmp_path, {"command": "srv", "env": {"TERM_SESSION_ID": "${TAB}"}})
+    tab = {"SHLVL": "2", "OLDPWD": "/tmp"}
+
+    first = resolve(server, origin(TERM_SESSION_ID="w0t0:1", WINDOWID="1", **tab), own=False)
+    second = resolve(server, origin(TERM_SESSION_ID="w0t1:2", WINDOWID="2", SHLVL="3", OLDPWD="/work"), own=False)
+
+    assert first.digest == second.digest
+    assert child_environment(stdio(first), first.environ)["TERM_SESSION_ID"] == "w0t0:1"  # the starter's own
+    assert resolve(pinned, origin(TAB="1"), own=False).digest != resolve(pinned, origin(TAB="2"), own=False).digest
+
+
 def test_a_server_without_a_cwd_runs_in_the_sessions_directory_and_its_own_cwd_wins(tmp_path: Path) -> None:
     plain = loaded(tmp_path, {"command": "srv"})
     placed = loaded(tmp_path, {"command": "srv", "cwd": "~/${PLACE}"})
