@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_gateway.errors import INTERNAL_ERROR, DownstreamRpcError, GatewayError, RequestError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.server.handlers import COMPLETE
+from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.service.gateway import Gateway
 
 logger = logging.getLogger(__name__)
@@ -36,9 +37,11 @@ CACHEABLE_METHODS = ("prompts/list", "resources/list", "resources/templates/list
 
 
 class OfferingHandlers:
-    def __init__(self, gateway: Gateway) -> None:
+    def __init__(self, gateway: Gateway, scope: SessionScope) -> None:
+        """`scope`: the session these serve; it holds their subscriptions and bounds their requests in flight."""
         self._gateway = gateway
         self._offerings = gateway.offerings
+        self._scope = scope
 
     def register(self, server: Server[object]) -> None:
         """Serve every method here on `server` (its capabilities follow from them, see `server/app.py`)."""
@@ -58,7 +61,11 @@ class OfferingHandlers:
         return await self._served("prompts/list", lambda: self._offerings.list_prompts(params.cursor))
 
     async def get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
-        return await self._served("prompts/get", lambda: self._offerings.get_prompt(params.name, params.arguments))
+        async def get() -> JsonObject:
+            async with self._scope.slot():
+                return await self._offerings.get_prompt(params.name, params.arguments)
+
+        return await self._served("prompts/get", get)
 
     async def list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
         return await self._served("resources/list", lambda: self._offerings.list_resources(params.cursor))
@@ -67,12 +74,21 @@ class OfferingHandlers:
         return await self._served("resources/templates/list", lambda: self._offerings.list_templates(params.cursor))
 
     async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> HandlerResult:
-        return await self._served("resources/read", lambda: self._offerings.read_resource(params.uri))
+        async def read() -> JsonObject:
+            async with self._scope.slot():
+                return await self._offerings.read_resource(params.uri)
+
+        return await self._served("resources/read", read)
 
     async def complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> HandlerResult:
         asked = params.model_dump(by_alias=True, exclude_none=True, mode="json")
         asked.pop("_meta", None)  # the client's progress token and the like are not the server's
-        return await self._served("completion/complete", lambda: self._offerings.complete(asked))
+
+        async def complete() -> JsonObject:
+            async with self._scope.slot():
+                return await self._offerings.complete(asked)
+
+        return await self._served("completion/complete", complete)
 
     async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> HandlerResult:
         session = ctx.session
@@ -81,14 +97,14 @@ class OfferingHandlers:
             await session.send_resource_updated(uri)
 
         async def forward() -> JsonObject:
-            await self._offerings.subscribe(params.uri, updated)
+            await self._offerings.subscribe(params.uri, updated, self._scope)
             return {}
 
         return await self._served("resources/subscribe", forward)
 
     async def unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> HandlerResult:
         async def forward() -> JsonObject:
-            await self._offerings.unsubscribe(params.uri)
+            await self._offerings.unsubscribe(params.uri, self._scope)
             return {}
 
         return await self._served("resources/unsubscribe", forward)
