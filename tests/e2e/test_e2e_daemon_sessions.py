@@ -65,7 +65,7 @@ async def test_a_busy_session_waits_for_its_own_slots_and_never_holds_back_anoth
 
                 async def stuck(index: int) -> None:
                     # Never answered in time: each holds one of the busy session's slots until its request timeout.
-                    async def first_step(value: float, total: float | None, message: str | None) -> None:
+                    async def first_step(progress: float, total: float | None, message: str | None) -> None:
                         running[index].set()
 
                     result = await busy.call_tool(
@@ -116,13 +116,13 @@ async def test_each_session_hears_only_its_own_progress(tmp_path: Path, runtime_
         await downstream_pid(five, "fake")
 
         async def call(client: Client, steps: int) -> None:
-            async def progress(value: float, total: float | None, message: str | None) -> None:
-                heard[steps].append((value, total))
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                heard[steps].append((progress, total))
 
             result = await client.call_tool(
                 "execute_tool",
                 {"tool": "fake.progress", "arguments": {"steps": steps, "delay": 0.05}},
-                progress_callback=progress,
+                progress_callback=on_progress,
             )
             assert text_of(result) == f"done {steps}"
 
