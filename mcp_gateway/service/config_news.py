@@ -4,9 +4,10 @@ A standalone gateway has one reader, its client; a shared daemon has one per ses
 every session's next search, not only the first one to search. So the news is kept in order, not consumed:
 for each server the last edit that added or removed it (and when, as a number of one sequence that only
 grows), and when anything else last changed. Each reader (`Reader`, one per session) remembers when it was
-last told, and which refused edit it heard of; its notes are the news after that. A session opened after an
-edit hears nothing of it: its instructions already list the servers as they are. The news is bounded by the
-servers ever configured, and a reader costs two numbers: nothing grows with the edits or the sessions.
+last told, and which refused edit it heard of; its notes are the news after that. A new reader has heard
+nothing: the instructions every session gets were built when the gateway started (`Gateway.instructions`), so
+a session opened after an edit still needs to hear of it. The news is bounded by the servers ever configured,
+and a reader costs two numbers: nothing grows with the edits or the sessions.
 
 Which reader asks is carried by the request, as a context variable set where the session's request is
 served (`server/session_scope.py`): the gateway's `search` is the same for the command line, a standalone
@@ -20,7 +21,7 @@ import itertools
 from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mcp_gateway.config.diff import ConfigChanges
 
@@ -34,9 +35,10 @@ def _now() -> int:
 
 @dataclass(eq=False)
 class Reader:
-    """One session reading search notes; `told_at` is when it was last told (at first, when it opened)."""
+    """One session reading search notes; `told_at` is when it was last told (at first: never, as its
+    instructions are as old as the gateway)."""
 
-    told_at: int = field(default_factory=_now)
+    told_at: int = -1
     problem_told: int = -1
     """When the refused edit it last heard of was refused."""
 
