@@ -21,6 +21,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
         ├── InvalidArgumentsError    arguments do not match the tool's input schema
         ├── StillLoadingError        the server's tools are still being listed, past the wait for them
         ├── QuestionNotRelayedError  a tool's question (elicitation, sampling) cannot reach this client
+        ├── SessionBusyError         a session has `maxCallsPerSession` requests in flight, past the wait for one
         └── DownstreamError          the downstream server failed us
             ├── ServerStartError     it could not be started or connected (or its listing failed)
             │   └── SignInRequiredError  it needs an OAuth sign-in (`mcp-gateway login`)
@@ -171,6 +172,10 @@ class StillLoadingError(ToolCallError):
     def __init__(self, message: str | Said, *, server: str) -> None:
         super().__init__(message)
         self.server = server
+
+
+class SessionBusyError(ToolCallError):
+    """One client session has as many requests in flight as it may (`maxCallsPerSession`), past the wait for one."""
 
 
 class DownstreamError(ToolCallError):

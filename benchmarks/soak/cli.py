@@ -1,5 +1,5 @@
 """The command line: `python -m benchmarks.soak --seconds 60 [--servers 4] [--concurrency 16] [--seed 1]
-[--json] [--keep]`.
+[--sessions N] [--json] [--keep]`.
 
 Exit codes: 0 when nothing was lost, leaked or unexpected, 1 when something was, 2 when the soak could not
 run (argparse's own 2 for a bad option).
@@ -45,12 +45,21 @@ def parse_options(argv: Sequence[str] | None) -> tuple[Options, bool, bool]:
         "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help=f"concurrent calls (default {DEFAULT_CONCURRENCY})"
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed of the call mix (default {DEFAULT_SEED})")
+    parser.add_argument(
+        "--sessions",
+        type=int,
+        default=0,
+        help="run the load through N sessions of one shared daemon (default 0: one standalone gateway)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     parser.add_argument("--keep", action="store_true", help="keep the workspace (config, logs) and say where")
     args = parser.parse_args(argv)
     if args.servers < 1 or args.concurrency < 1 or args.seconds <= 0:
         parser.error("--servers, --concurrency and --seconds must be positive")
-    return Options(args.seconds, args.servers, args.concurrency, args.seed), args.json, args.keep
+    if args.sessions < 0 or args.sessions > args.concurrency:
+        parser.error("--sessions must be from 0 to --concurrency (each session needs a worker)")
+    options = Options(args.seconds, args.servers, args.concurrency, args.seed, args.sessions)
+    return options, args.json, args.keep
 
 
 def main(argv: Sequence[str] | None = None) -> int:

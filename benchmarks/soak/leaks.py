@@ -1,5 +1,6 @@
 """Processes that outlived the client session: every spawned server, every member of its process group,
-and the gateway itself, still alive after the client left. The gateway must have stopped them all, so the
+and the gateway itself (with `--sessions`: the daemon and every session front), still alive after the client
+left. The gateway must have stopped them all, so the
 soak waits a bounded time for them to go, reports those that did not, and SIGKILLs what is left: a soak
 never leaves a process behind.
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import anyio
 
@@ -34,7 +35,7 @@ def mentions(pid: int, marker: str) -> bool:
         return False  # gone
 
 
-def leftovers(servers: Sequence[FakeServer], gateway_pid: int | None, marker: str) -> list[ProcessInfo]:
+def leftovers(servers: Sequence[FakeServer], gateway_pids: Collection[int], marker: str) -> list[ProcessInfo]:
     """Live processes we started: spawned servers, members of their groups, and the gateway itself."""
     started = {pid for server in servers for pid in spawned(server.spawn_log)}
     found: list[ProcessInfo] = []
@@ -42,28 +43,30 @@ def leftovers(servers: Sequence[FakeServer], gateway_pid: int | None, marker: st
         if info.state == "Z":
             continue
         server = (info.pid in started or info.pgid in started) and mentions(info.pid, marker)
-        gateway = info.pid == gateway_pid and marker in command_line(info.pid)
+        gateway = info.pid in gateway_pids and marker in command_line(info.pid)
         if server or gateway:
             found.append(info)
     return found
 
 
-async def wait_for_leftovers(servers: Sequence[FakeServer], gateway_pid: int | None, marker: str) -> list[ProcessInfo]:
+async def wait_for_leftovers(
+    servers: Sequence[FakeServer], gateway_pids: Collection[int], marker: str
+) -> list[ProcessInfo]:
     with anyio.move_on_after(LEAK_WAIT_SECONDS):
         while True:
-            found = leftovers(servers, gateway_pid, marker)
+            found = leftovers(servers, gateway_pids, marker)
             if not found:
                 return found
             await anyio.sleep(POLL_SECONDS)
-    return leftovers(servers, gateway_pid, marker)
+    return leftovers(servers, gateway_pids, marker)
 
 
-def kill_leftovers(servers: Sequence[FakeServer], gateway_pid: int | None, marker: str) -> None:
-    for info in leftovers(servers, gateway_pid, marker):
+def kill_leftovers(servers: Sequence[FakeServer], gateway_pids: Collection[int], marker: str) -> None:
+    for info in leftovers(servers, gateway_pids, marker):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(info.pid, signal.SIGKILL)
 
 
-def describe_process(info: ProcessInfo, gateway_pid: int | None) -> str:
-    role = "gateway" if info.pid == gateway_pid else "server" if info.pid == info.pgid else "grandchild"
+def describe_process(info: ProcessInfo, gateway_pids: Collection[int]) -> str:
+    role = "gateway" if info.pid in gateway_pids else "server" if info.pid == info.pgid else "grandchild"
     return f"pid {info.pid} ({role}, group {info.pgid}, state {info.state}): {' '.join(command_line(info.pid))}"

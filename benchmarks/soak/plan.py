@@ -37,6 +37,8 @@ class Options:
     servers: int
     concurrency: int
     seed: int
+    sessions: int = 0
+    """0: one standalone gateway; N: N session fronts of one shared daemon, the workers spread over them."""
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ def report_json(report: Report) -> dict[str, Any]:
         "servers": options.servers,
         "concurrency": options.concurrency,
         "seed": options.seed,
+        "sessions": options.sessions,
         "seconds": round(session.elapsed, 2),
         "calls": len(records),
         "calls_per_second": round(len(records) / session.elapsed, 1) if session.elapsed else 0.0,
@@ -109,7 +110,8 @@ def print_report(report: Report) -> None:
     session = report.session
     print(
         f"mcp-gateway soak: {data['servers']} servers, {data['concurrency']} workers, "
-        f"{data['seconds']} s, seed {data['seed']}"
+        f"{data['seconds']} s, seed {data['seed']}, "
+        + (f"{data['sessions']} sessions of one shared daemon" if data["sessions"] else "one standalone gateway")
     )
     print(f"calls made          {data['calls']} ({data['calls_per_second']}/s)")
     print()

@@ -53,6 +53,11 @@ def spawn_counts(servers: Sequence[FakeServer]) -> dict[str, int]:
     return {server.name: len(spawned(server.spawn_log)) for server in servers}
 
 
+def gateways(session: Session) -> set[int]:
+    """The gateway processes of the run: the standalone gateway, or the daemon and its session fronts."""
+    return {pid for pid in (session.gateway_pid, *session.front_pids) if pid is not None}
+
+
 async def soak(home: Path, servers: Sequence[FakeServer], options: Options) -> Report:
     refresh_catalog(home)
     after_refresh = spawn_counts(servers)
@@ -61,10 +66,10 @@ async def soak(home: Path, servers: Sequence[FakeServer], options: Options) -> R
     try:
         await run_session(home, servers, options, session)
         # The client is gone: the gateway saw stdin EOF and must have stopped every server it started.
-        found = await wait_for_leftovers(servers, session.gateway_pid, marker)
-        leaked = [describe_process(info, session.gateway_pid) for info in found]
+        found = await wait_for_leftovers(servers, gateways(session), marker)
+        leaked = [describe_process(info, gateways(session)) for info in found]
     finally:
-        kill_leftovers(servers, session.gateway_pid, marker)
+        kill_leftovers(servers, gateways(session), marker)
     logs = [Workspace.from_environment(home).stderr_log_path(s.name) for s in servers]
     return Report(
         options=options,

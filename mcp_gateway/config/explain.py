@@ -41,6 +41,7 @@ FIELD_HINTS: dict[str, Hint] = {
     "debug": _BOOL,
     "shared": _BOOL,
     "daemonGraceSeconds": Hint("a number of seconds (0: stop as the last session leaves)", "30"),
+    "maxCallsPerSession": Hint("a whole number of 1 or more", "16"),
     "disabled": _BOOL,
     "refreshOnStartup": _BOOL,
     "inheritEnv": _BOOL,

@@ -27,6 +27,9 @@ DEFAULT_REFRESH_CONCURRENCY = 4
 DEFAULT_DAEMON_GRACE_SECONDS = 30.0
 """Long enough for a client that reconnects (`/mcp`, a new terminal tab) to find its servers still warm."""
 MAX_REFRESH_CONCURRENCY = 32
+DEFAULT_MAX_CALLS_PER_SESSION = 16
+"""Above what one client sends at once (Claude Code runs at most 10 tool calls in parallel by default), so a
+session never waits in ordinary use, while 8 sessions of one daemon hold at most 128 calls between them."""
 
 
 class _Model(BaseModel):
@@ -60,6 +63,8 @@ class Settings(_Model):
     """The sessions of this workspace share one gateway daemon; false: each runs its own (`serve --standalone`)."""
     daemon_grace_seconds: float = Field(default=DEFAULT_DAEMON_GRACE_SECONDS, ge=0)
     """How long the daemon waits after its last session leaves before it stops its servers and exits."""
+    max_calls_per_session: int = Field(default=DEFAULT_MAX_CALLS_PER_SESSION, ge=1)
+    """Requests one client session may have in flight; more wait for one to finish (`server/session_scope.py`)."""
 
 
 class _ServerBase(_Model):

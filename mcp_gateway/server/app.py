@@ -26,6 +26,7 @@ from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.offering_handlers import OfferingHandlers
+from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.server.start import STOP_SIGNALS
 from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.server.stopping import Stopper
@@ -35,14 +36,17 @@ from mcp_gateway.service.session_calls import SessionCalls
 
 
 def build_server(gateway: Gateway, handshake: Handshake | None = None, origin: Origin | None = None) -> Server[object]:
-    """The SDK's server over `gateway`, saying what `handshake` says (by default: what its config makes), for the
-    session from `origin` (a daemon's session; None: the gateway's own client), which every call it makes carries."""
+    """The SDK's server over `gateway` for one client session, saying what `handshake` says (by default: what
+    its config makes), for the session from `origin` (a daemon's session; None: the gateway's own client), which
+    every call it makes carries. Run it once: what the session registers on `gateway` is released as that run ends."""
     said = handshake if handshake is not None else Handshake.saying(gateway.instructions())
     relay = QuestionRelay(SessionCalls(gateway, origin))
-    handlers = MetaToolHandlers(gateway, relay)
+    changes = ClientChanges(gateway.offerings, origin)
+    scope = SessionScope(gateway, changes, relay)
+    handlers = MetaToolHandlers(gateway, relay, scope)
     server: Server[object] = Server(
         SERVER_NAME,
-        lifespan=lambda _: relay.running(),
+        lifespan=lambda _: scope.running(),
         version=said.version,
         title=SERVER_TITLE,
         instructions=said.instructions,
@@ -51,10 +55,8 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None, origin: O
     # Registered directly (not `on_call_tool=`) because `execute_tool` returns the downstream result dict
     # untouched rather than a re-built `CallToolResult` model.
     server.add_request_handler("tools/call", types.CallToolRequestParams, handlers.call_tool)
-    OfferingHandlers(gateway, origin).register(server)
-    changes = ClientChanges(gateway.offerings, origin)
+    OfferingHandlers(gateway, scope, origin).register(server)
     changes.register(server)
-    gateway.changes.subscribe(changes.tell)  # for as long as the gateway serves: one server per gateway
     return server
 
 

@@ -23,14 +23,16 @@ from mcp_gateway.service.questions import Answer, Asking
 class ClientCaller:
     """One `tools/call` request's client: its era, what it declared, and how to ask it."""
 
-    def __init__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> None:
+    def __init__(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams, session: object) -> None:
+        """`session`: the one object that stands for the client session (its `SessionScope`): the SDK builds a
+        session proxy per request, and offers no public handle on the connection behind them."""
         self._ctx = ctx
         self._retry = Asking(None, params.input_responses, params.request_state)
+        self._session = session
 
     @property
     def session(self) -> object:
-        # The SDK builds a session proxy per request; the connection behind it is the client's session.
-        return self._ctx.session._connection  # pyright: ignore[reportPrivateUsage]
+        return self._session
 
     @property
     def modern(self) -> bool:

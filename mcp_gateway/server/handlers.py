@@ -28,6 +28,7 @@ from mcp_gateway.server.arguments import (
     parse_arguments,
 )
 from mcp_gateway.server.asking import ClientCaller
+from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.questions import QuestionRelay
@@ -42,9 +43,10 @@ logger = logging.getLogger(__name__)
 
 
 class MetaToolHandlers:
-    def __init__(self, gateway: Gateway, relay: QuestionRelay) -> None:
+    def __init__(self, gateway: Gateway, relay: QuestionRelay, scope: SessionScope) -> None:
         self._gateway = gateway
         self._relay = relay
+        self._scope = scope
         self._tools = types.ListToolsResult(tools=meta_tools())
 
     async def list_tools(
@@ -55,14 +57,15 @@ class MetaToolHandlers:
     async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> HandlerResult:
         name, raw = params.name, params.arguments
         try:
-            if name == SEARCH_TOOLS:
-                return await self._search(ctx, raw)
-            if name == LIST_TOOLS:
-                return await self._list(ctx, raw)
-            if name == DESCRIBE_TOOL:
-                return await self._describe(ctx, raw)
-            if name == EXECUTE_TOOL:
-                return await self._execute(ctx, raw, params)
+            async with self._scope.slot():
+                if name == SEARCH_TOOLS:
+                    return await self._search(ctx, raw)
+                if name == LIST_TOOLS:
+                    return await self._list(ctx, raw)
+                if name == DESCRIBE_TOOL:
+                    return await self._describe(ctx, raw)
+                if name == EXECUTE_TOOL:
+                    return await self._execute(ctx, raw, params)
         except ToolCallError as error:
             return error_result(error)
         except Exception as exc:
@@ -115,7 +118,11 @@ class MetaToolHandlers:
             return text_result(args, is_error=True)
         try:
             result = await self._relay.execute(
-                args.tool, args.arguments, ClientCaller(ctx, params), server=args.server, on_progress=progress_to(ctx)
+                args.tool,
+                args.arguments,
+                ClientCaller(ctx, params, self._scope),
+                server=args.server,
+                on_progress=progress_to(ctx),
             )
         except InvalidArgumentsError as error:
             return error_result(error, (await self._gateway.describe(args.tool, server=args.server)).tool)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from functools import partial
 from typing import Any
 
 import mcp_types as types
@@ -26,6 +25,7 @@ from mcp_gateway.errors import INTERNAL_ERROR, DownstreamRpcError, GatewayError,
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.origin import Origin
 from mcp_gateway.server.handlers import COMPLETE
+from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.service.gateway import Gateway
 
 logger = logging.getLogger(__name__)
@@ -38,10 +38,12 @@ CACHEABLE_METHODS = ("prompts/list", "resources/list", "resources/templates/list
 
 
 class OfferingHandlers:
-    def __init__(self, gateway: Gateway, origin: Origin | None = None) -> None:
-        """`origin`: the session these handlers serve (None: the gateway's own), which its requests carry."""
+    def __init__(self, gateway: Gateway, scope: SessionScope, origin: Origin | None = None) -> None:
+        """`scope`: the session these serve; it holds their subscriptions and bounds their requests in flight.
+        `origin`: where that session comes from (None: the gateway's own), which its requests carry."""
         self._gateway = gateway
         self._offerings = gateway.offerings
+        self._scope = scope
         self._origin = origin
 
     def register(self, server: Server[object]) -> None:
@@ -62,8 +64,11 @@ class OfferingHandlers:
         return await self._served("prompts/list", lambda: self._offerings.list_prompts(params.cursor))
 
     async def get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
-        prompt = partial(self._offerings.get_prompt, params.name, params.arguments, origin=self._origin)
-        return await self._served("prompts/get", prompt)
+        async def get() -> JsonObject:
+            async with self._scope.slot():
+                return await self._offerings.get_prompt(params.name, params.arguments, origin=self._origin)
+
+        return await self._served("prompts/get", get)
 
     async def list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
         return await self._served("resources/list", lambda: self._offerings.list_resources(params.cursor))
@@ -72,13 +77,21 @@ class OfferingHandlers:
         return await self._served("resources/templates/list", lambda: self._offerings.list_templates(params.cursor))
 
     async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> HandlerResult:
-        read = partial(self._offerings.read_resource, params.uri, origin=self._origin)
+        async def read() -> JsonObject:
+            async with self._scope.slot():
+                return await self._offerings.read_resource(params.uri, origin=self._origin)
+
         return await self._served("resources/read", read)
 
     async def complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> HandlerResult:
         asked = params.model_dump(by_alias=True, exclude_none=True, mode="json")
         asked.pop("_meta", None)  # the client's progress token and the like are not the server's
-        return await self._served("completion/complete", lambda: self._offerings.complete(asked, origin=self._origin))
+
+        async def complete() -> JsonObject:
+            async with self._scope.slot():
+                return await self._offerings.complete(asked, origin=self._origin)
+
+        return await self._served("completion/complete", complete)
 
     async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> HandlerResult:
         session = ctx.session
@@ -87,14 +100,14 @@ class OfferingHandlers:
             await session.send_resource_updated(uri)
 
         async def forward() -> JsonObject:
-            await self._offerings.subscribe(params.uri, updated, origin=self._origin)
+            await self._offerings.subscribe(params.uri, updated, self._scope, origin=self._origin)
             return {}
 
         return await self._served("resources/subscribe", forward)
 
     async def unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> HandlerResult:
         async def forward() -> JsonObject:
-            await self._offerings.unsubscribe(params.uri)
+            await self._offerings.unsubscribe(params.uri, self._scope)
             return {}
 
         return await self._served("resources/unsubscribe", forward)

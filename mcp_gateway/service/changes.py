@@ -84,6 +84,11 @@ class ChangeFollower:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
+    @property
+    def listeners(self) -> int:
+        """How many listeners are subscribed now (each serving session has one, until it ends)."""
+        return len(self._listeners)
+
     def heard(self, server: str, change: ServerChange) -> None:
         """The pool's news of `server` (on the event loop, from the connection's reader: returns at once)."""
         following = self._servers.setdefault(server, _Following())

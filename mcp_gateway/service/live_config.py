@@ -16,9 +16,10 @@ Contract (the gateway runs `watch` in its background group; a shared daemon woul
 - An edit that cannot be used keeps the last good config: a file that is not JSON, unreadable or missing,
   or one with errors the served config did not have (a server entry that would be rejected, a bad setting).
   The error is `problem` (for `status`) until a usable file replaces it, recorded as a background problem
-  (so `mcp-gateway status` in another process sees it), and said once in the next search's notes.
-- The gateway's instructions were sent at `initialize` and cannot change; what changed is said once in the
-  next search's notes instead, and search and list answer from the new set of servers from then on.
+  (so `mcp-gateway status` in another process sees it), and said once in each session's next search's notes.
+- The gateway's instructions were sent at `initialize` and cannot change; what changed is said once in each
+  session's next search's notes instead (`config_news`: every session of a daemon hears it, each once), and
+  search and list answer from the new set of servers from then on.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from mcp_gateway.config.diff import ConfigChanges, config_changes
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.errors import ConfigError
 from mcp_gateway.masking import SecretMask
+from mcp_gateway.service.config_news import ConfigNews
 
 logger = logging.getLogger(__name__)
 
@@ -84,13 +86,12 @@ class LiveConfig:
         self._seen: FileSignature = NEVER_SEEN
         """The file's signature when last judged. Not taken here: the config was loaded before the gateway was
         made (a client's handshake is answered first), and an edit saved in between must not pass for it."""
-        self.problem: str | None = None
+        self._news = ConfigNews()
+
+    @property
+    def problem(self) -> str | None:
         """Why the file as it is now cannot be used (the last good config is served meanwhile); None when it can."""
-        self._problem_told = False
-        self._untold: dict[str, bool] = {}
-        """Servers added (True) or removed (False) since the last search, as of the last edit that moved them;
-        bounded by the servers ever configured, however many edits no search follows."""
-        self._untold_other = False
+        return self._news.problem
 
     async def watch(self, tasks: BackgroundTasks) -> None:
         """Poll the file until cancelled, applying each valid edit; `tasks` runs the listings it asks for."""
@@ -133,8 +134,7 @@ class LiveConfig:
         self.config = new
         await self._resolved(tasks)
         logger.info("applied the edited config.json: %s", self._secrets.mask(changes.summary()))
-        self._untold.update(dict.fromkeys(changes.added, True) | dict.fromkeys(changes.removed, False))
-        self._untold_other = self._untold_other or bool(changes.changed or changes.updated or changes.settings)
+        self._news.applied(changes)
         new_or_changed = {*changes.added, *changes.changed}
         due = [name for name in self._catalog.needs_refresh() if name in new_or_changed]
         if due and new.settings.startup_metadata_check and tasks is not None:
@@ -143,15 +143,10 @@ class LiveConfig:
         return changes
 
     def search_notes(self) -> tuple[str, ...]:
-        """What a model should hear once: the config changed under its session, or an edit could not be used."""
-        notes: list[str] = []
-        if self._untold or self._untold_other:
-            notes.append(_changes_note(self._untold))
-            self._untold, self._untold_other = {}, False
-        if self.problem is not None and not self._problem_told:
-            notes.append(self.problem)
-            self._problem_told = True
-        return tuple(notes)
+        """What the session searching should hear once: the config changed under it, or an edit could not be used."""
+        changed, problem = self._news.untold()
+        notes = [_changes_note(changed)] if changed is not None else []
+        return (*notes, problem) if problem is not None else tuple(notes)
 
     # Inside.
 
@@ -163,7 +158,7 @@ class LiveConfig:
             logger.info("config.json can be used again")
             if tasks is not None:
                 await tasks.problems.resolved(TASK)
-        self.problem, self._problem_told = None, False
+        self._news.resolved()
 
     async def _refuse(self, reason: str, tasks: BackgroundTasks | None) -> None:
         problem = self._secrets.mask(
@@ -172,7 +167,7 @@ class LiveConfig:
         )
         if problem == self.problem:
             return
-        self.problem, self._problem_told = problem, False
+        self._news.refused(problem)
         if tasks is not None:  # for `mcp-gateway status`, run in another process
             await tasks.problems.record(TASK, ConfigError(problem))
 

@@ -12,10 +12,11 @@ Contract:
 - What cannot be served is a `RequestError` (a JSON-RPC error, one sentence): an unknown prompt or URI, a
   disabled server, a server that does not support what was asked. A downstream failure stays the pool's
   `DownstreamError` (masked there), which the server layer turns into a JSON-RPC error too.
-- A subscription is held on its server (`Pool.subscribe`) while anyone holds it: the handshake-era session
-  (`subscribe` until `unsubscribe`) or a 2026-07-28 client's listen streams (`listening`, for the stream's
-  life), one downstream subscription per resource whoever holds it.
-- `resources/updated` from a server is forwarded to the client with the URI the client subscribed to.
+- A subscription is held on its server (`Pool.subscribe`) while anyone holds it: a handshake-era session
+  (`subscribe` until `unsubscribe`, or until it ends: `release`) or a 2026-07-28 client's listen streams
+  (`listening`, for the stream's life), one downstream subscription per resource whoever holds it.
+- `resources/updated` from a server is forwarded, with the URI subscribed to, to each holder of that
+  subscription and no one else: a daemon serves many sessions, and one never hears of another's resources.
 - Each request and subscription carries the `Origin` of the session that made it (None: the gateway's own), so
   the pool serves it from that session's resolution of the server (`downstream/definitions.py`). A resource
   held for several sessions is held once, on the process of the session that subscribed first: what it sends
@@ -55,8 +56,6 @@ ORIGIN_META = "io.github.mcp-gateway/origin"
 
 Sink = Callable[[str], Awaitable[None]]
 """Sends the client `notifications/resources/updated` for a client-facing URI."""
-SESSION = "the handshake-era session"
-"""The holder of what `resources/subscribe` subscribed to, until `resources/unsubscribe`."""
 
 
 @dataclass
@@ -65,7 +64,8 @@ class _Subscription:
     """The URI the client subscribed with."""
     release: anyio.Event
     """Set, the pool's holder unsubscribes on the server and lets its connection go idle."""
-    holders: set[object] = field(default_factory=set[object])
+    holders: dict[object, Sink] = field(default_factory=dict[object, Sink])
+    """Who holds it (a session, a listen stream), and where each hears its updates."""
 
 
 class Offerings:
@@ -76,7 +76,8 @@ class Offerings:
         self._loaded = loaded
         self._subscribed: dict[tuple[str, str], _Subscription] = {}
         """(server, its URI) → the subscription held there."""
-        self._sink: Sink | None = None
+        self._joining: dict[tuple[str, str], _Subscription] = {}
+        """(server, its URI) → who waits for its first subscribe: a server may send an update at once."""
 
     # Listings, from the catalog.
 
@@ -149,17 +150,27 @@ class Offerings:
         own = types.CompleteRequestParams.model_validate({**params, "ref": own_ref})
         return await self._pool.request(server, types.CompleteRequest(params=own), origin=origin)
 
-    async def subscribe(self, uri: str, sink: Sink, *, origin: Origin | None = None) -> None:
-        """Forward `resources/subscribe` and keep it (`downstream/subscriptions.py`); the server's
-        `resources/updated` for it then reach `sink`."""
+    async def subscribe(self, uri: str, sink: Sink, holder: object, *, origin: Origin | None = None) -> None:
+        """Forward `resources/subscribe` of the session `holder` and keep it (`downstream/subscriptions.py`);
+        the server's `resources/updated` for it then reach `sink`, until `unsubscribe` or `release`."""
         await self._ready()
         route = self._subscribable(uri)
-        self._sink = sink
-        await self._hold(route, uri, SESSION, origin)
+        await self._hold(route, uri, holder, sink, origin)
 
-    async def unsubscribe(self, uri: str) -> None:
+    async def unsubscribe(self, uri: str, holder: object) -> None:
         await self._ready()
-        self._let_go(self._subscribable(uri), SESSION)  # never subscribed: nothing to undo
+        self._let_go(self._subscribable(uri), holder)  # never subscribed: nothing to undo
+
+    def release(self, holder: object) -> int:
+        """Let go of every subscription `holder` holds (its session ended without unsubscribing); how many."""
+        held = [key for key, subscription in self._subscribed.items() if holder in subscription.holders]
+        for server, uri in held:
+            self._let_go(Route(server, uri), holder)
+        return len(held)
+
+    def holders(self) -> int:
+        """How many distinct holders hold a subscription now (for the tests of sessions that leave)."""
+        return len({holder for subscription in self._subscribed.values() for holder in subscription.holders})
 
     @asynccontextmanager
     async def listening(
@@ -169,14 +180,13 @@ class Offerings:
         held, in their order. One that cannot be held (unknown, its server does not support subscriptions or
         failed) is left out and logged, as the stream's acknowledgment leaves it out for the client."""
         await self._ready()
-        self._sink = sink
         holder = object()
         held: dict[str, Route] = {}
 
         async def hold(uri: str) -> None:
             try:
                 route = self._subscribable(uri)
-                await self._hold(route, uri, holder, origin)
+                await self._hold(route, uri, holder, sink, origin)
             except GatewayError as error:  # unknown, not subscribable, or its server failed
                 logger.warning("a listen stream's subscription to %s is not held: %s", uri, error.message)
                 return
@@ -195,32 +205,42 @@ class Offerings:
         subscription = self._subscribed.get((route.server, route.uri))
         if subscription is None or holder not in subscription.holders:
             return
-        subscription.holders.discard(holder)
+        del subscription.holders[holder]
         if not subscription.holders:
             del self._subscribed[(route.server, route.uri)]
             subscription.release.set()
 
-    async def _hold(self, route: Route, uri: str, holder: object, origin: Origin | None) -> None:
+    async def _hold(self, route: Route, uri: str, holder: object, sink: Sink, origin: Origin | None) -> None:
         key = (route.server, route.uri)
         if key not in self._subscribed:  # else subscribed already: one subscription per resource, as for a server
-            release = await self._pool.subscribe(route.server, route.uri, origin=origin)
+            joining = self._joining.setdefault(key, _Subscription(uri, anyio.Event()))
+            joining.holders[holder] = sink
+            try:
+                release = await self._pool.subscribe(route.server, route.uri, origin=origin)
+            finally:
+                joining.holders.pop(holder, None)
+                if not joining.holders:
+                    self._joining.pop(key, None)
             if key in self._subscribed:
                 release.set()  # another holder subscribed meanwhile: theirs serves both
             else:
                 self._subscribed[key] = _Subscription(uri, release)
-        self._subscribed[key].holders.add(holder)
+        self._subscribed[key].holders[holder] = sink
 
     async def notified(self, server: str, notification: types.ServerNotification) -> None:
-        """A server's notification (the pool's `on_notification`): `resources/updated` goes to the client."""
-        if not isinstance(notification, types.ResourceUpdatedNotification) or self._sink is None:
+        """A server's notification (the pool's `on_notification`): `resources/updated` goes to each holder of the
+        subscription (none holds it: nobody asked to hear of it)."""
+        if not isinstance(notification, types.ResourceUpdatedNotification):
             return
-        own = notification.params.uri
-        subscribed = self._subscribed.get((server, own))
-        client_uri = subscribed.client_uri if subscribed is not None else self._uri_map().client_uri(server, own)
-        try:
-            await self._sink(client_uri)
-        except Exception:  # the client went away: its session's end is handled where it is served
-            logger.debug("could not forward resources/updated for %s", client_uri, exc_info=True)
+        key = (server, notification.params.uri)
+        subscribed = self._subscribed.get(key) or self._joining.get(key)
+        if subscribed is None:
+            return
+        for sink in list(subscribed.holders.values()):
+            try:
+                await sink(subscribed.client_uri)
+            except Exception:  # that client went away: its session's end releases what it held (`release`)
+                logger.debug("could not forward resources/updated for %s", subscribed.client_uri, exc_info=True)
 
     # Inside.
 

@@ -1,0 +1,180 @@
+"""Real clients through one shared daemon: an SDK session, the MCP Inspector CLI and Claude Code on one workspace.
+
+The user's server-everything is moved into the gateway by the real `mcp-gateway import --client claude-code
+--write-client-config`; then, with sharing on (as a user has it: no `MCP_GATEWAY_STANDALONE`), an SDK session
+holds the workspace's daemon open while the Inspector CLI calls a tool through its own front and Claude Code
+plays the scripted tour against the mock model API through another. Every client gets its correct result, all
+of them are served by one daemon, and one server-everything process serves them all: its starts are counted
+by a wrapper the user's config names, so a client served by any other gateway would show as a second start.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any, cast
+
+import anyio
+import psutil
+import pytest
+from clients.clis import ClaudeCode, UserServer
+from clients.mock_api import running_mock_api
+from clients.places import Place
+from clients.script import SUM_ARGUMENTS, GatewayTour
+from clients.sessions import moved_in, run_client
+from clients.tour import EVERYTHING, PROMPT
+from e2e_gateway import (
+    CLI_SECONDS,
+    SESSION_SECONDS,
+    client_environment,
+    execute,
+    gateway_command,
+    parse_json_output,
+    read_lines,
+    spawn_logging_wrapper,
+    text_of,
+)
+from gateway_testing import peer
+from mcp import Client, StdioServerParameters
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+GRACE_SECONDS = 0.5
+DAEMON_GONE_SECONDS = 30.0
+"""The daemon's grace, then server-everything's stop, on a loaded machine."""
+SUM = f"{EVERYTHING}.get-sum"
+
+
+SYSTEM_TMP = "/tmp"
+"""Where every front here meets: no XDG_RUNTIME_DIR, TMPDIR the system's, so `/tmp/mcp-gateway-<uid>`."""
+
+
+def shared_environment() -> dict[str, str]:
+    """The test's environment with sharing on, meeting Claude Code's fronts (see `meeting_point`)."""
+    env = client_environment()
+    env.pop("MCP_GATEWAY_STANDALONE", None)
+    env.pop("XDG_RUNTIME_DIR", None)
+    env["TMPDIR"] = SYSTEM_TMP
+    return env
+
+
+def meeting_point(client: ClaudeCode, place: Place) -> None:
+    """The gateway entry of Claude Code's config sets TMPDIR to the system's. Claude Code (2.1.332) starts the
+    gateway more than once in a `-p` session, not always with the same variables of its own (XDG_RUNTIME_DIR
+    and TMPDIR come and go), but always with the entry's `env`; the client tests give it a scratch TMPDIR."""
+    config = client.config_file(place)
+    document = json.loads(config.read_text())
+    entry = document["mcpServers"][client.gateway_name]
+    entry["env"] = {**entry.get("env", {}), "TMPDIR": SYSTEM_TMP}
+    config.write_text(json.dumps(document, indent=2))
+
+
+def daemons(workspace: Path) -> list[psutil.Process]:
+    found: list[psutil.Process] = []
+    for process in psutil.process_iter():
+        try:
+            argv = process.cmdline()
+        except psutil.Error:
+            continue
+        if "daemon" in argv and "--socket" in argv and "--home" in argv and str(workspace) in argv:
+            found.append(process)
+    return found
+
+
+def everything_processes(daemon: psutil.Process) -> set[int]:
+    """The server-everything processes the daemon started (each its own process group's leader)."""
+    found: set[int] = set()
+    for child in daemon.children():
+        try:
+            if any("server-everything" in part for part in child.cmdline()):
+                found.add(child.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+def inspector_sum(place: Place) -> dict[str, Any]:
+    workspace = place.workspace
+    env = shared_environment()
+    env["MCP_CATALOG_PATH"] = str(place.root / "inspector-catalog.json")
+    request = ["--method", "tools/call", "--tool-name", "execute_tool", "--tool-arg", f"tool={SUM}"]
+    done = subprocess.run(
+        [
+            str(peer("mcp-inspector")),
+            "--cli",
+            *gateway_command(workspace),
+            *request,
+            f"arguments={json.dumps(SUM_ARGUMENTS)}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=CLI_SECONDS,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    return parse_json_output(done.stdout)
+
+
+def with_short_grace(workspace: Path) -> None:
+    config = workspace / "config.json"
+    document = json.loads(config.read_text())
+    document.setdefault("settings", {})["daemonGraceSeconds"] = GRACE_SECONDS
+    config.write_text(json.dumps(document, indent=2))
+
+
+async def test_an_sdk_session_the_inspector_and_claude_code_share_one_daemon_and_one_server(tmp_path: Path) -> None:
+    client = ClaudeCode()
+    place = Place(tmp_path / "claude")
+    command, *args = gateway_command(place.workspace)
+    served_by: list[set[int]] = []
+    starts = tmp_path / "everything.starts"
+    tmp_path.joinpath("bin").mkdir()
+    wrapper = spawn_logging_wrapper(tmp_path / "bin", peer("mcp-server-everything"), starts)
+    try:
+        async with running_mock_api(GatewayTour()) as mock:
+            await moved_in(
+                client, place, [UserServer(EVERYTHING, str(wrapper))], mock.base_url, mock.proxy_url, refresh=True
+            )
+            with_short_grace(place.workspace)
+            meeting_point(client, place)
+            params = StdioServerParameters(command=command, args=args, env=shared_environment())
+            started_by_refresh = len(read_lines(starts))
+            with anyio.fail_after(SESSION_SECONDS * 3):
+                async with Client(params, mode="legacy", cache=None) as sdk:
+                    summed = await execute(sdk, SUM, SUM_ARGUMENTS)
+                    [daemon] = daemons(place.workspace)
+                    served_by.append(everything_processes(daemon))
+
+                    result = await anyio.to_thread.run_sync(inspector_sum, place)
+                    served_by.append(everything_processes(daemon))
+
+                    run = await run_client(client, place, client.command(place, PROMPT), mock)
+                    served_by.append(everything_processes(daemon))
+                    assert daemons(place.workspace) == [daemon], "one daemon served all three"
+            with anyio.fail_after(DAEMON_GONE_SECONDS):
+                while daemon.is_running() and daemon.status() != psutil.STATUS_ZOMBIE:  # noqa: ASYNC110
+                    await anyio.sleep(0.1)
+    finally:
+        for process in daemons(place.workspace):
+            process.send_signal(signal.SIGKILL)
+
+    assert re.search(r"\b5\b", text_of(summed)), text_of(summed)
+    assert not result.get("isError"), result
+    texts = [str(item["text"]) for item in cast(list[dict[str, Any]], result["content"]) if item["type"] == "text"]
+    assert any(re.search(r"\b5\b", text) for text in texts), result
+    assert run.returncode == 0, run.output()
+    calls = mock.calls_made()
+    assert [call.arguments.get("tool") for call in calls[1:2]] == [SUM], mock.summary()
+    answering = mock.requests_after(calls[1].call_id)
+    assert answering, mock.summary()
+    answer = answering[0].result_of(calls[1])
+    assert answer is not None
+    assert re.search(r"\b5\b", answer.text), answer.text
+    assert run.leftovers == [], "the client's front left nothing behind"
+    assert len(read_lines(starts)) == started_by_refresh + 1, "one server-everything start served every client"
+    assert len(served_by[0]) == 1, served_by
+    assert served_by == [served_by[0]] * 3, "the daemon's one server-everything process served every client"
