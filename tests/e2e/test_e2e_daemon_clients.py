@@ -52,9 +52,11 @@ SYSTEM_TMP = "/tmp"
 """Where every front here meets: no XDG_RUNTIME_DIR, TMPDIR the system's, so `/tmp/mcp-gateway-<uid>`."""
 
 
-def shared_environment() -> dict[str, str]:
-    """The test's environment with sharing on, meeting Claude Code's fronts (see `meeting_point`)."""
+def shared_environment(place: Place) -> dict[str, str]:
+    """The test's environment with sharing on, as the user of `place` (its HOME), meeting Claude Code's fronts
+    (see `meeting_point`)."""
     env = client_environment()
+    env["HOME"] = str(place.home)
     env.pop("MCP_GATEWAY_STANDALONE", None)
     env.pop("XDG_RUNTIME_DIR", None)
     env["TMPDIR"] = SYSTEM_TMP
@@ -98,7 +100,7 @@ def everything_processes(daemon: psutil.Process) -> set[int]:
 
 def inspector_sum(place: Place) -> dict[str, Any]:
     workspace = place.workspace
-    env = shared_environment()
+    env = shared_environment(place)
     env["MCP_CATALOG_PATH"] = str(place.root / "inspector-catalog.json")
     request = ["--method", "tools/call", "--tool-name", "execute_tool", "--tool-arg", f"tool={SUM}"]
     done = subprocess.run(
@@ -113,16 +115,22 @@ def inspector_sum(place: Place) -> dict[str, Any]:
         text=True,
         timeout=CLI_SECONDS,
         env=env,
+        cwd=place.project,
         check=False,
     )
     assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
     return parse_json_output(done.stdout)
 
 
-def with_short_grace(workspace: Path) -> None:
+def shared_by_every_client(workspace: Path) -> None:
+    """A short grace, and server-everything given only the few variables every client passes alike (HOME,
+    PATH, …): each client adds its own to the environment (Claude Code its CLAUDECODE and the like; here the
+    mock API's proxies too), and with `inheritEnv` a session whose environment differs gets a process of its
+    own (`downstream/definitions.py`). The three sessions run in the same project."""
     config = workspace / "config.json"
     document = json.loads(config.read_text())
     document.setdefault("settings", {})["daemonGraceSeconds"] = GRACE_SECONDS
+    document["mcpServers"][EVERYTHING]["inheritEnv"] = False
     config.write_text(json.dumps(document, indent=2))
 
 
@@ -139,9 +147,9 @@ async def test_an_sdk_session_the_inspector_and_claude_code_share_one_daemon_and
             await moved_in(
                 client, place, [UserServer(EVERYTHING, str(wrapper))], mock.base_url, mock.proxy_url, refresh=True
             )
-            with_short_grace(place.workspace)
+            shared_by_every_client(place.workspace)
             meeting_point(client, place)
-            params = StdioServerParameters(command=command, args=args, env=shared_environment())
+            params = StdioServerParameters(command=command, args=args, env=shared_environment(place), cwd=place.project)
             started_by_refresh = len(read_lines(starts))
             with anyio.fail_after(SESSION_SECONDS * 3):
                 async with Client(params, mode="legacy", cache=None) as sdk:
