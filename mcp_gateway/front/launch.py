@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     import socket
 
+    from mcp_gateway.front.client_lines import ClientLines
     from mcp_gateway.front.hello import Hello
-    from mcp_gateway.server.client_lines import ClientLines
 
 STANDALONE_ENV = "MCP_GATEWAY_STANDALONE"
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
@@ -57,9 +57,9 @@ def run_as_front(home: str | None) -> int | None:
     Only a running daemon is used here, before anything heavy is imported: starting one is the cold path
     (`daemon_session`), taken once the session's handshake is being answered early, as a standalone start does.
     """
+    from mcp_gateway.front.client_lines import ClientLines
     from mcp_gateway.front.pipe import Front, greeted
     from mcp_gateway.front.rendezvous import NoRendezvous, connect
-    from mcp_gateway.server.client_lines import ClientLines
 
     try:
         path = _socket_path(home)

@@ -26,9 +26,9 @@ import time
 from collections.abc import Callable
 from typing import Any, cast
 
+from mcp_gateway.front.client_lines import ClientLines
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
 from mcp_gateway.front.rendezvous import POLL_SECONDS, START_SECONDS, NoRendezvous
-from mcp_gateway.server.client_lines import ClientLines
 
 CHUNK_BYTES = 64 * 1024
 DAEMON_LOST = -32000

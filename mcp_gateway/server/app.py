@@ -20,8 +20,8 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.front.client_lines import ClientLines
 from mcp_gateway.server.changes import ClientChanges
-from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.offering_handlers import OfferingHandlers

@@ -20,7 +20,7 @@ from types import FrameType
 from typing import NoReturn
 
 from mcp_gateway.config import GatewayConfig
-from mcp_gateway.server.client_lines import ClientLines
+from mcp_gateway.front.client_lines import ClientLines
 from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.service.handshake_text import handshake_instructions
 

@@ -24,8 +24,8 @@ import pytest
 from gateway_testing import load, write_workspace
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from mcp_gateway.front.client_lines import ClientLines
 from mcp_gateway.server.app import build_server, initialization_options
-from mcp_gateway.server.client_lines import ClientLines
 from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.server.stdio import line_streams
 from mcp_gateway.service.gateway import Gateway
