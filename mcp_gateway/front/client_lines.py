@@ -45,6 +45,8 @@ class Early(Protocol):
 
     def answer(self, line: bytes) -> bytes | None: ...
 
+    def answered_early(self, request_id: object) -> bool: ...
+
     def settle(self, request_id: int | str, sent: bytes) -> bool: ...
 
 
@@ -103,6 +105,10 @@ class ClientLines:
     def settle(self, request_id: int | str, sent: bytes) -> bool:
         """Whether the session's answer `sent` to `request_id` was given early already (then it is not sent)."""
         return self._early is not None and self._early.settle(request_id, sent)
+
+    def answered_early(self, request_id: object) -> bool:
+        """Whether the request `request_id` was answered early and the session's answer is still to come."""
+        return self._early is not None and self._early.answered_early(request_id)
 
     def restore_stdio(self) -> None:
         """Put fd 0 and fd 1 back as they were before `on_stdio`."""

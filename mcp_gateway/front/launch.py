@@ -58,6 +58,7 @@ def run_as_front(home: str | None) -> int | None:
     (`daemon_session`), taken once the session's handshake is being answered early, as a standalone start does.
     """
     from mcp_gateway.front.client_lines import ClientLines
+    from mcp_gateway.front.early_answers import EarlyAnswers
     from mcp_gateway.front.pipe import Front, greeted
     from mcp_gateway.front.rendezvous import NoRendezvous, connect
 
@@ -69,11 +70,12 @@ def run_as_front(home: str | None) -> int | None:
         if sock is None:
             return None
         hello = _hello()
-        greeted(sock, hello)
+        answer = greeted(sock, hello)
     except (NoRendezvous, OSError) as reason:
         print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
         return None
-    return Front(sock, _reconnect(home, path), hello, ClientLines.on_stdio(None)).run()
+    early = None if answer.handshake is None else EarlyAnswers(answer.handshake)
+    return Front(sock, _reconnect(home, path), hello, ClientLines.on_stdio(None), early).run()
 
 
 def daemon_session(home: str | None) -> Callable[[ClientLines], int] | None:
@@ -88,7 +90,8 @@ def daemon_session(home: str | None) -> Callable[[ClientLines], int] | None:
             return None
         hello = _hello()
         reconnect = _reconnect(home, path)
-        sock = greeted(reconnect(), hello)
+        sock = reconnect()
+        greeted(sock, hello)
     except (NoRendezvous, OSError) as reason:
         print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
         return None

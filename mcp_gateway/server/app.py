@@ -21,8 +21,8 @@ from mcp.server.models import InitializationOptions
 
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.front.client_lines import ClientLines
+from mcp_gateway.front.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.changes import ClientChanges
-from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.offering_handlers import OfferingHandlers
 from mcp_gateway.server.start import STOP_SIGNALS
@@ -30,11 +30,12 @@ from mcp_gateway.server.stdio import stdio_streams
 from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.questions import QuestionRelay
+from mcp_gateway.service.surface import meta_tool_definitions
 
 
 def build_server(gateway: Gateway, handshake: Handshake | None = None) -> Server[object]:
     """The SDK's server over `gateway`, saying what `handshake` says (by default: what its config makes)."""
-    said = handshake if handshake is not None else Handshake.saying(gateway.instructions())
+    said = handshake if handshake is not None else Handshake(gateway.instructions(), meta_tool_definitions())
     relay = QuestionRelay(gateway)
     handlers = MetaToolHandlers(gateway, relay)
     server: Server[object] = Server(

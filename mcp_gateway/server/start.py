@@ -21,8 +21,9 @@ from typing import NoReturn
 
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.front.client_lines import ClientLines
-from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
+from mcp_gateway.front.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.service.handshake_text import handshake_instructions
+from mcp_gateway.service.surface import meta_tool_definitions
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 HANDSHAKE_WAIT_SECONDS = 0.5
@@ -41,7 +42,7 @@ def serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoRetu
     """
     # Before the first answer: a client may leave as soon as it has one (`claude mcp list`).
     _leave_on_stop_signals(leave)
-    handshake = Handshake.saying(handshake_instructions(home, config))
+    handshake = Handshake(handshake_instructions(home, config), meta_tool_definitions())
     lines = ClientLines.on_stdio(EarlyAnswers(handshake))
     if shared:
         from mcp_gateway.front.launch import daemon_session
