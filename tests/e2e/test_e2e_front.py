@@ -1,0 +1,172 @@
+"""The session front, end to end: what a client's `mcp-gateway` imports and says, with and without its daemon.
+
+- With the workspace's daemon running, a front imports the standard library and its own package only: traced
+  in the real process with `PYTHONPROFILEIMPORTTIME`, as `test_e2e_early_answers` traces a standalone start.
+  It answers `initialize` and `tools/list` itself, from the handshake in the daemon's answer to its hello,
+  and drops the daemon's own answers to them.
+- Without one, the first front answers the handshake itself while the daemon starts, then hands the session
+  over to it. The test holds the start lock every front takes before starting a daemon, so `tools/list` is
+  answered while no daemon can exist yet; once the lock is let go, the call sent meanwhile is served by it.
+- Whichever way a session's handshake was answered, it says exactly what the daemon's own MCP session says
+  (asked here over the daemon's socket directly, as a front would, with no front answering early).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import AsyncGenerator, Generator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import anyio
+import anyio.to_thread
+import pytest
+from e2e_gateway import SESSION_SECONDS, RawGateway, downstream_pid, gateway_command, refreshed_workspace
+from gateway_testing import fake_server
+from test_e2e_daemon import daemon_cleanup, daemon_pids, session, shared_environment
+from test_e2e_early_answers import INITIALIZE, INITIALIZED, TOOLS_LIST, TracedGateway, importing, message
+
+from mcp_gateway.front.hello import Answer, Hello
+from mcp_gateway.front.rendezvous import private_directory, socket_path
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+GRACE_SECONDS = 0.5
+HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "mcp_gateway.config", "mcp_gateway.server")
+"""What a front with its daemon running must not import: the SDK, pydantic, the event loop, the gateway proper."""
+ECHO = message(
+    {
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "execute_tool", "arguments": {"tool": "alpha.echo", "arguments": {"message": "front"}}},
+    }
+)
+
+
+@pytest.fixture
+def runtime_dir() -> Generator[Path]:
+    """A short one: a Unix socket path is at most 104 bytes."""
+    directory = Path(tempfile.mkdtemp(prefix="mgw-", dir="/tmp"))
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+async def workspace(home: Path) -> None:
+    """A workspace whose digest is built, so the handshake's instructions name its server."""
+    settings = {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False}
+    await refreshed_workspace(home, {"alpha": fake_server(name="alpha")}, settings)
+
+
+@asynccontextmanager
+async def raw_front(home: Path, runtime_dir: Path, extra_env: dict[str, str] | None = None) -> AsyncGenerator[Any]:
+    """A front driven by raw lines; stderr merged into stdout when `extra_env` traces imports."""
+    process = await anyio.open_process(
+        gateway_command(home),
+        env=shared_environment(runtime_dir) | (extra_env or {}),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if extra_env else subprocess.DEVNULL,
+    )
+    try:
+        yield process
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        with anyio.CancelScope(shield=True):
+            await process.wait()
+
+
+def the_socket(home: Path, runtime_dir: Path) -> Path:
+    return socket_path(home / "config.json", private_directory(runtime_dir / "mcp-gateway"))
+
+
+@contextlib.contextmanager
+def start_lock_held(home: Path, runtime_dir: Path) -> Generator[None]:
+    """The lock a front must hold to start a daemon: while the test holds it, none can be started."""
+    fd = os.open(the_socket(home, runtime_dir).with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def what_the_daemon_says(home: Path, runtime_dir: Path) -> tuple[Answer, dict[str, Any]]:
+    """The daemon's hello answer, and its own session's answer to `initialize`, asked as a front asks."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(SESSION_SECONDS)
+        sock.connect(os.fspath(the_socket(home, runtime_dir)))
+        sock.sendall(Hello.of_this_process(os.getcwd(), shared_environment(runtime_dir)).encode())
+        reader = sock.makefile("rb")
+        answer = Answer.decode(reader.readline())
+        sock.sendall(INITIALIZE)
+        return answer, cast(dict[str, Any], json.loads(reader.readline()))["result"]
+
+
+async def test_a_front_with_its_daemon_running_answers_the_handshake_without_the_sdk_or_pydantic(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    await workspace(home)
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as first:
+        await downstream_pid(first, "alpha")  # the daemon runs and serves
+        async with raw_front(home, runtime_dir, {"PYTHONPROFILEIMPORTTIME": "1"}) as process:
+            front = TracedGateway(process)
+            await front.stdin.send(INITIALIZE)
+            initialized, imported = await front.answer(1)
+            await front.stdin.send(INITIALIZED + TOOLS_LIST)
+            listed, more = await front.answer(2)
+            await front.stdin.send(ECHO)
+            echoed, after = await front.answer(3)
+            assert echoed["result"]["content"][0]["text"] == "front", "served by the daemon after the handshake"
+            traced = imported + more + after
+            assert importing(traced, "mcp_gateway.front.pipe"), traced  # the trace saw the front's own imports
+            assert {name for name in HEAVY if importing(traced, name)} == set()
+            assert initialized["result"]["instructions"] == first.instructions
+            assert [tool["name"] for tool in listed["result"]["tools"]] == [
+                tool.name for tool in (await first.list_tools()).tools
+            ]
+            await front.stdin.aclose()
+            assert await front.rest() == [], "the daemon's answers to 1 and 2 were dropped, nothing on stderr"
+            assert await process.wait() == 0
+
+
+async def test_a_cold_front_answers_tools_list_before_any_daemon_exists_then_hands_the_session_over(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    await workspace(home)
+    async with daemon_cleanup(runtime_dir), raw_front(home, runtime_dir) as process:
+        front = RawGateway(process)
+        with anyio.fail_after(SESSION_SECONDS):
+            with start_lock_held(home, runtime_dir):
+                initialized = await front.call(
+                    "initialize",
+                    {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+                )
+                await front.send({"method": "notifications/initialized"})
+                listed = await front.call("tools/list", {})
+                await front.send_line(ECHO.rstrip(b"\n"))
+                assert not the_socket(home, runtime_dir).exists()
+                assert daemon_pids(runtime_dir) == []  # answered while no daemon could be started
+            echoed = await front.response(3)
+            assert echoed["result"]["content"][0]["text"] == "front"
+            assert len(daemon_pids(runtime_dir)) == 1
+            answer, daemon_initialized = await anyio.to_thread.run_sync(what_the_daemon_says, home, runtime_dir)
+        assert "alpha" in initialized["instructions"]
+        assert initialized == daemon_initialized
+        assert answer.handshake is not None
+        assert answer.handshake.instructions == initialized["instructions"]
+        assert answer.handshake.tools == listed["tools"]
+        await front.close_stdin()
+        assert await front.wait_exit(SESSION_SECONDS) == 0
