@@ -7,6 +7,7 @@
 - Without one, the first front answers the handshake itself while the daemon starts, then hands the session
   over to it. The test holds the start lock every front takes before starting a daemon, so `tools/list` is
   answered while no daemon can exist yet; once the lock is let go, the call sent meanwhile is served by it.
+- A call and an answer of megabytes cross the daemon's socket whole.
 - Whichever way a session's handshake was answered, it says exactly what the daemon's own MCP session says
   (asked here over the daemon's socket directly, as a front would, with no front answering early).
 """
@@ -29,7 +30,15 @@ from typing import Any, cast
 import anyio
 import anyio.to_thread
 import pytest
-from e2e_gateway import SESSION_SECONDS, RawGateway, downstream_pid, gateway_command, refreshed_workspace
+from e2e_gateway import (
+    SESSION_SECONDS,
+    RawGateway,
+    downstream_pid,
+    execute,
+    gateway_command,
+    refreshed_workspace,
+    text_of,
+)
 from gateway_testing import fake_server
 from test_e2e_daemon import daemon_cleanup, daemon_pids, session, shared_environment
 from test_e2e_early_answers import INITIALIZE, INITIALIZED, TOOLS_LIST, TracedGateway, importing, message
@@ -42,6 +51,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 GRACE_SECONDS = 0.5
 HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "mcp_gateway.config", "mcp_gateway.server")
 """What a front with its daemon running must not import: the SDK, pydantic, the event loop, the gateway proper."""
+LARGE_BYTES = 4 * 1024 * 1024
+"""Far more than a Unix socket's buffer (about 200 KB on Linux), far less than the gateway's line limit."""
 ECHO = message(
     {
         "id": 3,
@@ -170,3 +181,18 @@ async def test_a_cold_front_answers_tools_list_before_any_daemon_exists_then_han
         assert answer.handshake.tools == listed["tools"]
         await front.close_stdin()
         assert await front.wait_exit(SESSION_SECONDS) == 0
+
+
+async def test_a_call_and_an_answer_larger_than_the_socket_takes_at_once_cross_the_daemon_whole(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    """The request is judged in a worker thread (it is long), the answer sent partly by the worker that encoded
+    it and the rest by the event loop (a Unix socket takes a few hundred kilobytes at once)."""
+    home = tmp_path / "home"
+    await workspace(home)
+    large = "".join(f"{n:07d}," for n in range(LARGE_BYTES // 8))
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
+        with anyio.fail_after(SESSION_SECONDS):
+            echoed = await execute(client, "alpha.echo", {"message": large})
+            assert text_of(echoed) == large
+            assert text_of(await execute(client, "alpha.echo", {"message": "after"})) == "after"
