@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -138,6 +137,8 @@ def _shared(config_path: Path) -> bool:
 
 def _starter(home: str | None, path: Path) -> Callable[[], Callable[[], bool]]:
     def start() -> Callable[[], bool]:
+        import subprocess  # the cold path's alone: a front with its daemon running is spared its imports
+
         command = [sys.executable, "-m", "mcp_gateway"]
         if home is not None:
             command += ["--home", home]
