@@ -7,28 +7,41 @@ the other commands start without it, and it imports the SDK only once its client
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from mcp_gateway import __version__
 from mcp_gateway.front.launch import DAEMON_COMMAND, front_home, run_as_front
 
 if TYPE_CHECKING:
     from mcp_gateway.config import GatewayConfig
+    from mcp_gateway.front.client_lines import ClientLines
+
+HOLD_DAEMON_ENV = "MCP_GATEWAY_TEST_HOLD_DAEMON"
+"""For tests only: a file whose lock a starting daemon waits for once it has written its handshake, so that a
+test holds the daemon there, not yet listening, without sleeping (`tests/e2e/test_e2e_front.py`)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     chosen = front_home(args)
+    lines: ClientLines | None = None
     if chosen is not None:
-        status = run_as_front(*chosen)
-        if status is not None:
-            return status
+        outcome = run_as_front(*chosen)
+        if isinstance(outcome, int):
+            return outcome
+        lines = outcome
     if DAEMON_COMMAND in args:
         return _daemon(args)
     from mcp_gateway.cli import main as command_line
 
-    return command_line(argv, serve=_serve)
+    def serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn], *, shared: bool) -> int:
+        # The front has tried the daemon already: what is left is to serve standalone (from its lines, if any).
+        return _serve(home, config, leave, shared=shared and chosen is None, lines=lines)
+
+    return command_line(argv, serve=serve)
 
 
 def run() -> NoReturn:
@@ -36,21 +49,30 @@ def run() -> NoReturn:
     sys.exit(main())
 
 
-def _serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn], *, shared: bool) -> int:
+def _serve(
+    home: str | None,
+    config: GatewayConfig,
+    leave: Callable[[int], NoReturn],
+    *,
+    shared: bool,
+    lines: ClientLines | None,
+) -> int:
     from mcp_gateway.server.start import serve
 
-    return serve(home, config, leave, shared=shared)
+    return serve(home, config, leave, shared=shared, lines=lines)
 
 
 def _daemon(argv: list[str]) -> int:
     import argparse
+    import os
     from pathlib import Path
 
-    import anyio
-
     from mcp_gateway.config.loader import load_config
+    from mcp_gateway.front.early_answers import Handshake
+    from mcp_gateway.front.hello import Answer
     from mcp_gateway.paths import Workspace
-    from mcp_gateway.server.daemon import run_daemon
+    from mcp_gateway.service.handshake_text import handshake_instructions
+    from mcp_gateway.service.surface import meta_tool_definitions
 
     parser = argparse.ArgumentParser(prog="mcp-gateway daemon")
     parser.add_argument("--home")
@@ -59,5 +81,24 @@ def _daemon(argv: list[str]) -> int:
     parser.add_argument("--grace", type=float)
     args = parser.parse_args(argv)
     config = load_config(Workspace.from_environment(args.home).config_path)
+    # First, before the SDK is imported: the handshake, for the front that started this daemon to answer its
+    # client with meanwhile (`front.launch`); stdout then goes nowhere, whoever reads it.
+    said = Handshake(handshake_instructions(args.home, config), meta_tool_definitions())
+    with contextlib.suppress(OSError):  # nobody reads it: started by a front that needs no handshake
+        os.write(sys.stdout.fileno(), Answer(True, __version__, handshake=said).encode())
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+    if hold := os.environ.get(HOLD_DAEMON_ENV):
+        import fcntl
+
+        held = os.open(hold, os.O_RDONLY | os.O_CLOEXEC)
+        fcntl.flock(held, fcntl.LOCK_SH)
+        os.close(held)
+
+    import anyio
+
+    from mcp_gateway.server.daemon import run_daemon
+
     grace = args.grace if args.grace is not None else config.settings.daemon_grace_seconds
     return anyio.run(run_daemon, args.home, config, args.socket, grace)

@@ -6,6 +6,12 @@ Called by the program before the command line is even parsed: a client's `mcp-ga
 Unix sockets (Windows). Anything else, and any reason a daemon cannot be had (said on stderr in one line),
 serves standalone as before. The config is read here with the standard library, for that one setting only:
 the daemon reads and checks it whole.
+
+With no daemon running, the front starts one and stays thin all the same: the daemon's first act, before it
+imports the SDK, is to write the handshake it will serve with to the front that started it, through a pipe
+(`DAEMON_COMMAND`), and the front answers the client's `initialize` and `tools/list` from it while the
+daemon goes on starting. A front never loads the config, so it never holds pydantic: the cold path is the
+warm one's imports, one process start and the config's load, which a standalone start also pays.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import json
 import os
 import stat
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -22,6 +29,7 @@ if TYPE_CHECKING:
     import socket
 
     from mcp_gateway.front.client_lines import ClientLines
+    from mcp_gateway.front.early_answers import Handshake
     from mcp_gateway.front.hello import Hello
 
 STANDALONE_ENV = "MCP_GATEWAY_STANDALONE"
@@ -50,29 +58,35 @@ def front_home(argv: Sequence[str]) -> tuple[str | None] | None:
     return (home,)
 
 
-def run_as_front(home: str | None) -> int | None:
-    """Serve this session through the daemon if one runs; None when it does not, or refuses (said on stderr).
+def run_as_front(home: str | None) -> int | ClientLines | None:
+    """Serve this session through the workspace's daemon, started now if none runs; the exit status.
 
-    Only a running daemon is used here, before anything heavy is imported: starting one is the cold path
-    (`daemon_session`), taken once the session's handshake is being answered early, as a standalone start does.
+    None when no daemon can be had (said on stderr) before the client's stdin was read: the session is to be
+    served standalone. The `ClientLines` already reading it when a daemon that started and sent its handshake
+    then failed to accept: the session is to be served standalone from those lines.
     """
     from mcp_gateway.front.client_lines import ClientLines
     from mcp_gateway.front.early_answers import EarlyAnswers
     from mcp_gateway.front.pipe import Front, greeted
-    from mcp_gateway.front.rendezvous import NoRendezvous, connect
+    from mcp_gateway.front.rendezvous import NoRendezvous, connect_or_start
+
+    started: list[ClientLines] = []
+
+    def answer_with(handshake: Handshake) -> None:
+        started.append(ClientLines.on_stdio(EarlyAnswers(handshake)))
 
     try:
         path = _socket_path(home)
         if path is None:
             return None
-        sock = connect(path)
-        if sock is None:
-            return None
         hello = _hello()
+        sock = connect_or_start(path, _starter(home, path, answer_with))
         answer = greeted(sock, hello)
     except (NoRendezvous, OSError) as reason:
         print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
-        return None
+        return started[0] if started else None
+    if started:  # this front started the daemon, and has answered from its pipe meanwhile
+        return Front(sock, _reconnect(home, path), hello, started[0]).run()
     early = None if answer.handshake is None else EarlyAnswers(answer.handshake)
     return Front(sock, _reconnect(home, path), hello, ClientLines.on_stdio(None), early).run()
 
@@ -135,7 +149,11 @@ def _shared(config_path: Path) -> bool:
     return not (isinstance(settings, dict) and cast(dict[str, object], settings).get("shared") is False)
 
 
-def _starter(home: str | None, path: Path) -> Callable[[], Callable[[], bool]]:
+def _starter(
+    home: str | None, path: Path, answer_with: Callable[[Handshake], None] | None = None
+) -> Callable[[], Callable[[], bool]]:
+    """How to start the daemon; `answer_with` is given the handshake it writes first, if it writes one."""
+
     def start() -> Callable[[], bool]:
         import subprocess  # the cold path's alone: a front with its daemon running is spared its imports
 
@@ -146,14 +164,41 @@ def _starter(home: str | None, path: Path) -> Callable[[], Callable[[], bool]]:
         process = subprocess.Popen(  # our own interpreter and module
             command,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL if answer_with is None else subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # outlives this session; a client's signals to its front are not its own
             close_fds=True,
         )
+        if answer_with is not None and process.stdout is not None:
+            with process.stdout:
+                handshake = _first_handshake(process.stdout.fileno())
+            if handshake is not None:
+                answer_with(handshake)
         return lambda: process.poll() is None
 
     return start
+
+
+def _first_handshake(fd: int) -> Handshake | None:
+    """The handshake a starting daemon writes first on `fd` (an accepting hello answer's line); None when it
+    exits, writes something else or takes longer than `START_SECONDS` (its socket then says the rest)."""
+    import select
+
+    from mcp_gateway.front.hello import MAX_HELLO_BYTES, Answer, BadHello
+    from mcp_gateway.front.rendezvous import START_SECONDS
+
+    deadline = time.monotonic() + START_SECONDS
+    data = b""
+    while not data.endswith(b"\n") and len(data) <= MAX_HELLO_BYTES:
+        readable, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, MAX_HELLO_BYTES) if readable else b""
+        if not chunk:
+            return None
+        data += chunk
+    try:
+        return Answer.decode(data).handshake
+    except BadHello:
+        return None
 
 
 def _read_regular(path: Path) -> bytes:

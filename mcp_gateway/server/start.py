@@ -34,16 +34,25 @@ STOPPED_EARLY_STATUS = 0
 """A stop before serving began is an orderly one: there was nothing to stop."""
 
 
-def serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn], *, shared: bool = False) -> int:
+def serve(
+    home: str | None,
+    config: GatewayConfig,
+    leave: Callable[[int], NoReturn],
+    *,
+    shared: bool = False,
+    lines: ClientLines | None = None,
+) -> int:
     """Serve MCP over stdio until the client leaves; the exit status (`leave` ends the process at once).
 
     `shared`: through the workspace's daemon, started now if none runs (the client's handshake is answered
-    early meanwhile, as for a standalone start); standalone when no daemon can be had.
+    early meanwhile, as for a standalone start); standalone when no daemon can be had. `lines`: the client's
+    lines, already being read by a session front whose daemon failed (its early answers, the same handshake).
     """
     # Before the first answer: a client may leave as soon as it has one (`claude mcp list`).
     _leave_on_stop_signals(leave)
     handshake = Handshake(handshake_instructions(home, config), meta_tool_definitions())
-    lines = ClientLines.on_stdio(EarlyAnswers(handshake))
+    if lines is None:
+        lines = ClientLines.on_stdio(EarlyAnswers(handshake))
     if shared:
         from mcp_gateway.front.launch import daemon_session
 

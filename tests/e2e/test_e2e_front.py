@@ -4,9 +4,10 @@
   in the real process with `PYTHONPROFILEIMPORTTIME`, as `test_e2e_early_answers` traces a standalone start.
   It answers `initialize` and `tools/list` itself, from the handshake in the daemon's answer to its hello,
   and drops the daemon's own answers to them.
-- Without one, the first front answers the handshake itself while the daemon starts, then hands the session
-  over to it. The test holds the start lock every front takes before starting a daemon, so `tools/list` is
-  answered while no daemon can exist yet; once the lock is let go, the call sent meanwhile is served by it.
+- Without one, the first front starts it and answers the handshake itself, from what the daemon writes first
+  (before importing the SDK), while the daemon goes on starting; then it hands the session over to it. The
+  test holds the daemon right after that first write (`HOLD_DAEMON_ENV`), so `tools/list` is answered while
+  the daemon cannot accept yet; once let go, it serves the call sent meanwhile. The front stays thin.
 - A call and an answer of megabytes cross the daemon's socket whole.
 - Whichever way a session's handshake was answered, it says exactly what the daemon's own MCP session says
   (asked here over the daemon's socket directly, as a front would, with no front answering early).
@@ -45,12 +46,15 @@ from test_e2e_early_answers import INITIALIZE, INITIALIZED, TOOLS_LIST, TracedGa
 
 from mcp_gateway.front.hello import Answer, Hello
 from mcp_gateway.front.rendezvous import private_directory, socket_path
+from mcp_gateway.program import HOLD_DAEMON_ENV
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 GRACE_SECONDS = 0.5
 HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "mcp_gateway.config", "mcp_gateway.server")
 """What a front with its daemon running must not import: the SDK, pydantic, the event loop, the gateway proper."""
+THIN_FRONT_MB = 20.0
+"""The issue's bound for a front's resident memory; a cold front that loaded the config took 33 MB."""
 LARGE_BYTES = 4 * 1024 * 1024
 """Far more than a Unix socket's buffer (about 200 KB on Linux), far less than the gateway's line limit."""
 ECHO = message(
@@ -79,14 +83,16 @@ async def workspace(home: Path) -> None:
 
 
 @asynccontextmanager
-async def raw_front(home: Path, runtime_dir: Path, extra_env: dict[str, str] | None = None) -> AsyncGenerator[Any]:
-    """A front driven by raw lines; stderr merged into stdout when `extra_env` traces imports."""
+async def raw_front(
+    home: Path, runtime_dir: Path, extra_env: dict[str, str] | None = None, *, traced: bool = False
+) -> AsyncGenerator[Any]:
+    """A front driven by raw lines; `traced`: its imports listed on its stderr, merged into its stdout."""
     process = await anyio.open_process(
         gateway_command(home),
-        env=shared_environment(runtime_dir) | (extra_env or {}),
+        env=shared_environment(runtime_dir) | (extra_env or {}) | ({"PYTHONPROFILEIMPORTTIME": "1"} if traced else {}),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT if extra_env else subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if traced else subprocess.DEVNULL,
     )
     try:
         yield process
@@ -101,15 +107,18 @@ def the_socket(home: Path, runtime_dir: Path) -> Path:
     return socket_path(home / "config.json", private_directory(runtime_dir / "mcp-gateway"))
 
 
-@contextlib.contextmanager
-def start_lock_held(home: Path, runtime_dir: Path) -> Generator[None]:
-    """The lock a front must hold to start a daemon: while the test holds it, none can be started."""
-    fd = os.open(the_socket(home, runtime_dir).with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+def hold_daemon(hold: Path) -> int:
+    """A descriptor whose lock holds a daemon started with `HOLD_DAEMON_ENV` naming `hold` right after its
+    handshake, until the descriptor is closed."""
+    fd = os.open(hold, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    [kilobytes] = [line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")]
+    return int(kilobytes) / 1024
 
 
 def what_the_daemon_says(home: Path, runtime_dir: Path) -> tuple[Answer, dict[str, Any]]:
@@ -131,7 +140,7 @@ async def test_a_front_with_its_daemon_running_answers_the_handshake_without_the
     await workspace(home)
     async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as first:
         await downstream_pid(first, "alpha")  # the daemon runs and serves
-        async with raw_front(home, runtime_dir, {"PYTHONPROFILEIMPORTTIME": "1"}) as process:
+        async with raw_front(home, runtime_dir, traced=True) as process:
             front = TracedGateway(process)
             await front.stdin.send(INITIALIZE)
             initialized, imported = await front.answer(1)
@@ -152,15 +161,16 @@ async def test_a_front_with_its_daemon_running_answers_the_handshake_without_the
             assert await process.wait() == 0
 
 
-async def test_a_cold_front_answers_tools_list_before_any_daemon_exists_then_hands_the_session_over(
+async def test_a_cold_front_answers_tools_list_before_its_daemon_accepts_then_hands_the_session_over(
     tmp_path: Path, runtime_dir: Path
 ) -> None:
-    home = tmp_path / "home"
+    home, hold = tmp_path / "home", tmp_path / "hold"
     await workspace(home)
-    async with daemon_cleanup(runtime_dir), raw_front(home, runtime_dir) as process:
+    held = hold_daemon(hold)
+    async with daemon_cleanup(runtime_dir), raw_front(home, runtime_dir, {HOLD_DAEMON_ENV: str(hold)}) as process:
         front = RawGateway(process)
         with anyio.fail_after(SESSION_SECONDS):
-            with start_lock_held(home, runtime_dir):
+            try:
                 initialized = await front.call(
                     "initialize",
                     {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
@@ -168,8 +178,11 @@ async def test_a_cold_front_answers_tools_list_before_any_daemon_exists_then_han
                 await front.send({"method": "notifications/initialized"})
                 listed = await front.call("tools/list", {})
                 await front.send_line(ECHO.rstrip(b"\n"))
-                assert not the_socket(home, runtime_dir).exists()
-                assert daemon_pids(runtime_dir) == []  # answered while no daemon could be started
+                assert not the_socket(home, runtime_dir).exists()  # held before it listens
+                assert len(daemon_pids(runtime_dir)) == 1
+                assert rss_mb(process.pid) <= THIN_FRONT_MB
+            finally:
+                os.close(held)  # the daemon goes on
             echoed = await front.response(3)
             assert echoed["result"]["content"][0]["text"] == "front"
             assert len(daemon_pids(runtime_dir)) == 1
