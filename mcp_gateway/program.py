@@ -7,21 +7,20 @@ the other commands start without it, and it imports the SDK only once its client
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
-from mcp_gateway import __version__
 from mcp_gateway.front.launch import DAEMON_COMMAND, front_home, run_as_front
 
 if TYPE_CHECKING:
     from mcp_gateway.config import GatewayConfig
     from mcp_gateway.front.client_lines import ClientLines
+    from mcp_gateway.front.early_answers import Handshake
 
 HOLD_DAEMON_ENV = "MCP_GATEWAY_TEST_HOLD_DAEMON"
-"""For tests only: a file whose lock a starting daemon waits for once it has written its handshake, so that a
-test holds the daemon there, not yet listening, without sleeping (`tests/e2e/test_e2e_front.py`)."""
+"""For tests only: a file whose lock a starting daemon waits for once it has loaded its config, so that a test
+holds the daemon there, not yet listening, without sleeping (`tests/e2e/test_e2e_front.py`)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = front_home(args)
     lines: ClientLines | None = None
     if chosen is not None:
-        outcome = run_as_front(*chosen)
+        outcome = run_as_front(*chosen, _handshake_of)
         if isinstance(outcome, int):
             return outcome
         lines = outcome
@@ -47,6 +46,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> NoReturn:
     """Console-script entry point."""
     sys.exit(main())
+
+
+def _handshake_of(home: str | None) -> Handshake:
+    """What a gateway serving `home` says at its handshake: what a session front answers a cold start with
+    (made in a child of the front, which itself never loads the config), and what the daemon then says."""
+    from mcp_gateway.config.loader import load_config
+    from mcp_gateway.front.early_answers import Handshake
+    from mcp_gateway.paths import Workspace
+    from mcp_gateway.service.handshake_text import handshake_instructions
+    from mcp_gateway.service.surface import meta_tool_definitions
+
+    config = load_config(Workspace.from_environment(home).config_path)
+    return Handshake(handshake_instructions(home, config), meta_tool_definitions())
 
 
 def _serve(
@@ -68,11 +80,7 @@ def _daemon(argv: list[str]) -> int:
     from pathlib import Path
 
     from mcp_gateway.config.loader import load_config
-    from mcp_gateway.front.early_answers import Handshake
-    from mcp_gateway.front.hello import Answer
     from mcp_gateway.paths import Workspace
-    from mcp_gateway.service.handshake_text import handshake_instructions
-    from mcp_gateway.service.surface import meta_tool_definitions
 
     parser = argparse.ArgumentParser(prog="mcp-gateway daemon")
     parser.add_argument("--home")
@@ -81,14 +89,6 @@ def _daemon(argv: list[str]) -> int:
     parser.add_argument("--grace", type=float)
     args = parser.parse_args(argv)
     config = load_config(Workspace.from_environment(args.home).config_path)
-    # First, before the SDK is imported: the handshake, for the front that started this daemon to answer its
-    # client with meanwhile (`front.launch`); stdout then goes nowhere, whoever reads it.
-    said = Handshake(handshake_instructions(args.home, config), meta_tool_definitions())
-    with contextlib.suppress(OSError):  # nobody reads it: started by a front that needs no handshake
-        os.write(sys.stdout.fileno(), Answer(True, __version__, handshake=said).encode())
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, sys.stdout.fileno())
-    os.close(null)
     if hold := os.environ.get(HOLD_DAEMON_ENV):
         import fcntl
 

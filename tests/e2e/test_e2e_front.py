@@ -4,10 +4,10 @@
   in the real process with `PYTHONPROFILEIMPORTTIME`, as `test_e2e_early_answers` traces a standalone start.
   It answers `initialize` and `tools/list` itself, from the handshake in the daemon's answer to its hello,
   and drops the daemon's own answers to them.
-- Without one, the first front starts it and answers the handshake itself, from what the daemon writes first
-  (before importing the SDK), while the daemon goes on starting; then it hands the session over to it. The
-  test holds the daemon right after that first write (`HOLD_DAEMON_ENV`), so `tools/list` is answered while
-  the daemon cannot accept yet; once let go, it serves the call sent meanwhile. The front stays thin.
+- Without one, the first front answers the handshake itself, from what a child it forked makes, and starts the
+  daemon; then it hands the session over to it. The test holds the daemon once it has loaded its config
+  (`HOLD_DAEMON_ENV`), so `tools/list` is answered while the daemon cannot accept yet; once let go, it
+  serves the call sent meanwhile. The front stays thin.
 - A call and an answer of megabytes cross the daemon's socket whole.
 - Whichever way a session's handshake was answered, it says exactly what the daemon's own MCP session says
   (asked here over the daemon's socket directly, as a front would, with no front answering early).
@@ -39,6 +39,7 @@ from e2e_gateway import (
     gateway_command,
     refreshed_workspace,
     text_of,
+    wait_for,
 )
 from gateway_testing import fake_server
 from test_e2e_daemon import daemon_cleanup, daemon_pids, session, shared_environment
@@ -178,8 +179,8 @@ async def test_a_cold_front_answers_tools_list_before_its_daemon_accepts_then_ha
                 await front.send({"method": "notifications/initialized"})
                 listed = await front.call("tools/list", {})
                 await front.send_line(ECHO.rstrip(b"\n"))
+                await wait_for(lambda: len(daemon_pids(runtime_dir)) == 1, SESSION_SECONDS)  # started after
                 assert not the_socket(home, runtime_dir).exists()  # held before it listens
-                assert len(daemon_pids(runtime_dir)) == 1
                 assert rss_mb(process.pid) <= THIN_FRONT_MB
             finally:
                 os.close(held)  # the daemon goes on
