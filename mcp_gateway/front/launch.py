@@ -85,8 +85,8 @@ def run_as_front(home: str | None, handshake_of: HandshakeOf) -> int | ClientLin
         if path is None:
             return None
         sock = connect_or_start(path, _starter(home, path, (handshake_of, answer_with)))
-        # Imported only now (or while a daemon this front started starts, see `_starter`): with the daemon
-        # to start, its start runs meanwhile; running, it answers the hello at once.
+        # Imported only now, or while the child of a cold start makes the handshake (`_starter`): a running
+        # daemon answers the hello at once, and a front that finds one needs these only after it.
         from mcp_gateway.front.client_lines import ClientLines
         from mcp_gateway.front.early_answers import EarlyAnswers
         from mcp_gateway.front.pipe import Front, greeted
@@ -165,7 +165,7 @@ def _starter(
     path: Path,
     answering: tuple[HandshakeOf, Callable[[Handshake], None]] | None = None,
 ) -> Callable[[], Callable[[], bool]]:
-    """How to start the daemon; with `answering`, the handshake is made in a forked child meanwhile and given
+    """How to start the daemon; with `answering`, the handshake is made first, in a forked child, and given
     to its second member (if the child makes one)."""
 
     def start() -> Callable[[], bool]:
