@@ -3,8 +3,10 @@
 The front says who the session is: the protocol and gateway version it speaks, its working directory and
 its environment (a server's `${VAR}`s and an `inheritEnv` server's whole environment come from the session
 that uses it, as they would in a gateway the client started itself). The daemon answers whether it serves
-the session and, if not, why, in words the front prints for the person. Both lines are JSON objects on one
-line, bounded by `MAX_HELLO_BYTES`; standard library only, as the front is.
+the session and, if not, why, in words the front prints for the person; when it does, with the `Handshake`
+the session's MCP server is built from, so the front answers the client's `initialize` and `tools/list` at
+once (`early_answers`) instead of waiting for the daemon's event loop, and says exactly what the daemon would.
+Both lines are JSON objects on one line, bounded by `MAX_HELLO_BYTES`; standard library only, as the front is.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from mcp_gateway import __version__
+from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
 
 MAX_HELLO_BYTES = 1024 * 1024
-"""An environment is a few kilobytes; a megabyte leaves room for large ones and bounds a hostile one."""
+"""An environment is a few kilobytes, a handshake's instructions a few hundred bytes per server; a megabyte
+leaves room for large ones and bounds a hostile one."""
 HELLO_SECONDS = 10.0
 """How long either side waits for the other's line: the daemon answers at once, unless it is overloaded."""
 
@@ -60,11 +64,15 @@ class Answer:
     accepted: bool
     version: str
     reason: str | None = None
+    handshake: Handshake | None = None
+    """What the session's MCP server says at its handshake (an accepted session's answer only)."""
 
     def encode(self) -> bytes:
         body: dict[str, Any] = {"accepted": self.accepted, "version": self.version}
         if self.reason is not None:
             body["reason"] = self.reason
+        if self.handshake is not None:
+            body["handshake"] = {"instructions": self.handshake.instructions, "tools": self.handshake.tools}
         return json.dumps({"mcpGatewayAnswer": body}).encode() + b"\n"
 
     @classmethod
@@ -73,7 +81,22 @@ class Answer:
         accepted, version, reason = body.get("accepted"), body.get("version"), body.get("reason")
         if not isinstance(accepted, bool) or not isinstance(version, str):
             raise BadHello("an answer needs 'accepted' and a version")
-        return cls(accepted, version, reason if isinstance(reason, str) else None)
+        return cls(accepted, version, reason if isinstance(reason, str) else None, _handshake(body, version))
+
+
+def _handshake(body: dict[str, Any], version: str) -> Handshake | None:
+    """The answer's handshake; None without one, or with one of another shape: then the daemon's session
+    answers the handshake itself, which is slower and never different."""
+    said = body.get("handshake")
+    if not isinstance(said, dict):
+        return None
+    instructions, tools = cast(dict[str, Any], said).get("instructions"), cast(dict[str, Any], said).get("tools")
+    if not isinstance(instructions, str) or not isinstance(tools, list):
+        return None
+    listed = cast(list[Any], tools)
+    if not all(isinstance(tool, dict) for tool in listed):
+        return None
+    return Handshake(instructions, cast(list[dict[str, Any]], listed), version)
 
 
 def _object(line: bytes, key: str) -> dict[str, Any]:

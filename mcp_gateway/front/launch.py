@@ -6,15 +6,22 @@ Called by the program before the command line is even parsed: a client's `mcp-ga
 Unix sockets (Windows). Anything else, and any reason a daemon cannot be had (said on stderr in one line),
 serves standalone as before. The config is read here with the standard library, for that one setting only:
 the daemon reads and checks it whole.
+
+With no daemon running, the front starts one and stays thin all the same: a child forked from the front (no
+thread runs in it yet, and no new interpreter starts) loads the config, writes the handshake the daemon will
+serve with to the front through a pipe and exits, and the front answers the client's `initialize` and
+`tools/list` from it while the daemon starts. A front never loads the config, so it never holds pydantic;
+what makes the handshake is given by the program (`HandshakeOf`), as the front imports no config itself.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import stat
-import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -22,8 +29,9 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     import socket
 
+    from mcp_gateway.front.client_lines import ClientLines
+    from mcp_gateway.front.early_answers import Handshake
     from mcp_gateway.front.hello import Hello
-    from mcp_gateway.server.client_lines import ClientLines
 
 STANDALONE_ENV = "MCP_GATEWAY_STANDALONE"
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
@@ -51,29 +59,47 @@ def front_home(argv: Sequence[str]) -> tuple[str | None] | None:
     return (home,)
 
 
-def run_as_front(home: str | None) -> int | None:
-    """Serve this session through the daemon if one runs; None when it does not, or refuses (said on stderr).
+HandshakeOf = Callable[[str | None], "Handshake"]
+"""The handshake a gateway serving the workspace at `home` gives (the program's: it loads the config)."""
 
-    Only a running daemon is used here, before anything heavy is imported: starting one is the cold path
-    (`daemon_session`), taken once the session's handshake is being answered early, as a standalone start does.
+
+def run_as_front(home: str | None, handshake_of: HandshakeOf) -> int | ClientLines | None:
+    """Serve this session through the workspace's daemon, started now if none runs; the exit status.
+
+    None when no daemon can be had (said on stderr) before the client's stdin was read: the session is to be
+    served standalone. The `ClientLines` already reading it when a daemon that started and sent its handshake
+    then failed to accept: the session is to be served standalone from those lines.
     """
-    from mcp_gateway.front.pipe import Front, greeted
-    from mcp_gateway.front.rendezvous import NoRendezvous, connect
-    from mcp_gateway.server.client_lines import ClientLines
+    from mcp_gateway.front.rendezvous import NoRendezvous, connect_or_start
+
+    started: list[ClientLines] = []
+
+    def answer_with(handshake: Handshake) -> None:
+        from mcp_gateway.front.client_lines import ClientLines
+        from mcp_gateway.front.early_answers import EarlyAnswers
+
+        started.append(ClientLines.on_stdio(EarlyAnswers(handshake)))
 
     try:
         path = _socket_path(home)
         if path is None:
             return None
-        sock = connect(path)
-        if sock is None:
-            return None
+        sock = connect_or_start(path, _starter(home, path, (handshake_of, answer_with)))
+        # Imported only now, or while the child of a cold start makes the handshake (`_starter`): a running
+        # daemon answers the hello at once, and a front that finds one needs these only after it.
+        from mcp_gateway.front.client_lines import ClientLines
+        from mcp_gateway.front.early_answers import EarlyAnswers
+        from mcp_gateway.front.pipe import Front, greeted
+
         hello = _hello()
-        greeted(sock, hello)
+        answer = greeted(sock, hello)
     except (NoRendezvous, OSError) as reason:
         print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
-        return None
-    return Front(sock, _reconnect(home, path), hello, ClientLines.on_stdio(None)).run()
+        return started[0] if started else None
+    if started:  # this front started the daemon, and has answered from its pipe meanwhile
+        return Front(sock, _reconnect(home, path), hello, started[0]).run()
+    early = None if answer.handshake is None else EarlyAnswers(answer.handshake)
+    return Front(sock, _reconnect(home, path), hello, ClientLines.on_stdio(None), early).run()
 
 
 def daemon_session(home: str | None) -> Callable[[ClientLines], int] | None:
@@ -88,7 +114,8 @@ def daemon_session(home: str | None) -> Callable[[ClientLines], int] | None:
             return None
         hello = _hello()
         reconnect = _reconnect(home, path)
-        sock = greeted(reconnect(), hello)
+        sock = reconnect()
+        greeted(sock, hello)
     except (NoRendezvous, OSError) as reason:
         print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
         return None
@@ -133,8 +160,25 @@ def _shared(config_path: Path) -> bool:
     return not (isinstance(settings, dict) and cast(dict[str, object], settings).get("shared") is False)
 
 
-def _starter(home: str | None, path: Path) -> Callable[[], Callable[[], bool]]:
+def _starter(
+    home: str | None,
+    path: Path,
+    answering: tuple[HandshakeOf, Callable[[Handshake], None]] | None = None,
+) -> Callable[[], Callable[[], bool]]:
+    """How to start the daemon; with `answering`, the handshake is made first, in a forked child, and given
+    to its second member (if the child makes one)."""
+
     def start() -> Callable[[], bool]:
+        import subprocess  # the cold path's alone: a front with its daemon running is spared its imports
+
+        # The handshake first, the daemon after: started together, the daemon's imports would take the CPU from
+        # the client's answers (2 CPUs: a cold start then took half as long again as a standalone one).
+        child = None if answering is None else _handshake_in_a_child(answering[0], home)
+        if answering is not None and child is not None:
+            importlib.import_module("mcp_gateway.front.pipe")  # the rest of the front's, while the child works
+            handshake = _first_handshake(*child)
+            if handshake is not None:
+                answering[1](handshake)
         command = [sys.executable, "-m", "mcp_gateway"]
         if home is not None:
             command += ["--home", home]
@@ -167,6 +211,72 @@ def _daemon_log(home: str | None) -> int | None:
         return open_daemon_log(logs)
     except OSError as error:
         print(f"mcp-gateway: the daemon's stderr is not logged in {logs}: {error}", file=sys.stderr, flush=True)
+        return None
+
+
+def _handshake_in_a_child(handshake_of: HandshakeOf, home: str | None) -> tuple[int, int] | None:
+    """A forked child making the handshake: the pipe's end it writes it to, as an accepting hello answer's
+    line, and its pid. None when no child can be forked (then the daemon answers the handshake itself).
+
+    Sound without an exec: the front has started no thread yet, and the child touches nothing of the
+    front's. It keeps stderr (the config's warnings reach the client's log, as a standalone start's do),
+    and closes every other descriptor, the start lock's among them (the front keeps holding the lock).
+    """
+    from mcp_gateway import __version__
+    from mcp_gateway.front.hello import Answer
+
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid == 0:
+        status = 1
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            os.closerange(3, write_end)
+            os.closerange(write_end + 1, os.sysconf("SC_OPEN_MAX"))
+            line = Answer(True, __version__, handshake=handshake_of(home)).encode()
+            view = memoryview(line)
+            while view:
+                view = view[os.write(write_end, view) :]
+            status = 0
+        finally:
+            os._exit(status)  # nothing of the front's to flush or run at exit
+    os.close(write_end)
+    return read_end, pid
+
+
+def _first_handshake(fd: int, pid: int) -> Handshake | None:
+    """The handshake the child `pid` writes on `fd` (which is closed, the child reaped); None when it exits
+    without one or takes longer than `START_SECONDS` (then it is killed, and the daemon answers instead)."""
+    import select
+    import signal
+
+    from mcp_gateway.front.hello import MAX_HELLO_BYTES, Answer, BadHello
+    from mcp_gateway.front.rendezvous import START_SECONDS
+
+    deadline = time.monotonic() + START_SECONDS
+    data = b""
+    try:
+        while not data.endswith(b"\n") and len(data) <= MAX_HELLO_BYTES:
+            readable, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(fd, MAX_HELLO_BYTES) if readable else b""
+            if not chunk:
+                return None
+            data += chunk
+    finally:
+        os.close(fd)
+        if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still working past the deadline: ours to end
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    try:
+        return Answer.decode(data).handshake
+    except BadHello:
         return None
 
 

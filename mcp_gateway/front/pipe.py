@@ -3,7 +3,10 @@
 Standard library only. With the workspace's daemon running, a client's connect costs this module, the
 rendezvous and one hello: no MCP SDK, no pydantic, no catalog. The front says hello (its environment and
 working directory), reads the daemon's answer, and then copies whole lines, stdin to the socket and the
-socket to stdout, until the client leaves: the daemon speaks MCP to the client through it.
+socket to stdout, until the client leaves: the daemon speaks MCP to the client through it. The client's
+`initialize` and `tools/list` are answered by the front itself from the handshake in the daemon's answer
+(`early_answers`, as a standalone gateway answers them before its SDK is imported) and still passed on: the
+daemon's session sees the whole handshake, and its own answers to those two are dropped (`settle`).
 
 - The client closing stdin shuts the socket's writing half; the daemon ends the session and closes, and the
   front exits 0. A stop signal ends the front at once: the socket closes and the daemon cancels the
@@ -26,9 +29,10 @@ import time
 from collections.abc import Callable
 from typing import Any, cast
 
+from mcp_gateway.front.client_lines import ClientLines
+from mcp_gateway.front.early_answers import EarlyAnswers
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
 from mcp_gateway.front.rendezvous import POLL_SECONDS, START_SECONDS, NoRendezvous
-from mcp_gateway.server.client_lines import ClientLines
 
 CHUNK_BYTES = 64 * 1024
 DAEMON_LOST = -32000
@@ -54,12 +58,15 @@ class Front:
         reconnect: Callable[[], socket.socket],
         hello: Hello,
         lines: ClientLines,
+        early: EarlyAnswers | None = None,
     ) -> None:
-        """`lines`: the client's lines, read from the start (the handshake may have been answered early)."""
+        """`lines`: the client's lines, read from the start (the handshake may have been answered early).
+        `early`: what to answer the client's handshake with from now on (the daemon's, from its answer)."""
         self._sock = sock
         self._reconnect = reconnect
         self._hello = hello
         self._lines = lines
+        self._early = early
         self._stdout = lines.wire_out
         self._lock = threading.Lock()
         self._pending: dict[str, Any] = {}
@@ -77,6 +84,7 @@ class Front:
         with self._sending:  # the backlog goes first: a line `take` is given waits for it
             backlog, ended = self._lines.hand_over(self._take, self._end)
             for line in backlog:
+                self._answer_early(line)
                 self._send_now(line)
         if ended:
             self._end()
@@ -96,7 +104,29 @@ class Front:
     # The client's side: the lines `ClientLines` reads, in its thread.
 
     def _take(self, line: bytes) -> None:
+        self._answer_early(line)
         self._send(line)
+
+    def _answer_early(self, line: bytes) -> None:
+        """Answer `line` now if it is the handshake's `initialize` or `tools/list`; it goes to the daemon all the
+        same, before the client can send its next line."""
+        if self._early is None or self._early.over:
+            return
+        reply = self._early.answer(line)
+        if reply is not None:
+            with self._writing, contextlib.suppress(OSError):  # a client gone: its stdin ends the front
+                _write_all(self._stdout, reply)
+
+    def _was_answered_early(self, request_id: object) -> bool:
+        return self._lines.answered_early(request_id) or (
+            self._early is not None and self._early.answered_early(request_id)
+        )
+
+    def _settled(self, request_id: int | str, line: bytes) -> bool:
+        """Whether `line`, the daemon's answer to `request_id`, was given early (then it is not sent again)."""
+        return self._lines.settle(request_id, line) or (
+            self._early is not None and self._early.settle(request_id, line)
+        )
 
     def _end(self) -> None:
         self._client_gone.set()
@@ -143,7 +173,7 @@ class Front:
             with self._lock:
                 if method in HANDSHAKE_METHODS:
                     self._handshake[cast(str, method)] = line
-                if "id" in message and isinstance(method, str):
+                if "id" in message and isinstance(method, str) and not self._was_answered_early(message["id"]):
                     key = json.dumps(message["id"])
                     self._pending[key] = message["id"]
                     keys.append(key)
@@ -173,8 +203,8 @@ class Front:
             answered = _answered_id(line)
             if answered == json.dumps(REPLAYED_ID):
                 continue
-            if answered is not None and self._lines.settle(json.loads(answered), line + b"\n"):
-                continue  # answered early, before the daemon was reached
+            if answered is not None and self._settled(json.loads(answered), line + b"\n"):
+                continue  # answered early, by the front
             if answered is not None:
                 with self._lock:
                     self._pending.pop(answered, None)
@@ -228,8 +258,8 @@ class Front:
         old.close()
 
 
-def greeted(sock: socket.socket, hello: Hello) -> socket.socket:
-    """`sock` once the daemon has accepted `hello` on it; NoRendezvous (and `sock` closed) when it has not."""
+def greeted(sock: socket.socket, hello: Hello) -> Answer:
+    """The daemon's answer once it has accepted `hello` on `sock`; NoRendezvous (and `sock` closed) when not."""
     try:
         sock.settimeout(HELLO_SECONDS)
         sock.sendall(hello.encode())
@@ -241,16 +271,19 @@ def greeted(sock: socket.socket, hello: Hello) -> socket.socket:
     if not answer.accepted:
         sock.close()
         raise NoRendezvous(f"the gateway daemon refused the session: {answer.reason}")
-    return sock
+    return answer
 
 
 def _read_line(sock: socket.socket, limit: int) -> bytes:
+    """One line and not a byte more: what follows it is the session's. Each chunk is peeked at first and only
+    as much taken as ends the line (an answer carries a handshake of a few kilobytes: no byte-wise reads)."""
     data = b""
     while not data.endswith(b"\n"):
-        byte = sock.recv(1)  # one byte at a time: what follows the line is the session's, not ours
-        if not byte:
+        peeked = sock.recv(min(CHUNK_BYTES, limit + 1 - len(data)), socket.MSG_PEEK)
+        if not peeked:
             raise BadHello("the daemon closed before answering")
-        data += byte
+        end = peeked.find(b"\n")
+        data += sock.recv(len(peeked) if end < 0 else end + 1)
         if len(data) > limit:
             raise BadHello("the daemon's answer is too long")
     return data

@@ -20,10 +20,10 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.front.client_lines import ClientLines
+from mcp_gateway.front.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.origin import Origin
 from mcp_gateway.server.changes import ClientChanges
-from mcp_gateway.server.client_lines import ClientLines
-from mcp_gateway.server.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.offering_handlers import OfferingHandlers
 from mcp_gateway.server.session_scope import SessionScope
@@ -33,13 +33,14 @@ from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.questions import QuestionRelay
 from mcp_gateway.service.session_calls import SessionCalls
+from mcp_gateway.service.surface import meta_tool_definitions
 
 
 def build_server(gateway: Gateway, handshake: Handshake | None = None, origin: Origin | None = None) -> Server[object]:
     """The SDK's server over `gateway` for one client session, saying what `handshake` says (by default: what
     its config makes), for the session from `origin` (a daemon's session; None: the gateway's own client), which
     every call it makes carries. Run it once: what the session registers on `gateway` is released as that run ends."""
-    said = handshake if handshake is not None else Handshake.saying(gateway.instructions())
+    said = handshake if handshake is not None else Handshake(gateway.instructions(), meta_tool_definitions())
     relay = QuestionRelay(SessionCalls(gateway, origin))
     changes = ClientChanges(gateway.offerings, origin)
     scope = SessionScope(gateway, changes, relay)

@@ -7,9 +7,12 @@ hello speaks this protocol and version. The daemon stops its servers and exits `
 last session has left, or at once on SIGINT/SIGTERM/SIGHUP; it removes its socket as it goes, so the next
 front starts a fresh one. A session's disconnect cancels its own in-flight calls only: each session runs in
 its own task, and a call's downstream request is cancelled with the task that made it. Each session's calls
-carry its `Origin` (the environment and working directory its hello brought, and its session's id as its label), by
-which the pool resolves each server for it (`downstream/definitions.py`): sessions share a process only
+carry its `Origin` (the environment and working directory its hello brought, and its session's id as its
+label), by which the pool resolves each server for it (`downstream/definitions.py`): sessions share a process only
 where their definitions are equal.
+
+The answer to an accepted hello carries the handshake the session's server is built from: the front answers
+the client's `initialize` and `tools/list` with it at once, whatever the daemon's event loop is busy with.
 """
 
 from __future__ import annotations
@@ -21,10 +24,12 @@ from pathlib import Path
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from mcp_gateway import __version__
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
 from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
 from mcp_gateway.origin import Origin
@@ -37,6 +42,7 @@ from mcp_gateway.server.start import STOP_SIGNALS
 from mcp_gateway.service.daemon_gateway import DaemonGateway
 from mcp_gateway.service.daemon_sessions import DaemonSessions, Session
 from mcp_gateway.service.daemon_state import StateWriter
+from mcp_gateway.service.surface import meta_tool_definitions
 
 logger = logging.getLogger(__name__)
 
@@ -118,12 +124,13 @@ async def serve_connection(gateway: DaemonGateway, stream: anyio.abc.SocketStrea
         if isinstance(hello, str):
             await stream.send(Answer(False, __version__, hello).encode())
             return
-        await stream.send(Answer(True, __version__).encode())
+        said = Handshake(gateway.instructions(), meta_tool_definitions())
+        await stream.send(await anyio.to_thread.run_sync(Answer(True, __version__, handshake=said).encode))
         sessions.opened()
         try:
             with gateway.sessions.serving() as served:
                 origin = Origin.of(hello.environ, hello.cwd, str(served.id))
-                await _serve_session(gateway, stream, reader, served, origin)
+                await _serve_session(gateway, stream, reader, served, origin=origin, said=said)
         finally:
             sessions.closed()
 
@@ -133,11 +140,14 @@ async def _serve_session(
     stream: anyio.abc.SocketStream,
     reader: BufferedByteReceiveStream,
     served: Session,
+    *,
     origin: Origin,
+    said: Handshake,
 ) -> None:
     """One session, until its front closes: then its calls still in flight are cancelled, as a standalone
-    gateway cancels them when its client closes stdin (their downstream requests with them)."""
-    server = build_server(gateway, origin=origin)
+    gateway cancels them when its client closes stdin (their downstream requests with them). Its server says
+    `said`, which the front may have answered the handshake with already."""
+    server = build_server(gateway, said, origin=origin)
     server.middleware.append(SessionWatch(gateway.sessions, served))  # who it is, its calls in flight
     ended = anyio.Event()
     async with anyio.create_task_group() as session:

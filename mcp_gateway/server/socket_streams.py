@@ -4,11 +4,18 @@ The same newline-delimited JSON-RPC as the stdio transport (`stdio`), judged the
 no usable message is answered here with the error it deserves, never dropped in silence, and a response too
 deep to write becomes an error for the same request. Decoding and encoding run in worker threads; the
 socket is read and written by the event loop, which only moves bytes.
+
+Each hop between the loop and a worker thread is a wake-up on the critical path of every call, and on a
+busy machine a wake-up waits for a CPU (about 3 ms each at a load of 10 on 2 CPUs, measured): a short line
+(`INLINE_JUDGE_BYTES`) is judged on the loop itself, a bounded fraction of a millisecond, and the worker that
+encodes a message also sends it, as far as the socket takes it at once, so a reply reaches the front
+without the loop waking first; whatever the socket does not take, the loop sends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
@@ -24,11 +31,14 @@ from mcp_gateway.server.stdio import Streams, judge, undeliverable
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """One message from a client, as the gateway takes one from a remote server (`downstream.connect`)."""
+INLINE_JUDGE_BYTES = 1024
+"""Lines judged on the event loop: a call's request is a few hundred bytes; judging 1 KiB of the densest JSON
+(small nested objects) took 0.3 ms at a load of 10 on 2 CPUs, a plain one 0.03 ms."""
 
 
 @asynccontextmanager
 async def socket_streams(
-    stream: anyio.abc.ByteStream, reader: BufferedByteReceiveStream, ended: anyio.Event
+    stream: anyio.abc.SocketStream, reader: BufferedByteReceiveStream, ended: anyio.Event
 ) -> AsyncGenerator[Streams]:
     """The session's streams; `reader` reads `stream` (it may hold bytes the hello left behind). `ended` is set
     when the front has closed its side: the client left, or the front was killed."""
@@ -52,19 +62,21 @@ async def socket_streams(
             except anyio.DelimiterNotFound:
                 await answers.send(SessionMessage(_too_long()))
                 return  # the rest of the line cannot be told from the next message: end the session
-            judged = await anyio.to_thread.run_sync(judge, line)
+            judged = judge(line) if len(line) <= INLINE_JUDGE_BYTES else await anyio.to_thread.run_sync(judge, line)
             if judged is not None and judged.to_session is not None:
                 await read_send.send(judged.to_session)
             elif judged is not None and judged.to_client is not None:
                 await answers.send(judged.to_client)
 
+    raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
+
     async def write_lines() -> None:
-        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             async with write_receive:
-                async for item in write_receive:
-                    data = await anyio.to_thread.run_sync(_encoded, item.message)
-                    if data is not None:
-                        await stream.send(data)
+                async for item in write_receive:  # the only writer: a worker's send never meets the loop's
+                    rest = await anyio.to_thread.run_sync(_encoded_and_sent, raw, item.message)
+                    if rest:
+                        await stream.send(rest)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(write_lines)
@@ -75,6 +87,19 @@ async def socket_streams(
             write_send.close()
             read_receive.close()
             tg.cancel_scope.cancel()
+
+
+def _encoded_and_sent(sock: socket.socket, message: types.JSONRPCMessage) -> bytes:
+    """In a worker thread: `message` encoded and sent as far as the non-blocking socket takes it now; the rest.
+    OSError when the front is gone."""
+    data = _encoded(message)
+    if data is None:
+        return b""
+    try:
+        sent = sock.send(data)
+    except BlockingIOError:
+        return data
+    return data[sent:]
 
 
 def _encoded(message: types.JSONRPCMessage) -> bytes | None:

@@ -20,9 +20,10 @@ from types import FrameType
 from typing import NoReturn
 
 from mcp_gateway.config import GatewayConfig
-from mcp_gateway.server.client_lines import ClientLines
-from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
+from mcp_gateway.front.client_lines import ClientLines
+from mcp_gateway.front.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.service.handshake_text import handshake_instructions
+from mcp_gateway.service.surface import meta_tool_definitions
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 HANDSHAKE_WAIT_SECONDS = 0.5
@@ -33,16 +34,25 @@ STOPPED_EARLY_STATUS = 0
 """A stop before serving began is an orderly one: there was nothing to stop."""
 
 
-def serve(home: str | None, config: GatewayConfig, leave: Callable[[int], NoReturn], *, shared: bool = False) -> int:
+def serve(
+    home: str | None,
+    config: GatewayConfig,
+    leave: Callable[[int], NoReturn],
+    *,
+    shared: bool = False,
+    lines: ClientLines | None = None,
+) -> int:
     """Serve MCP over stdio until the client leaves; the exit status (`leave` ends the process at once).
 
     `shared`: through the workspace's daemon, started now if none runs (the client's handshake is answered
-    early meanwhile, as for a standalone start); standalone when no daemon can be had.
+    early meanwhile, as for a standalone start); standalone when no daemon can be had. `lines`: the client's
+    lines, already being read by a session front whose daemon failed (its early answers, the same handshake).
     """
     # Before the first answer: a client may leave as soon as it has one (`claude mcp list`).
     _leave_on_stop_signals(leave)
-    handshake = Handshake.saying(handshake_instructions(home, config))
-    lines = ClientLines.on_stdio(EarlyAnswers(handshake))
+    handshake = Handshake(handshake_instructions(home, config), meta_tool_definitions())
+    if lines is None:
+        lines = ClientLines.on_stdio(EarlyAnswers(handshake))
     if shared:
         from mcp_gateway.front.launch import daemon_session
 

@@ -58,7 +58,7 @@ NOT_ON_THE_PATH = {
     "uvicorn": "the SDK's HTTP server",
 }
 """Modules no import of which may be complete when `tools/list` is answered, and what they are."""
-ON_THE_PATH = ("mcp_gateway.config.loader", "mcp_gateway.server.early_answers")
+ON_THE_PATH = ("mcp_gateway.config.loader", "mcp_gateway.front.early_answers")
 """Imported before the answer, or the trace proves nothing."""
 
 

@@ -24,12 +24,12 @@ import pytest
 from gateway_testing import load, write_workspace
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from mcp_gateway.front.client_lines import ClientLines
+from mcp_gateway.front.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.server.app import build_server, initialization_options
-from mcp_gateway.server.client_lines import ClientLines
-from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.server.stdio import line_streams
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.surface import instructions
+from mcp_gateway.service.surface import instructions, meta_tool_definitions
 
 pytestmark = pytest.mark.anyio
 
@@ -95,7 +95,7 @@ async def session(home: Path, lines: ClientLines, handshake: Handshake) -> Async
 
 
 def handshake_of(home: Path) -> Handshake:
-    return Handshake.saying(instructions(load(write_workspace(home, SERVERS))))
+    return Handshake(instructions(load(write_workspace(home, SERVERS))), meta_tool_definitions())
 
 
 @pytest.mark.parametrize("list_params", [..., None, {}])
@@ -122,7 +122,7 @@ async def test_the_early_answers_are_the_answers_the_sdk_gives(
 async def test_the_session_takes_over_from_the_early_handshake_without_answering_it_twice(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="mcp_gateway.server.early_answers")
+    caplog.set_level(logging.DEBUG, logger="mcp_gateway.front.early_answers")
     handshake = handshake_of(tmp_path)
     async with pipes(EarlyAnswers(handshake)) as (client, lines):
         client.send(handshake_lines("2025-06-18", CAPABILITIES[1]))
@@ -134,6 +134,6 @@ async def test_the_session_takes_over_from_the_early_handshake_without_answering
             called = await client.next_message()
     assert called["id"] == 4, "nothing else came first: the replayed handshake's answers were not sent again"
     assert called["result"]["isError"] is True
-    settled = [record for record in caplog.records if record.name == "mcp_gateway.server.early_answers"]
+    settled = [record for record in caplog.records if record.name == "mcp_gateway.front.early_answers"]
     assert [record.levelno for record in settled] == [logging.DEBUG, logging.DEBUG]
     assert all("is the same" in record.getMessage() for record in settled)

@@ -100,3 +100,23 @@ def test_no_private_module_of_the_sdk_is_imported() -> None:
         for path in modules()
     }
     assert {module: names for module, names in private.items() if names} == {}
+
+
+FRONT_MAY_IMPORT = ("mcp_gateway.front", "mcp_gateway.paths")
+"""Besides the standard library: the front's own package, and the workspace's location (`paths`: the standard
+library and `platformdirs`), computed by the very code the daemon uses so both read the same config."""
+
+
+def test_the_session_front_imports_only_the_standard_library_and_its_own_package() -> None:
+    """A client's `mcp-gateway` with the daemon running imports `front` only: no SDK, no pydantic, no anyio."""
+    outside = {
+        module: sorted(
+            name
+            for name in names
+            if name.split(".")[0] not in sys.stdlib_module_names
+            and name not in ("mcp_gateway", "mcp_gateway.__version__")
+            and not name.startswith(FRONT_MAY_IMPORT)
+        )
+        for module, names in imports_of("front").items()
+    }
+    assert {module: names for module, names in outside.items() if names} == {}

@@ -13,8 +13,8 @@ from collections.abc import Generator
 from contextlib import contextmanager
 from typing import Any
 
-from mcp_gateway.server.client_lines import ClientLines
-from mcp_gateway.server.early_answers import EarlyAnswers, Handshake
+from mcp_gateway.front.client_lines import ClientLines
+from mcp_gateway.front.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.service.surface import meta_tool_definitions
 
 STEP_SECONDS = 10.0

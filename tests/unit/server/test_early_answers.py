@@ -15,7 +15,7 @@ import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcp_gateway import __version__
-from mcp_gateway.server.early_answers import (
+from mcp_gateway.front.early_answers import (
     HANDSHAKE_VERSIONS,
     MAX_EARLY_LINE_BYTES,
     SERVER_NAME,
@@ -153,7 +153,7 @@ def test_the_sdks_answer_to_a_request_answered_early_is_settled_once_and_compare
     early = EarlyAnswers(HANDSHAKE)
     reply = early.answer(initialize(request_id=7))
     assert reply is not None
-    caplog.set_level(logging.DEBUG, logger="mcp_gateway.server.early_answers")
+    caplog.set_level(logging.DEBUG, logger="mcp_gateway.front.early_answers")
     assert not early.settle("7", reply), "the request '7' is not the request 7"
     assert early.settle(7, reply)
     assert not early.settle(7, reply), "settled once: a later answer with that id goes out"
@@ -163,7 +163,7 @@ def test_the_sdks_answer_to_a_request_answered_early_is_settled_once_and_compare
 def test_a_different_answer_from_the_sdk_is_logged_as_a_gateway_bug(caplog: pytest.LogCaptureFixture) -> None:
     early = EarlyAnswers(HANDSHAKE)
     assert early.answer(initialize()) is not None
-    caplog.set_level(logging.DEBUG, logger="mcp_gateway.server.early_answers")
+    caplog.set_level(logging.DEBUG, logger="mcp_gateway.front.early_answers")
     theirs = line({"id": 1, "error": {"code": -32602, "message": "Invalid request parameters"}})
     assert early.settle(1, theirs)
     [record] = caplog.records

@@ -23,7 +23,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
-from mcp_gateway.server.client_lines import ClientLines
+from mcp_gateway.front.client_lines import ClientLines
 from mcp_gateway.server.stdio import line_streams
 
 pytestmark = pytest.mark.anyio

@@ -1,7 +1,7 @@
 """The client's lines from the process's first moment: read by one thread, the handshake answered early,
 and everything kept in order for the SDK's session until it takes over.
 
-The server starts reading its client before it imports the MCP SDK (see `start`): a daemon thread reads
+The server starts reading its client before it imports the MCP SDK (see `server.start`): a daemon thread reads
 stdin line by line and, until the session is ready, keeps every line in a backlog and lets
 `EarlyAnswers` answer `initialize` and `tools/list` at once, written straight to the client's stdout.
 When the session is ready, `hand_over` gives it the backlog (replayed in order, answered lines included:
@@ -12,6 +12,9 @@ Nothing here imports anything once the thread runs: it reads, judges with the st
 writes, so it can never race the main thread's imports (a module imported by two threads at once can be
 seen half-built). While serving, fd 0 points at /dev/null and fd 1 at stderr (`on_stdio`), so stray
 output from a library cannot corrupt the client's stream.
+
+Standard library only, in the session front's package: a front reads its client with it too, and a front with
+the daemon running must import nothing heavy. What answers early is any `Early` (`front.early_answers`).
 """
 
 from __future__ import annotations
@@ -22,8 +25,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-
-from mcp_gateway.server.early_answers import EarlyAnswers
+from typing import Protocol
 
 logger = logging.getLogger(__name__)
 
@@ -33,11 +35,26 @@ End = Callable[[], None]
 """Called in the reader thread when the client's stdin ends after the session has taken over."""
 
 
+class Early(Protocol):
+    """What answers the client's first lines before the session takes over (`front.early_answers.EarlyAnswers`)."""
+
+    @property
+    def over(self) -> bool: ...
+
+    def stop(self) -> None: ...
+
+    def answer(self, line: bytes) -> bytes | None: ...
+
+    def answered_early(self, request_id: object) -> bool: ...
+
+    def settle(self, request_id: int | str, sent: bytes) -> bool: ...
+
+
 class ClientLines:
     """The client's stdin, read from the start by one thread; its stdout (`wire_out`), written early here
     and by the session's writer after `hand_over`."""
 
-    def __init__(self, wire_in: int, wire_out: int, early: EarlyAnswers | None = None) -> None:
+    def __init__(self, wire_in: int, wire_out: int, early: Early | None = None) -> None:
         """Takes over both descriptors: the thread closes `wire_in` at EOF; the session's transport closes
         `wire_out`. `early`: what to answer before the session takes over (None: nothing)."""
         self.wire_out = wire_out
@@ -57,7 +74,7 @@ class ClientLines:
         self._thread.start()
 
     @classmethod
-    def on_stdio(cls, early: EarlyAnswers | None) -> ClientLines:
+    def on_stdio(cls, early: Early | None) -> ClientLines:
         """The process's stdin and stdout, with fd 0 and fd 1 parked until `restore_stdio`."""
         wire_in = os.dup(sys.stdin.fileno())
         wire_out = os.dup(sys.stdout.fileno())
@@ -88,6 +105,10 @@ class ClientLines:
     def settle(self, request_id: int | str, sent: bytes) -> bool:
         """Whether the session's answer `sent` to `request_id` was given early already (then it is not sent)."""
         return self._early is not None and self._early.settle(request_id, sent)
+
+    def answered_early(self, request_id: object) -> bool:
+        """Whether the request `request_id` was answered early and the session's answer is still to come."""
+        return self._early is not None and self._early.answered_early(request_id)
 
     def restore_stdio(self) -> None:
         """Put fd 0 and fd 1 back as they were before `on_stdio`."""

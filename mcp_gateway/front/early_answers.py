@@ -20,6 +20,10 @@ Contract:
   a difference is logged as a gateway bug. `tests/protocol/test_early_answers_parity.py` holds the parity
   with the SDK for every handshake version.
 - Bounded: a line over `MAX_EARLY_LINE_BYTES` is not read here, only passed on.
+
+Standard library only, in the session front's package: a front answers early too, from the `Handshake` its
+daemon sends in its hello answer (the one that daemon's session is built from), so a session whose daemon
+runs is answered without waiting for the daemon's event loop.
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from mcp_gateway import __version__
-from mcp_gateway.service.surface import meta_tool_definitions
 
 logger = logging.getLogger(__name__)
 
@@ -110,17 +113,14 @@ class Handshake:
 
     Made once per process, before anything but the config is read: the instructions must stay cheap to
     make. A digest of the servers in them comes from the config, or from a small bounded file kept next to
-    cache.json, never from reading and parsing the catalog itself on this path.
+    cache.json, never from reading and parsing the catalog itself on this path. `instructions`:
+    `service.handshake_text` (before the gateway runs) or `Gateway.instructions()`; `tools`:
+    `service.surface.meta_tool_definitions()`.
     """
 
     instructions: str
     tools: list[dict[str, Any]]
     version: str = __version__
-
-    @classmethod
-    def saying(cls, instructions: str) -> Handshake:
-        """`instructions`: `service.handshake_text` (before the gateway runs) or `Gateway.instructions()`."""
-        return cls(instructions, meta_tool_definitions())
 
     def initialize_result(self, requested: str) -> dict[str, Any]:
         negotiated = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
@@ -197,6 +197,13 @@ class EarlyAnswers:
         if self._phase == "initialized" and method == "tools/list" and params in (None, {}):  # absent, null or {}
             return self.handshake.tools_list_result()
         return None
+
+    def answered_early(self, request_id: object) -> bool:
+        """Whether the request `request_id` was answered here and its later answer is still to be settled."""
+        if type(request_id) not in (int, str):
+            return False
+        with self._lock:
+            return _key(cast(int | str, request_id)) in self._sent
 
     def settle(self, request_id: int | str, sent: bytes) -> bool:
         """Whether `request_id` was answered early, so the SDK's own answer `sent` must not go out again.

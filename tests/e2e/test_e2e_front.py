@@ -1,0 +1,212 @@
+"""The session front, end to end: what a client's `mcp-gateway` imports and says, with and without its daemon.
+
+- With the workspace's daemon running, a front imports the standard library and its own package only: traced
+  in the real process with `PYTHONPROFILEIMPORTTIME`, as `test_e2e_early_answers` traces a standalone start.
+  It answers `initialize` and `tools/list` itself, from the handshake in the daemon's answer to its hello,
+  and drops the daemon's own answers to them.
+- Without one, the first front answers the handshake itself, from what a child it forked makes, and starts the
+  daemon; then it hands the session over to it. The test holds the daemon once it has loaded its config
+  (`HOLD_DAEMON_ENV`), so `tools/list` is answered while the daemon cannot accept yet; once let go, it
+  serves the call sent meanwhile. The front stays thin.
+- A call and an answer of megabytes cross the daemon's socket whole.
+- Whichever way a session's handshake was answered, it says exactly what the daemon's own MCP session says
+  (asked here over the daemon's socket directly, as a front would, with no front answering early).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import AsyncGenerator, Generator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import anyio
+import anyio.to_thread
+import pytest
+from e2e_gateway import (
+    SESSION_SECONDS,
+    RawGateway,
+    downstream_pid,
+    execute,
+    gateway_command,
+    refreshed_workspace,
+    text_of,
+    wait_for,
+)
+from gateway_testing import fake_server
+from test_e2e_daemon import daemon_cleanup, daemon_pids, session, shared_environment
+from test_e2e_early_answers import INITIALIZE, INITIALIZED, TOOLS_LIST, TracedGateway, importing, message
+
+from mcp_gateway.front.hello import Answer, Hello
+from mcp_gateway.front.rendezvous import private_directory, socket_path
+from mcp_gateway.program import HOLD_DAEMON_ENV
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+GRACE_SECONDS = 0.5
+HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "mcp_gateway.config", "mcp_gateway.server")
+"""What a front with its daemon running must not import: the SDK, pydantic, the event loop, the gateway proper."""
+THIN_FRONT_MB = 20.0
+"""The issue's bound for a front's resident memory; a cold front that loaded the config took 33 MB."""
+LARGE_BYTES = 4 * 1024 * 1024
+"""Far more than a Unix socket's buffer (about 200 KB on Linux), far less than the gateway's line limit."""
+ECHO = message(
+    {
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "execute_tool", "arguments": {"tool": "alpha.echo", "arguments": {"message": "front"}}},
+    }
+)
+
+
+@pytest.fixture
+def runtime_dir() -> Generator[Path]:
+    """A short one: a Unix socket path is at most 104 bytes."""
+    directory = Path(tempfile.mkdtemp(prefix="mgw-", dir="/tmp"))
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+async def workspace(home: Path) -> None:
+    """A workspace whose digest is built, so the handshake's instructions name its server."""
+    settings = {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False}
+    await refreshed_workspace(home, {"alpha": fake_server(name="alpha")}, settings)
+
+
+@asynccontextmanager
+async def raw_front(
+    home: Path, runtime_dir: Path, extra_env: dict[str, str] | None = None, *, traced: bool = False
+) -> AsyncGenerator[Any]:
+    """A front driven by raw lines; `traced`: its imports listed on its stderr, merged into its stdout."""
+    process = await anyio.open_process(
+        gateway_command(home),
+        env=shared_environment(runtime_dir) | (extra_env or {}) | ({"PYTHONPROFILEIMPORTTIME": "1"} if traced else {}),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if traced else subprocess.DEVNULL,
+    )
+    try:
+        yield process
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        with anyio.CancelScope(shield=True):
+            await process.wait()
+
+
+def the_socket(home: Path, runtime_dir: Path) -> Path:
+    return socket_path(home / "config.json", private_directory(runtime_dir / "mcp-gateway"))
+
+
+def hold_daemon(hold: Path) -> int:
+    """A descriptor whose lock holds a daemon started with `HOLD_DAEMON_ENV` naming `hold` right after its
+    handshake, until the descriptor is closed."""
+    fd = os.open(hold, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    [kilobytes] = [line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")]
+    return int(kilobytes) / 1024
+
+
+def what_the_daemon_says(home: Path, runtime_dir: Path) -> tuple[Answer, dict[str, Any]]:
+    """The daemon's hello answer, and its own session's answer to `initialize`, asked as a front asks."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(SESSION_SECONDS)
+        sock.connect(os.fspath(the_socket(home, runtime_dir)))
+        sock.sendall(Hello.of_this_process(os.getcwd(), shared_environment(runtime_dir)).encode())
+        reader = sock.makefile("rb")
+        answer = Answer.decode(reader.readline())
+        sock.sendall(INITIALIZE)
+        return answer, cast(dict[str, Any], json.loads(reader.readline()))["result"]
+
+
+async def test_a_front_with_its_daemon_running_answers_the_handshake_without_the_sdk_or_pydantic(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    await workspace(home)
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as first:
+        await downstream_pid(first, "alpha")  # the daemon runs and serves
+        async with raw_front(home, runtime_dir, traced=True) as process:
+            front = TracedGateway(process)
+            await front.stdin.send(INITIALIZE)
+            initialized, imported = await front.answer(1)
+            await front.stdin.send(INITIALIZED + TOOLS_LIST)
+            listed, more = await front.answer(2)
+            await front.stdin.send(ECHO)
+            echoed, after = await front.answer(3)
+            assert echoed["result"]["content"][0]["text"] == "front", "served by the daemon after the handshake"
+            traced = imported + more + after
+            assert importing(traced, "mcp_gateway.front.pipe"), traced  # the trace saw the front's own imports
+            assert {name for name in HEAVY if importing(traced, name)} == set()
+            assert initialized["result"]["instructions"] == first.instructions
+            assert [tool["name"] for tool in listed["result"]["tools"]] == [
+                tool.name for tool in (await first.list_tools()).tools
+            ]
+            await front.stdin.aclose()
+            assert await front.rest() == [], "the daemon's answers to 1 and 2 were dropped, nothing on stderr"
+            assert await process.wait() == 0
+
+
+async def test_a_cold_front_answers_tools_list_before_its_daemon_accepts_then_hands_the_session_over(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    home, hold = tmp_path / "home", tmp_path / "hold"
+    await workspace(home)
+    held = hold_daemon(hold)
+    async with daemon_cleanup(runtime_dir), raw_front(home, runtime_dir, {HOLD_DAEMON_ENV: str(hold)}) as process:
+        front = RawGateway(process)
+        with anyio.fail_after(SESSION_SECONDS):
+            try:
+                initialized = await front.call(
+                    "initialize",
+                    {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+                )
+                await front.send({"method": "notifications/initialized"})
+                listed = await front.call("tools/list", {})
+                await front.send_line(ECHO.rstrip(b"\n"))
+                await wait_for(lambda: len(daemon_pids(runtime_dir)) == 1, SESSION_SECONDS)  # started after
+                assert not the_socket(home, runtime_dir).exists()  # held before it listens
+                assert rss_mb(process.pid) <= THIN_FRONT_MB
+            finally:
+                os.close(held)  # the daemon goes on
+            echoed = await front.response(3)
+            assert echoed["result"]["content"][0]["text"] == "front"
+            assert len(daemon_pids(runtime_dir)) == 1
+            answer, daemon_initialized = await anyio.to_thread.run_sync(what_the_daemon_says, home, runtime_dir)
+        assert "alpha" in initialized["instructions"]
+        assert initialized == daemon_initialized
+        assert answer.handshake is not None
+        assert answer.handshake.instructions == initialized["instructions"]
+        assert answer.handshake.tools == listed["tools"]
+        await front.close_stdin()
+        assert await front.wait_exit(SESSION_SECONDS) == 0
+
+
+async def test_a_call_and_an_answer_larger_than_the_socket_takes_at_once_cross_the_daemon_whole(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    """The request is judged in a worker thread (it is long), the answer sent partly by the worker that encoded
+    it and the rest by the event loop (a Unix socket takes a few hundred kilobytes at once)."""
+    home = tmp_path / "home"
+    await workspace(home)
+    large = "".join(f"{n:07d}," for n in range(LARGE_BYTES // 8))
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
+        with anyio.fail_after(SESSION_SECONDS):
+            echoed = await execute(client, "alpha.echo", {"message": large})
+            assert text_of(echoed) == large
+            assert text_of(await execute(client, "alpha.echo", {"message": "after"})) == "after"
