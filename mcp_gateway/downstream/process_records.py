@@ -179,8 +179,10 @@ def _judge(record: GatewayRecord, report: ReapReport) -> list[int]:
 
 
 def _gateway_runs(gateway: RecordedGateway) -> bool:
-    """Whether the gateway that wrote a record still runs; when that cannot be told, it is assumed to."""
-    if not processes.pid_alive(gateway.pid):
+    """Whether the gateway that wrote a record still runs; when that cannot be told, it is assumed to. A zombie
+    runs nothing: a killed daemon whose parent has left is reaped only by an init that reaps (not every
+    container's does)."""
+    if not processes.pid_alive(gateway.pid) or processes.is_zombie(gateway.pid):
         return False
     current = processes.start_time(gateway.pid)
     if gateway.start is None or current is None:

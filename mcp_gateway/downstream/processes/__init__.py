@@ -17,6 +17,7 @@ from mcp_gateway.downstream.processes.groups import group_alive, pid_alive, refu
 from mcp_gateway.downstream.processes.identity import (
     GROUP_MARKER_ENV,
     gateway_token,
+    is_zombie,
     same_start,
     start_time,
     warm_up,
@@ -30,6 +31,7 @@ __all__ = [
     "gateway_token",
     "group_alive",
     "group_members",
+    "is_zombie",
     "pid_alive",
     "prove_ownership",
     "refusal",

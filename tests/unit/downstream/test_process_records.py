@@ -27,7 +27,7 @@ from mcp_gateway.downstream.process_records import (
     reap_stale_groups,
     running_servers,
 )
-from mcp_gateway.downstream.processes import GROUP_MARKER_ENV
+from mcp_gateway.downstream.processes import GROUP_MARKER_ENV, is_zombie
 from mcp_gateway.downstream.record_directory import RecordDirectory
 
 WAIT_SECONDS = 10.0
@@ -179,6 +179,19 @@ def test_running_servers_ignores_records_of_dead_gateways(
 ) -> None:
     ProcessRecords(tmp_path, owner_pid=dead_pid).add(child.pid, "github")
     assert running_servers(tmp_path) == {}
+
+
+def test_a_gateway_that_exited_but_was_never_reaped_runs_nothing(
+    tmp_path: Path, child: subprocess.Popen[bytes]
+) -> None:
+    exited = subprocess.Popen(["true"])
+    try:
+        os.waitid(os.P_PID, exited.pid, os.WEXITED | os.WNOWAIT)  # it has exited, and is left unreaped: a zombie
+        assert is_zombie(exited.pid)
+        ProcessRecords(tmp_path, owner_pid=exited.pid).add(child.pid, "github")
+        assert running_servers(tmp_path) == {}
+    finally:
+        exited.wait(WAIT_SECONDS)
 
 
 @pytest.mark.parametrize("shape", ["missing", "regular file", "link to a directory"])
