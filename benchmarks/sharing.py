@@ -127,7 +127,7 @@ def workspace(root: Path) -> Path:
 
 def parameters(home: Path, runtime: Path, mode: str) -> StdioServerParameters:
     env = gateway_environment()
-    env["XDG_RUNTIME_DIR"] = str(runtime)
+    env["MCP_GATEWAY_RUNTIME_DIR"] = str(runtime / "mcp-gateway")
     if mode == "standalone":
         env["MCP_GATEWAY_STANDALONE"] = "1"
     else:

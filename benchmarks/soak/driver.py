@@ -148,7 +148,7 @@ def session_parameters(home: Path, runtime: Path | None) -> StdioServerParameter
         env[STANDALONE_ENV] = "1"
     else:
         env.pop(STANDALONE_ENV, None)
-        env["XDG_RUNTIME_DIR"] = str(runtime)
+        env["MCP_GATEWAY_RUNTIME_DIR"] = str(runtime / "mcp-gateway")
     command, *args = gateway_command(home)
     return StdioServerParameters(command=command, args=args, env=env)
 

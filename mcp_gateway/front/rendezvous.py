@@ -3,10 +3,14 @@
 Standard library only: a client's session front imports this before anything else, and with a daemon
 running it imports nothing more (see `front`).
 
-- The socket lives in a private runtime directory: `$XDG_RUNTIME_DIR/mcp-gateway` when that is set (Linux
-  sessions), else `<tmp>/mcp-gateway-<uid>`. The directory must be ours, mode 0700 and not a link: in a
-  shared `/tmp` anyone could otherwise plant a socket a front would talk to. When it is not, the front
-  serves standalone and says why.
+- The socket lives in a private runtime directory found from the user id alone: `/run/user/<uid>/mcp-gateway`
+  where the system keeps a runtime directory for the user (Linux with systemd), else `/tmp/mcp-gateway-<uid>`.
+  Not from `XDG_RUNTIME_DIR` or `TMPDIR`: clients start their servers with environments of their own (Claude
+  Code has been seen to start one session's gateway with and without both), and every session of the user
+  must meet in one place. `MCP_GATEWAY_RUNTIME_DIR` names another directory, for whoever sets it for every
+  client alike (tests do). The directory must be ours, mode 0700 and not a link: in a shared `/tmp` anyone
+  could otherwise plant a socket a front would talk to. When it is not, the front serves standalone and
+  says why.
 - A socket's name is a digest of the workspace's real path, the gateway's version and the front↔daemon
   protocol: fronts of another version find another daemon (each leaves when its last session does), so two
   versions never talk past each other, and the name stays within the 104-byte limit of a Unix socket path.
@@ -26,12 +30,18 @@ import socket
 import stat
 import sys
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
 from mcp_gateway import __version__
 
+RUNTIME_DIR_ENV = "MCP_GATEWAY_RUNTIME_DIR"
+SYSTEM_RUNTIME_ROOT = "/run/user"
+"""Where systemd keeps each logged-in user's runtime directory (`/run/user/<uid>`, what XDG_RUNTIME_DIR names)."""
+SHARED_TMP = "/tmp"
+"""Not `tempfile.gettempdir()`: it follows TMPDIR, which differs between a user's clients (macOS gives each
+user one, and clients set their own)."""
 FRONT_PROTOCOL = 1
 """The version of what a front and a daemon say to each other (`hello`): part of the socket's name."""
 DIR_MODE = 0o700
@@ -49,14 +59,19 @@ class NoRendezvous(Exception):  # noqa: N818  # a reason to serve standalone, wo
     """No daemon can be reached or started; the message says why and what the front does instead."""
 
 
-def runtime_dir(environ: dict[str, str] | None = None) -> Path:
+def runtime_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where every front and daemon of this user meet (see the module's docstring)."""
     env = os.environ if environ is None else environ
-    runtime = env.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isabs(runtime):
-        return Path(runtime) / "mcp-gateway"
-    import tempfile  # only here: its imports cost a front 1.4 MB, and Linux sessions have a runtime directory
-
-    return Path(tempfile.gettempdir()) / f"mcp-gateway-{os.getuid()}"
+    chosen = env.get(RUNTIME_DIR_ENV)
+    if chosen and os.path.isabs(chosen):
+        return Path(chosen)
+    uid = os.getuid()
+    system = Path(SYSTEM_RUNTIME_ROOT) / str(uid)
+    with contextlib.suppress(OSError):
+        info = os.lstat(system)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == uid:
+            return system / "mcp-gateway"
+    return Path(SHARED_TMP) / f"mcp-gateway-{uid}"
 
 
 def socket_path(home: Path, directory: Path) -> Path:

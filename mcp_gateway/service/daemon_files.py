@@ -26,7 +26,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_gateway.downstream.processes import pid_alive, same_start, start_time
+from mcp_gateway.downstream.processes import is_zombie, pid_alive, same_start, start_time
 from mcp_gateway.paths import FILE_MODE, ensure_private_dir
 from mcp_gateway.service.daemon_record import MAX_STATE_BYTES, BadState, DaemonState
 
@@ -104,8 +104,9 @@ def read_states(directory: Path) -> list[FoundState]:
 
 
 def runs(state: DaemonState) -> bool:
-    """Whether the daemon that wrote `state` still runs: its pid is alive and started when the file says."""
-    if state.start is None or not pid_alive(state.pid):
+    """Whether the daemon that wrote `state` still runs: its pid is alive, no zombie (a killed daemon whose
+    parent has left waits for an init that may never reap it), and started when the file says."""
+    if state.start is None or not pid_alive(state.pid) or is_zombie(state.pid):
         return False
     return same_start(state.start, start_time(state.pid))
 

@@ -63,7 +63,7 @@ def home(tmp_path: Path) -> Path:
 def shared_environment(runtime_dir: Path) -> dict[str, str]:
     env = client_environment()
     env.pop("MCP_GATEWAY_STANDALONE", None)
-    env["XDG_RUNTIME_DIR"] = str(runtime_dir)
+    env["MCP_GATEWAY_RUNTIME_DIR"] = str(runtime_dir / "mcp-gateway")
     return env
 
 

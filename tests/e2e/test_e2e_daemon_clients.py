@@ -48,30 +48,16 @@ DAEMON_GONE_SECONDS = 30.0
 SUM = f"{EVERYTHING}.get-sum"
 
 
-SYSTEM_TMP = "/tmp"
-"""Where every front here meets: no XDG_RUNTIME_DIR, TMPDIR the system's, so `/tmp/mcp-gateway-<uid>`."""
-
-
 def shared_environment(place: Place) -> dict[str, str]:
-    """The test's environment with sharing on, as the user of `place` (its HOME), meeting Claude Code's fronts
-    (see `meeting_point`)."""
+    """The test's environment with sharing on, as the user of `place` (its HOME). Every front meets where the
+    user id says (`front/rendezvous.py`), whatever XDG_RUNTIME_DIR and TMPDIR each client passes: Claude Code
+    (2.1.332) has been seen to start one session's gateway with and without them."""
     env = client_environment()
     env["HOME"] = str(place.home)
     env.pop("MCP_GATEWAY_STANDALONE", None)
-    env.pop("XDG_RUNTIME_DIR", None)
-    env["TMPDIR"] = SYSTEM_TMP
+    env.pop("MCP_GATEWAY_RUNTIME_DIR", None)
+    env["XDG_RUNTIME_DIR"] = str(place.root)  # none of the fronts' business
     return env
-
-
-def meeting_point(client: ClaudeCode, place: Place) -> None:
-    """The gateway entry of Claude Code's config sets TMPDIR to the system's. Claude Code (2.1.332) starts the
-    gateway more than once in a `-p` session, not always with the same variables of its own (XDG_RUNTIME_DIR
-    and TMPDIR come and go), but always with the entry's `env`; the client tests give it a scratch TMPDIR."""
-    config = client.config_file(place)
-    document = json.loads(config.read_text())
-    entry = document["mcpServers"][client.gateway_name]
-    entry["env"] = {**entry.get("env", {}), "TMPDIR": SYSTEM_TMP}
-    config.write_text(json.dumps(document, indent=2))
 
 
 def daemons(workspace: Path) -> list[psutil.Process]:
@@ -148,7 +134,6 @@ async def test_an_sdk_session_the_inspector_and_claude_code_share_one_daemon_and
                 client, place, [UserServer(EVERYTHING, str(wrapper))], mock.base_url, mock.proxy_url, refresh=True
             )
             shared_by_every_client(place.workspace)
-            meeting_point(client, place)
             params = StdioServerParameters(command=command, args=args, env=shared_environment(place), cwd=place.project)
             started_by_refresh = len(read_lines(starts))
             with anyio.fail_after(SESSION_SECONDS * 3):

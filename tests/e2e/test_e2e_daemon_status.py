@@ -63,13 +63,17 @@ async def session(home: Path, runtime_dir: Path, client: Implementation) -> Asyn
 
 
 async def status_json(home: Path, runtime_dir: Path) -> dict[str, Any]:
-    done = await run_cli_async("status", "--json", home=home, extra_env={"XDG_RUNTIME_DIR": str(runtime_dir)})
+    done = await run_cli_async(
+        "status", "--json", home=home, extra_env={"MCP_GATEWAY_RUNTIME_DIR": str(runtime_dir / "mcp-gateway")}
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 async def status_text(home: Path, runtime_dir: Path) -> str:
-    done = await run_cli_async("status", home=home, extra_env={"XDG_RUNTIME_DIR": str(runtime_dir)})
+    done = await run_cli_async(
+        "status", home=home, extra_env={"MCP_GATEWAY_RUNTIME_DIR": str(runtime_dir / "mcp-gateway")}
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
