@@ -4,15 +4,16 @@ The SDK client drives the real `mcp-gateway` process in each era (`legacy`: the 
 `auto`: 2026-07-28), in front of real servers that ask in each era: the asking fixture (the SDK's own
 server, spoken to with `protocol: legacy` or left on `auto`), the fake server (hand-written, handshake-era,
 which returns the client's reply verbatim) and `@modelcontextprotocol/server-everything`. Each pairing:
-the answer reaches the tool (the tool's result holds it), a decline or cancel flows through, a client that
-did not declare the capability gets one clear sentence, and the call's deadline does not run while a
-person answers.
+the answer reaches the tool (the tool's result holds it), a decline or cancel flows through (the three in
+one session), a client that did not declare the capability gets one clear sentence, and the call's deadline
+does not run while a person answers.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -49,15 +50,18 @@ def asking_server(protocol: str) -> dict[str, Any]:
 
 
 def answering(
-    name: str = "Ada", seat: str = "12A", action: str = "accept", delay: float = 0.0
+    name: str = "Ada", seat: str = "12A", actions: Sequence[str] = (), delay: float = 0.0
 ) -> tuple[ElicitationFnT, list[str]]:
-    """An elicitation callback answering `action` (with `name`, or `seat` when asked for one), and what it was asked."""
+    """An elicitation callback and what it was asked: it answers the n-th question with `actions[n]` (every one
+    accepted when there are none), with `name`, or `seat` when asked for one."""
     asked: list[str] = []
 
     async def answer(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
         asked.append(params.message)
         if delay:
             await anyio.sleep(delay)  # a person taking their time, not a synchronisation
+        assert not actions or len(asked) <= len(actions), f"asked more than the {len(actions)} questions expected"
+        action = actions[len(asked) - 1] if actions else "accept"
         if action != "accept":
             return types.ElicitResult(action=action)  # pyright: ignore[reportArgumentType]
         schema: dict[str, Any] = params.requested_schema if isinstance(params, types.ElicitRequestFormParams) else {}
@@ -88,18 +92,21 @@ async def execute(
 
 @pytest.mark.parametrize("server_era", SERVER_ERAS)
 @pytest.mark.parametrize("client_era", CLIENT_ERAS)
-async def test_an_answer_to_a_tool_question_reaches_the_tool_in_every_pairing_of_eras(
+async def test_an_answer_a_decline_and_a_cancel_reach_the_tool_as_such_in_every_pairing_of_eras(
     tmp_path: Path, client_era: str, server_era: str
 ) -> None:
+    # One session per pairing: each call asks afresh, so what one answer did cannot shape the next one's result.
     write_workspace(tmp_path, {"ask": asking_server(server_era)})
-    answer, asked = answering(name="Ada", seat="12A")
-    greeted, registered, consulted = await execute(
+    answer, asked = answering(name="Ada", seat="12A", actions=["accept", "accept", "accept", "decline", "cancel"])
+    greeted, registered, consulted, declined, cancelled = await execute(
         tmp_path,
         client_era,
         [
             ("ask.greet", {"greeting": "Hello"}),
             ("ask.register", {"event": "PyCon"}),
             ("ask.consult", {"question": "?"}),
+            ("ask.greet", {"greeting": "Hi"}),
+            ("ask.greet", {"greeting": "Hi"}),
         ],
         elicitation_callback=answer,
         sampling_callback=sampled,
@@ -107,20 +114,15 @@ async def test_an_answer_to_a_tool_question_reaches_the_tool_in_every_pairing_of
     assert (greeted.is_error, text_of(greeted)) == (False, "Hello, Ada!")
     assert (registered.is_error, text_of(registered)) == (False, "Ada sits in 12A at PyCon")
     assert (consulted.is_error, text_of(consulted)) == (False, f"The model said: {MODEL_SAYS}")
-    assert asked == ["Whom should I say 'Hello' to?", "Who is registering?", "Which seat would Ada like?"]
-
-
-@pytest.mark.parametrize("action", ["decline", "cancel"])
-@pytest.mark.parametrize("server_era", SERVER_ERAS)
-@pytest.mark.parametrize("client_era", CLIENT_ERAS)
-async def test_a_declined_or_cancelled_question_reaches_the_tool_as_such(
-    tmp_path: Path, client_era: str, server_era: str, action: str
-) -> None:
-    write_workspace(tmp_path, {"ask": asking_server(server_era)})
-    answer, _ = answering(action=action)
-    (greeted,) = await execute(tmp_path, client_era, [("ask.greet", {"greeting": "Hi"})], elicitation_callback=answer)
-    ended = {"decline": "declined", "cancel": "cancelled"}[action]
-    assert (greeted.is_error, text_of(greeted)) == (False, f"No name given: the question was {ended}.")
+    assert (declined.is_error, text_of(declined)) == (False, "No name given: the question was declined.")
+    assert (cancelled.is_error, text_of(cancelled)) == (False, "No name given: the question was cancelled.")
+    assert asked == [
+        "Whom should I say 'Hello' to?",
+        "Who is registering?",
+        "Which seat would Ada like?",
+        "Whom should I say 'Hi' to?",
+        "Whom should I say 'Hi' to?",
+    ]
 
 
 @pytest.mark.parametrize("server_era", SERVER_ERAS)
