@@ -46,7 +46,9 @@ QUICK_EXIT_SECONDS = 3.0
 """Bound for a stop that needs no downstream to be waited for (a stuck start is cancelled, not waited out)."""
 SHUTDOWN_UNDER_WAY_SECONDS = 0.5
 """Lets the gateway see stdin EOF before the SIGTERM arrives (only orders two events; not a result wait)."""
-PID_APPEARS_SECONDS = 10.0
+PID_APPEARS_SECONDS = 30.0
+"""Bound for a server the gateway starts to be running: the gateway answers `initialize` before it imports what
+it serves with (about a second of CPU), then starts the server; 10 s was overrun on a 2-core machine at load 8."""
 
 
 async def first_pid(pid_file: Path) -> int:
