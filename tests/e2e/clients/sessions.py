@@ -10,6 +10,7 @@ killed (it carries this session's workspace or session id, so it is provably our
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -36,6 +37,7 @@ LEFTOVER_SECONDS = 15.0
 """How long the processes a client started get to be gone after it exited. The gateway stops its servers
 within about 2.5 s of its client closing the connection (README: hurried graces of 0.75 s); the rest is
 slack for a busy machine."""
+DAEMON_GRACE_SECONDS = 0.5
 POLL_SECONDS = 0.1
 WORKSPACE_VARIABLE = "MCP_GATEWAY_HOME"
 
@@ -77,10 +79,21 @@ async def moved_in(
     # `--launcher auto` writes this checkout's gateway (it was not installed from the package index): the
     # gateway under test is the one every client starts.
     assert client.gateway_entry(place).get("command") in (str(GATEWAY_BIN), [str(GATEWAY_BIN)]), done.stdout
+    shorten_the_daemons_grace(place)
     if refresh:
         refreshed = await gateway_cli(place, env, "refresh")
         assert refreshed.returncode == 0, refreshed.stdout + refreshed.stderr
     return done.stdout
+
+
+def shorten_the_daemons_grace(place: Place) -> None:
+    """Every client here starts the gateway as users get it: a session front of the workspace's shared daemon.
+    The daemon outlives a session by its grace (30 s by default) for the next one to find it: here it leaves
+    at once, so that everything a client started is gone within LEFTOVER_SECONDS of its exit."""
+    config = place.workspace / "config.json"
+    document = json.loads(config.read_text())
+    document.setdefault("settings", {})["daemonGraceSeconds"] = DAEMON_GRACE_SECONDS
+    config.write_text(json.dumps(document, indent=2))
 
 
 async def run_client(
