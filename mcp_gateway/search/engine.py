@@ -24,6 +24,7 @@ from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_am
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import analyze
 from mcp_gateway.search.web_search import WEB_SEARCH_REASON, asks_for_information, with_web_search
+from mcp_gateway.search.web_services import distinct_services, services
 from mcp_gateway.wording import Said, Step, Words, counted
 
 DEFAULT_LIMIT = 10
@@ -168,7 +169,10 @@ class SearchEngine:
         asking = [each.query for each in evidence if asks_for_information(each.query)]
         if not asking or not self._index.web_search:
             return ()
-        reordered, offered = with_web_search(ranked, scores_among(self._index, asking[0], self._index.web_search))
+        named = services(self._index, self._index.web_search)
+        best = named.get(ranked[0].doc_id, frozenset[str]()) if ranked else frozenset[str]()
+        matching = scores_among(self._index, asking[0], self._index.web_search)
+        reordered, offered = with_web_search(ranked, distinct_services(matching, named, best))
         found = [self._index.tools[scored.doc_id].entry for scored in reordered[:limit]]
         hits = [self._hit(evidence, scored.doc_id, scored.score, found) for scored in reordered[:limit]]
         marked = [
