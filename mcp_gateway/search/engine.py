@@ -18,8 +18,9 @@ from mcp_gateway.search.confidence import Confidence, Evidence, Judgement, evide
 from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
+from mcp_gateway.search.name_fit import NameFits
 from mcp_gateway.search.originality import Republished
-from mcp_gateway.search.query import Vocabulary, parse_query
+from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
 from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import analyze
@@ -79,6 +80,7 @@ class SearchEngine:
         self._vocabulary = Vocabulary([])
         self._vocabulary_version = -1
         self._republished = Republished()
+        self._name_fits = NameFits()
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self._index.replace_server(server, tools)
@@ -139,16 +141,21 @@ class SearchEngine:
         evidence: list[Evidence] = []
         several_steps = False
         copies = self._republished.of(self._index, NAME_MAX_SERVERS)
+
+        def ranking_of(parsed: ParsedQuery) -> list[Scored]:
+            depth = limit * FUSION_DEPTH
+            return rank(self._index, parsed, servers=scope, limit=depth, republished=copies, name_fits=self._name_fits)
+
         for text in phrasings:
             parsed = parse_query(text, self._known, self._vocabulary_list)
             evidence.append(evidence_of(self._index, parsed))
-            whole = rank(self._index, parsed, servers=scope, limit=limit * FUSION_DEPTH, republished=copies)
+            whole = ranking_of(parsed)
             weighted.append((WHOLE_REQUEST_WEIGHT, whole))
             steps = steps_of(text)
             several_steps = several_steps or bool(steps)
             for step in steps:
                 step_query = parse_query(step, self._known, self._vocabulary_list)
-                ranking = rank(self._index, step_query, servers=scope, limit=limit * FUSION_DEPTH, republished=copies)
+                ranking = ranking_of(step_query)
                 weighted.append((STEP_WEIGHT, ranking))
         ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
         found = [self._index.tools[scored.doc_id].entry for scored in ranked[:limit]]

@@ -97,8 +97,9 @@ def test_synonyms_work_in_both_directions(query: str, tools: list[tuple[str, str
 
 _VERB_OUTRANKS_WHOLE_QUERY = pytest.mark.xfail(
     strict=True,
-    reason="BUG: 'remove a file' / 'remove a repo' rank slack.remove_reaction (matches the verb 'remove' only) "
-    "above the delete_* tool that matches the object exactly and 'remove' as a synonym",
+    reason="BUG: 'remove a file' ranks slack.remove_reaction (matches the verb 'remove' only) above the delete_file "
+    "tool that matches the object exactly and 'remove' as a synonym: the name fit lowers remove_reaction (its "
+    "'reaction' is not asked for) but 'file', in most of this catalog's tools, weighs too little to close the gap",
 )
 
 
@@ -108,7 +109,7 @@ _VERB_OUTRANKS_WHOLE_QUERY = pytest.mark.xfail(
         ("delete a reaction", "slack.remove_reaction"),
         ("erase a file", "filesystem.delete_file"),
         pytest.param("remove a file", "filesystem.delete_file", marks=_VERB_OUTRANKS_WHOLE_QUERY),
-        pytest.param("remove a repo", "github.delete_repository", marks=_VERB_OUTRANKS_WHOLE_QUERY),
+        ("remove a repo", "github.delete_repository"),  # a strict xfail until the name fit (`name_fit.py`)
     ],
 )
 def test_an_english_synonym_finds_the_tool_named_with_the_other_word(
