@@ -159,6 +159,19 @@ def test_a_query_naming_a_server_by_key_or_alias_ranks_that_servers_tools_first(
     assert result.hits[0].server == server
 
 
+def test_a_server_name_with_a_stop_word_in_it_is_named_by_a_request_without_it() -> None:
+    # A request never keeps "for" as a word, so a name phrase holding it ("call for papers") could never be whole.
+    engine = SearchEngine()
+    servers = {
+        "call-for-papers-mcp": [("get_events", "Search academic conferences and events by keyword.")],
+        "eventbrite": [("search_events", "Search events near a place by keyword.")],
+    }
+    for server, tools in servers.items():
+        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
+    result = engine.search("which calls for papers close next week in Europe, find events")
+    assert result.hits[0].server == "call-for-papers-mcp"
+
+
 def test_a_server_hint_restricts_results_to_that_server(engine: SearchEngine) -> None:
     result = engine.search("list", server="github")
     assert result.hits
