@@ -4,6 +4,8 @@ score(tool) = [Σ_field weight(field) · BM25_field(query, tool)       (query te
               + SERVER_INTENT_BONUS · how clearly the query names the tool's server (a whole key or alias phrase)]
               · DEPRECATED_FACTOR                                      (only for a tool that says it is deprecated)
             + NAME_MATCH_BONUS · similarity(query, tool name)       (only for a query that looks like a name)
+then, among the best candidates, times the share of the tool's name the query asks for, from NAME_FIT_FLOOR to 1
+(`name_fit.py`), so a tool named for another object (`bsv_getPrice` for a share price) falls below close matches.
 
 BM25's IDF is what makes a hit in a rare word count and a hit in `get` barely count; the field weights make
 a hit in a name or title outweigh one in a long description; server terms live in their own small index
@@ -23,6 +25,7 @@ from rapidfuzz import fuzz, process
 
 from mcp_gateway.search.fields import CONCEPT_FIELDS, ServerField, ToolField
 from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key
+from mcp_gateway.search.name_fit import NAME_FIT_DEPTH, NameFits
 from mcp_gateway.search.query import FULL_SIMILARITY, ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
 
@@ -203,9 +206,11 @@ def rank(
     servers: set[str] | None,
     limit: int,
     republished: frozenset[int] = frozenset(),
+    name_fits: NameFits | None = None,
 ) -> list[Scored]:
     """Best tools first; `servers` restricts the candidates to those servers' tools; `republished` are the tools
-    named after another server (`originality.py`), ranked as copies."""
+    named after another server (`originality.py`), ranked as copies; `name_fits` keeps the engine's name readings
+    between queries (`name_fit.py`)."""
     allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
     terms = strongest_terms(index, query.terms)
     scores = bm25f(
@@ -231,8 +236,14 @@ def rank(
         scores[doc_id] *= PROVENANCE_FACTOR
     for doc_id in republished.intersection(scores):
         scores[doc_id] *= REPUBLISHED_FACTOR
-    best = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
-    return [Scored(doc_id, score) for doc_id, score in best if score > 0]
+    wide = heapq.nsmallest(limit * NAME_FIT_DEPTH, scores.items(), key=lambda item: (-item[1], item[0]))
+    asked = {term.term for term in query.terms}.union(query.words)
+    count = len(index.tools)
+    fits = (name_fits or NameFits()).of(
+        index, (doc_id for doc_id, _ in wide), asked, lambda word: bm25_idf(count, index.doc_freq.get(word, 0))
+    )
+    best = sorted(((doc_id, score * fits[doc_id]) for doc_id, score in wide), key=lambda item: (-item[1], item[0]))
+    return [Scored(doc_id, score) for doc_id, score in best[:limit] if score > 0]
 
 
 def scores_among(index: SearchIndex, query: ParsedQuery, tools: set[int]) -> list[Scored]:

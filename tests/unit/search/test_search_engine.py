@@ -97,8 +97,9 @@ def test_synonyms_work_in_both_directions(query: str, tools: list[tuple[str, str
 
 _VERB_OUTRANKS_WHOLE_QUERY = pytest.mark.xfail(
     strict=True,
-    reason="BUG: 'remove a file' / 'remove a repo' rank slack.remove_reaction (matches the verb 'remove' only) "
-    "above the delete_* tool that matches the object exactly and 'remove' as a synonym",
+    reason="BUG: 'remove a file' ranks slack.remove_reaction (matches the verb 'remove' only) above the delete_file "
+    "tool that matches the object exactly and 'remove' as a synonym: the name fit lowers remove_reaction (its "
+    "'reaction' is not asked for) but 'file', in most of this catalog's tools, weighs too little to close the gap",
 )
 
 
@@ -108,7 +109,7 @@ _VERB_OUTRANKS_WHOLE_QUERY = pytest.mark.xfail(
         ("delete a reaction", "slack.remove_reaction"),
         ("erase a file", "filesystem.delete_file"),
         pytest.param("remove a file", "filesystem.delete_file", marks=_VERB_OUTRANKS_WHOLE_QUERY),
-        pytest.param("remove a repo", "github.delete_repository", marks=_VERB_OUTRANKS_WHOLE_QUERY),
+        ("remove a repo", "github.delete_repository"),  # a strict xfail until the name fit (`name_fit.py`)
     ],
 )
 def test_an_english_synonym_finds_the_tool_named_with_the_other_word(
@@ -156,6 +157,19 @@ def test_a_query_naming_a_server_by_key_or_alias_ranks_that_servers_tools_first(
     result = engine.search(query)
     # "list" is in the names of tools on three servers; the server word decides.
     assert result.hits[0].server == server
+
+
+def test_a_server_name_with_a_stop_word_in_it_is_named_by_a_request_without_it() -> None:
+    # A request never keeps "for" as a word, so a name phrase holding it ("call for papers") could never be whole.
+    engine = SearchEngine()
+    servers = {
+        "call-for-papers-mcp": [("get_events", "Search academic conferences and events by keyword.")],
+        "eventbrite": [("search_events", "Search events near a place by keyword.")],
+    }
+    for server, tools in servers.items():
+        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
+    result = engine.search("which calls for papers close next week in Europe, find events")
+    assert result.hits[0].server == "call-for-papers-mcp"
 
 
 def test_a_server_hint_restricts_results_to_that_server(engine: SearchEngine) -> None:

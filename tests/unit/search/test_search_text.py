@@ -61,6 +61,19 @@ def test_stop_words_and_filler_are_dropped() -> None:
     )
 
 
+def test_what_contractions_leave_at_the_apostrophe_is_dropped() -> None:
+    # Straight and curly apostrophes alike: the letters after one are not words of the request.
+    assert analyze("I\u2019m sure it's a repo I've cloned, you're right, we'll see, I'd say, don't").words == (
+        "sure",
+        "repo",
+        "clone",
+        "right",
+        "see",
+        "say",
+        "don",
+    )
+
+
 def test_a_cjk_run_becomes_its_characters_and_bigrams() -> None:
     terms = analyze("天气预报")
     assert terms.cjk_runs == ("天气预报",)
