@@ -31,6 +31,8 @@ from mcp_gateway.downstream.processes import pid_alive
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.paths import FILE_MODE
 
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
 READ_CHUNK_BYTES = 1024 * 1024
 _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")
 
@@ -126,11 +128,26 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
 def open_directory(directory: Path) -> Generator[int]:
     """A descriptor of `directory` itself, refusing a link: names opened relative to it stay in it."""
     try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(directory, _DIRECTORY_FLAGS)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             raise _unusable_entry(directory) from exc
         raise
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def usable_directory(directory: Path) -> Generator[int | None]:
+    """A descriptor of `directory` itself, or None when there is no usable one (missing, a link, a file): for
+    readers and sweepers, for whom that means there is nothing to do."""
+    try:
+        fd = os.open(directory, _DIRECTORY_FLAGS)
+    except OSError:
+        yield None
+        return
     try:
         yield fd
     finally:

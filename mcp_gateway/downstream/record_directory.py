@@ -25,7 +25,7 @@ from pathlib import Path
 
 from mcp_gateway.downstream.record_format import GatewayRecord, Unusable, decode_record
 from mcp_gateway.paths import FILE_MODE
-from mcp_gateway.workspace_files import kind_of
+from mcp_gateway.workspace_files import kind_of, usable_directory
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,6 @@ SET_ASIDE_KEPT = 5
 MAX_RECORD_BYTES = 1024 * 1024
 """Far above any real record (about 80 bytes a group); a larger file is not one of ours."""
 
-_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -44,15 +43,8 @@ _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOE
 @contextlib.contextmanager
 def records_directory(directory: Path) -> Generator[RecordDirectory | None]:
     """The record directory at `directory`, or None when there is no usable one (missing, a link, a file)."""
-    try:
-        fd = os.open(directory, _DIRECTORY_FLAGS)
-    except OSError:
-        yield None
-        return
-    try:
-        yield RecordDirectory(fd)
-    finally:
-        os.close(fd)
+    with usable_directory(directory) as fd:
+        yield None if fd is None else RecordDirectory(fd)
 
 
 class RecordDirectory:

@@ -22,16 +22,15 @@ import contextlib
 import os
 import re
 import stat
-from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_gateway.downstream.processes import is_zombie, pid_alive, same_start, start_time
 from mcp_gateway.paths import FILE_MODE, ensure_private_dir
 from mcp_gateway.service.daemon_record import MAX_STATE_BYTES, BadState, DaemonState
+from mcp_gateway.workspace_files import usable_directory
 
 _NAME = re.compile(r"daemon-(?P<pid>[1-9][0-9]{0,9})\.state")
-_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -57,7 +56,7 @@ def write_state(directory: Path, state: DaemonState) -> None:
     ensure_private_dir(directory)
     data = state.encode()
     name = state_name(state.pid)
-    with _directory(directory) as fd:
+    with usable_directory(directory) as fd:
         if fd is None:
             raise NotADirectoryError(f"{directory} is not a directory of its own")
         temporary = f".{name}.{os.getpid()}.tmp"
@@ -76,7 +75,7 @@ def write_state(directory: Path, state: DaemonState) -> None:
 
 def remove_state(directory: Path, pid: int) -> None:
     """Remove the state file of the daemon `pid` (the entry itself, whatever it is); never raises."""
-    with _directory(directory) as fd:
+    with usable_directory(directory) as fd:
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.unlink(state_name(pid), dir_fd=fd)
@@ -85,7 +84,7 @@ def remove_state(directory: Path, pid: int) -> None:
 def read_states(directory: Path) -> list[FoundState]:
     """Every daemon state file in `run`, parsed, in the order of their names; never raises."""
     found: list[FoundState] = []
-    with _directory(directory) as fd:
+    with usable_directory(directory) as fd:
         if fd is None:
             return found
         try:
@@ -115,7 +114,7 @@ def remove_stale(directory: Path) -> list[str]:
     """Remove the state files of daemons that no longer run, and unusable ones; the names removed."""
     removed: list[str] = []
     stale = [found.name for found in read_states(directory) if found.state is None or not runs(found.state)]
-    with _directory(directory) as fd:
+    with usable_directory(directory) as fd:
         if fd is None:
             return removed
         for name in stale:
@@ -123,19 +122,6 @@ def remove_stale(directory: Path) -> list[str]:
                 os.unlink(name, dir_fd=fd)  # a link itself, never its target
                 removed.append(name)
     return removed
-
-
-@contextlib.contextmanager
-def _directory(directory: Path) -> Generator[int | None]:
-    try:
-        fd = os.open(directory, _DIRECTORY_FLAGS)
-    except OSError:
-        yield None
-        return
-    try:
-        yield fd
-    finally:
-        os.close(fd)
 
 
 def _read_small(name: str, directory_fd: int) -> bytes:

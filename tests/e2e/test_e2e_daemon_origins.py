@@ -10,9 +10,7 @@ nor anything written or printed. The sessions of a test overlap (`Together`), so
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from collections.abc import AsyncGenerator, Generator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -22,11 +20,12 @@ import pytest
 from e2e_gateway import SESSION_SECONDS, downstream_pid, execute, gateway_command, text_of
 from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
-from test_e2e_daemon import Together, daemon_cleanup, shared_environment
+from test_e2e_daemon import Together, daemon_cleanup, runtime_dir, shared_environment
 
 from mcp_gateway.masking import MASK
 
 pytestmark = pytest.mark.anyio
+__all__ = ["runtime_dir"]  # the fixture, shared with the daemon's own tests
 
 GRACE_SECONDS = 0.5
 MARK = "ORIGINS_TEST_MARK"
@@ -34,15 +33,6 @@ MARK = "ORIGINS_TEST_MARK"
 SECRET = "ORIGINS_TEST_SECRET"
 SECRET_VALUE = "sk-origins-Zq8W3x7Lp2Vn5Rt9Ky4Hb6"
 """Shaped like a generated credential, in one session's environment only."""
-
-
-@pytest.fixture
-def runtime_dir() -> Generator[Path]:
-    directory = Path(tempfile.mkdtemp(prefix="mgo-", dir="/tmp"))  # short: a socket path is at most 104 bytes
-    try:
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 def workspace(home: Path, servers: Mapping[str, Any], **settings: Any) -> Path:

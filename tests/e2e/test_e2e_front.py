@@ -19,11 +19,9 @@ import contextlib
 import fcntl
 import json
 import os
-import shutil
 import socket
 import subprocess
-import tempfile
-from collections.abc import AsyncGenerator, Generator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -42,7 +40,7 @@ from e2e_gateway import (
     wait_for,
 )
 from gateway_testing import fake_server
-from test_e2e_daemon import daemon_cleanup, daemon_pids, session, shared_environment
+from test_e2e_daemon import daemon_cleanup, daemon_pids, runtime_dir, session, shared_environment
 from test_e2e_early_answers import INITIALIZE, INITIALIZED, TOOLS_LIST, TracedGateway, importing, message
 
 from mcp_gateway.front.hello import Answer, Hello
@@ -50,6 +48,7 @@ from mcp_gateway.front.rendezvous import private_directory, socket_path
 from mcp_gateway.program import HOLD_DAEMON_ENV
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+__all__ = ["runtime_dir"]  # the fixture, shared with the daemon's own tests
 
 GRACE_SECONDS = 0.5
 HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "mcp_gateway.config", "mcp_gateway.server")
@@ -65,16 +64,6 @@ ECHO = message(
         "params": {"name": "execute_tool", "arguments": {"tool": "alpha.echo", "arguments": {"message": "front"}}},
     }
 )
-
-
-@pytest.fixture
-def runtime_dir() -> Generator[Path]:
-    """A short one: a Unix socket path is at most 104 bytes."""
-    directory = Path(tempfile.mkdtemp(prefix="mgw-", dir="/tmp"))
-    try:
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 async def workspace(home: Path) -> None:
