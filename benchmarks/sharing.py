@@ -16,6 +16,7 @@ once, so no session lists any server at start. Ratios (shared ÷ standalone) are
 lines say which of the issue's goals were met: the machine is shared and noisy, ratios much less so.
 
     python -m benchmarks.sharing [--sessions 1 4 8] [--calls 20]
+    python -m benchmarks.sharing --sessions 1 1 1 4 4 8 8   # a count repeated: one more sample of its starts
 """
 
 from __future__ import annotations
@@ -276,8 +277,8 @@ async def run(session_counts: Sequence[int], calls: int) -> list[tuple[int, Mode
     root = Path(tempfile.mkdtemp(prefix="mgw-bench-", dir="/tmp"))  # short: a socket path is at most 104 bytes
     try:
         home = workspace(root)
-        for sessions in session_counts:
-            runtime = root / f"run-{sessions}"
+        for round_number, sessions in enumerate(session_counts):  # a count may be repeated, for more samples
+            runtime = root / f"run-{round_number}"
             runtime.mkdir(mode=0o700)
             rounds.append((sessions, *await measure(home, runtime, sessions, calls)))
     finally:
