@@ -65,8 +65,10 @@ def write_demo_config(workspace: Path) -> None:
         }
         for name, (module, aliases) in DEMO_SERVERS.items()
     }
+    # Standalone: the workspace is removed as the demo ends, and a shared daemon would outlive it by its grace.
+    document = {"version": 1, "settings": {"shared": False}, "mcpServers": servers}
     config = workspace / "config.json"
-    config.write_text(json.dumps({"version": 1, "mcpServers": servers}, indent=2, ensure_ascii=False))
+    config.write_text(json.dumps(document, indent=2, ensure_ascii=False))
     config.chmod(PRIVATE)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 import mcp_types as types
+import psutil
 import pytest
 from e2e_gateway import SESSION_SECONDS, gateway_session, run_cli_async
 from gateway_testing import write_workspace
@@ -61,6 +62,16 @@ async def mistake_message(home: Path) -> str:
     return text.splitlines()[0]
 
 
+def processes_naming(path: Path) -> list[str]:
+    """The command lines that name `path`: a gateway's or daemon's `--home` under it, or a server's."""
+    found: list[str] = []
+    for process in psutil.process_iter(["cmdline"]):
+        command = " ".join(process.info["cmdline"] or ())
+        if str(path) in command:
+            found.append(command)
+    return found
+
+
 def words(text: str) -> str:
     return " ".join(text.split())
 
@@ -73,6 +84,8 @@ async def test_the_demo_reads_whole_at_100_columns_shows_the_mistakes_message_wh
     done = await run_cli_async("demo", extra_env={"TMPDIR": str(demo_tmp)})
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
+    assert list(demo_tmp.glob("mcp-gateway-demo-*")) == [], "the demo's workspace is gone with it"
+    assert processes_naming(demo_tmp) == [], "nothing the demo started outlives it (a shared daemon would)"
 
     # Every line fits; only the demo workspace's path, one word, may be wider than a line.
     too_wide = [line for line in lines if len(line) > WIDTH and str(demo_tmp) not in line]
