@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 HOME_ENV_VAR = "MCP_GATEWAY_HOME"
 APP_NAME = "mcp-gateway"
@@ -22,8 +22,7 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(NamedTuple):
     config_dir: Path
     state_dir: Path
 

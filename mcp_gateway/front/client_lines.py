@@ -20,14 +20,13 @@ the daemon running must import nothing heavy. What answers early is any `Early` 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sys
 import threading
 from collections.abc import Callable
 from typing import Protocol
 
-logger = logging.getLogger(__name__)
+from mcp_gateway.front.quiet_log import DEBUG, log
 
 Take = Callable[[bytes], None]
 """Called in the reader thread with each line that arrives once the session has taken over."""
@@ -134,7 +133,7 @@ class ClientLines:
                             continue
                     take(line)
         except Exception as error:  # stdin unreadable, or the session gone while a line was being delivered
-            logger.debug("stopped reading the client's stdin: %s", error)
+            log(__name__, DEBUG, "stopped reading the client's stdin: %s", error)
         finally:
             self._finish()
 
@@ -148,7 +147,7 @@ class ClientLines:
             try:
                 _write_all(self.wire_out, reply)
             except OSError as error:  # the client is gone; the session will see stdin end
-                logger.debug("could not answer the client early: %s", error)
+                log(__name__, DEBUG, "could not answer the client early: %s", error)
                 early.stop()
         if early.over:
             self.handshake_over.set()

@@ -29,15 +29,12 @@ runs is answered without waiting for the daemon's event loop.
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from mcp_gateway import __version__
-
-logger = logging.getLogger(__name__)
+from mcp_gateway.front.quiet_log import DEBUG, ERROR, log
 
 SERVER_NAME = "mcp-gateway"
 SERVER_TITLE = "MCP gateway"
@@ -58,8 +55,7 @@ STRING, BOOLEAN, OBJECT, OBJECTS = "string", "boolean", "object", "object of obj
 """Leaf shapes: `OBJECT` is any JSON object (a capability model that ignores what it does not know)."""
 
 
-@dataclass(frozen=True)
-class Fields:
+class Fields(NamedTuple):
     """A JSON object with only these members, each of its shape, the `required` ones present."""
 
     members: Mapping[str, Shape]
@@ -107,8 +103,7 @@ def fits(value: object, shape: Shape) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class Handshake:
+class Handshake(NamedTuple):
     """What the server says at its handshake; the SDK's `Server` is built from the same values.
 
     Made once per process, before anything but the config is read: the instructions must stay cheap to
@@ -140,14 +135,14 @@ RequestKey = tuple[bool, int | str]
 """A JSON-RPC id told apart by type: the request 1 is not the request "1"."""
 
 
-@dataclass
 class EarlyAnswers:
     """Judges the client's lines until the SDK takes over: which to answer now, and with what."""
 
-    handshake: Handshake
-    _phase: Phase = "opening"
-    _sent: dict[RequestKey, dict[str, Any]] = field(default_factory=dict[RequestKey, dict[str, Any]])
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    def __init__(self, handshake: Handshake) -> None:
+        self.handshake = handshake
+        self._phase: Phase = "opening"
+        self._sent: dict[RequestKey, dict[str, Any]] = {}
+        self._lock = threading.Lock()
 
     @property
     def over(self) -> bool:
@@ -219,9 +214,11 @@ class EarlyAnswers:
         except ValueError:
             theirs = None
         if theirs == early:
-            logger.debug("the SDK's answer to request %r, answered early, is the same", request_id)
+            log(__name__, DEBUG, "the SDK's answer to request %r, answered early, is the same", request_id)
         else:
-            logger.error(
+            log(
+                __name__,
+                ERROR,
                 "gateway bug: request %r was answered early with %s, but the SDK answers %s; "
                 "please report it (the client keeps the early answer)",
                 request_id,

@@ -12,8 +12,7 @@ Both lines are JSON objects on one line, bounded by `MAX_HELLO_BYTES`; standard 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from mcp_gateway import __version__
 from mcp_gateway.front.early_answers import Handshake
@@ -30,8 +29,7 @@ class BadHello(ValueError):  # noqa: N818  # a fact about a line, like `json.JSO
     """A line that is no hello of this protocol."""
 
 
-@dataclass(frozen=True)
-class Hello:
+class Hello(NamedTuple):
     protocol: int
     version: str
     cwd: str
@@ -59,8 +57,7 @@ class Hello:
         return cls(protocol, version, cwd, cast(dict[str, str], pairs))
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     accepted: bool
     version: str
     reason: str | None = None
