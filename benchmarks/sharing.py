@@ -13,7 +13,8 @@ and notes, and the SDK's smallest server), it measures in each mode:
   taking turns (the order swapped every round) so that the machine's noise falls on both alike.
 Standalone sessions open first and stay open, idle, while the shared ones open. The catalog is refreshed
 once, so no session lists any server at start. Ratios (shared ÷ standalone) are the result, and the last
-lines say which of the issue's goals were met: the machine is shared and noisy, ratios much less so.
+lines say which of the issue's goals were met: the machine is shared and noisy, ratios much less so. The package
+is compiled to bytecode first, as an install does (`compile_package`).
 
     python -m benchmarks.sharing [--sessions 1 4 8] [--calls 20]
     python -m benchmarks.sharing --sessions 1 1 1 4 4 8 8   # a count repeated: one more sample of its starts
@@ -38,7 +39,7 @@ import anyio
 import anyio.abc
 from mcp import Client, StdioServerParameters
 
-from benchmarks.gateway_session import gateway_command, gateway_environment, refresh_catalog
+from benchmarks.gateway_session import compile_package, gateway_command, gateway_environment, refresh_catalog
 from benchmarks.procfs import command_line, descendants, is_alive, process_info, rss_mb
 from benchmarks.repo_paths import ROOT
 from mcp_gateway.cli.demo import write_demo_config
@@ -274,6 +275,7 @@ def goals(rounds: Sequence[tuple[int, Mode, Mode]]) -> list[str]:
 
 async def run(session_counts: Sequence[int], calls: int) -> list[tuple[int, Mode, Mode]]:
     rounds: list[tuple[int, Mode, Mode]] = []
+    compile_package()
     root = Path(tempfile.mkdtemp(prefix="mgw-bench-", dir="/tmp"))  # short: a socket path is at most 104 bytes
     try:
         home = workspace(root)

@@ -14,7 +14,7 @@ from typing import TextIO
 import anyio
 
 from benchmarks.bench_data import DEFAULT_DATA_DIR, spread_queries
-from benchmarks.gateway_session import refresh_catalog
+from benchmarks.gateway_session import compile_package, refresh_catalog
 from benchmarks.latency.cold import ColdResult, measure_cold
 from benchmarks.latency.failure import BenchError, failure
 from benchmarks.latency.imports import ImportReport, measure_imports
@@ -84,6 +84,7 @@ def run(options: Options) -> Report:
             "npm install --prefix tests/e2e/peers --no-audit --no-fund --ignore-scripts"
         )
     report = Report(options)
+    compile_package()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mcp-gateway-latency-", ignore_cleanup_errors=True) as directory:
         root = Path(directory)
