@@ -253,24 +253,24 @@ def goals(rounds: Sequence[tuple[int, Mode, Mode]]) -> list[str]:
             )
             for sessions, a, s in rounds
         ],
-        *[
-            (
-                f"start with the daemon running <= {GOAL_WARM_START:.0%}",
-                ratio <= GOAL_WARM_START,
-                f"{ratio:.0%}",
-            )
-            for ratio in starts
-        ],
-        *[
-            (
-                f"cold start no slower ({sessions} sessions)",
-                (ratio := s.starts[0] / a.starts[0]) <= GOAL_COLD_START,
-                f"{ratio:.0%}",
-            )
-            for sessions, a, s in rounds
-        ],
+        _by_median(f"start with the daemon running <= {GOAL_WARM_START:.0%}", starts, GOAL_WARM_START),
+        _by_median(
+            f"cold start no slower than standalone (<= {GOAL_COLD_START:.0%})",
+            [s.starts[0] / a.starts[0] for _, a, s in rounds],
+            GOAL_COLD_START,
+        ),
     ]
     return ["goals:"] + [f"  {'met   ' if met else 'MISSED'}  {what}  {said}".rstrip() for what, met, said in checks]
+
+
+def _by_median(what: str, ratios: Sequence[float], goal: float) -> tuple[str, bool, str]:
+    """A start-time goal judged by the median of its samples (one per round: repeat a session count for
+    more): a single start on a shared machine is one draw of its noise."""
+    if not ratios:
+        return (what, False, "no sample: give a session count above 1")
+    median = statistics.median(ratios)
+    samples = ", ".join(f"{ratio:.0%}" for ratio in ratios)
+    return (f"{what}, median of {len(ratios)}", median <= goal, f"{median:.0%} ({samples})")
 
 
 async def run(session_counts: Sequence[int], calls: int) -> list[tuple[int, Mode, Mode]]:
