@@ -125,10 +125,11 @@ def daemon_session(home: str | None) -> Callable[[ClientLines], int] | None:
 def _socket_path(home: str | None) -> Path | None:
     from mcp_gateway.front.rendezvous import private_directory, runtime_dir, socket_path
 
-    config_path = _config_path(home)
+    directory = runtime_dir()
+    config_path = _config_path(home, directory)
     if not _shared(config_path):
         return None
-    return socket_path(config_path, private_directory(runtime_dir()))
+    return socket_path(config_path, private_directory(directory))
 
 
 def _hello() -> Hello:
@@ -143,10 +144,14 @@ def _reconnect(home: str | None, path: Path) -> Callable[[], socket.socket]:
     return lambda: connect_or_start(path, _starter(home, path))
 
 
-def _config_path(home: str | None) -> Path:
-    from mcp_gateway.paths import Workspace
+def _config_path(home: str | None, runtime: Path) -> Path:
+    from mcp_gateway.paths import HOME_ENV_VAR, Workspace
 
-    return Workspace.from_environment(home).config_path
+    if home is not None or os.environ.get(HOME_ENV_VAR):
+        return Workspace.from_environment(home).config_path
+    from mcp_gateway.front.default_workspace import default_config_path
+
+    return default_config_path(runtime, lambda: Workspace.from_environment(None).config_path)
 
 
 def _shared(config_path: Path) -> bool:

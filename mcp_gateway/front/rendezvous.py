@@ -76,13 +76,13 @@ def runtime_dir(environ: Mapping[str, str] | None = None) -> Path:
 
 def socket_path(home: Path, directory: Path) -> Path:
     identity = f"{os.path.realpath(home)}\0{__version__}\0{FRONT_PROTOCOL}".encode()
-    path = directory / f"{_sha256_hex(identity)[:20]}.sock"
+    path = directory / f"{sha256_hex(identity)[:20]}.sock"
     if len(os.fsencode(path)) >= MAX_SOCKET_PATH_BYTES:
         raise NoRendezvous(f"the runtime directory {directory} is too deep for a Unix socket path")
     return path
 
 
-def _sha256_hex(data: bytes) -> str:
+def sha256_hex(data: bytes) -> str:
     """`hashlib.sha256(data).hexdigest()` without `hashlib`, which loads OpenSSL: 3.7 MB more in every front
     (measured), against a 20 MB budget. CPython's own SHA-256 module (`_sha2` from 3.12, `_sha256` before)
     gives the same digest; `hashlib` only where neither is built in."""

@@ -35,6 +35,7 @@ from e2e_gateway import (
     downstream_pid,
     execute,
     gateway_command,
+    gateway_program,
     refreshed_workspace,
     text_of,
     wait_for,
@@ -78,11 +79,12 @@ async def workspace(home: Path) -> None:
 
 @asynccontextmanager
 async def raw_front(
-    home: Path, runtime_dir: Path, extra_env: dict[str, str] | None = None, *, traced: bool = False
+    home: Path | None, runtime_dir: Path, extra_env: dict[str, str] | None = None, *, traced: bool = False
 ) -> AsyncGenerator[Any]:
-    """A front driven by raw lines; `traced`: its imports listed on its stderr, merged into its stdout."""
+    """A front driven by raw lines, of the workspace at `home` (None: the default workspace); `traced`: its
+    imports listed on its stderr, merged into its stdout."""
     process = await anyio.open_process(
-        gateway_command(home),
+        gateway_program() if home is None else gateway_command(home),
         env=shared_environment(runtime_dir) | (extra_env or {}) | ({"PYTHONPROFILEIMPORTTIME": "1"} if traced else {}),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -153,6 +155,34 @@ async def test_a_front_with_its_daemon_running_answers_the_handshake_without_the
             await front.stdin.aclose()
             assert await front.rest() == [], "the daemon's answers to 1 and 2 were dropped, nothing on stderr"
             assert await process.wait() == 0
+
+
+async def test_fronts_of_the_default_workspace_ask_platformdirs_where_it_is_once(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    """No `--home`: the config is where platformdirs says (here, as `XDG_CONFIG_HOME` and `XDG_CACHE_HOME` name
+    one directory, a workspace like any other). The first front asks it; the next, with the same environment,
+    finds the same daemon without importing platformdirs (13 ms of its start)."""
+    base = tmp_path / "xdg"
+    await workspace(base / "mcp-gateway")
+    env = {"XDG_CONFIG_HOME": str(base), "XDG_CACHE_HOME": str(base)}
+    async with daemon_cleanup(runtime_dir):
+        for first in (True, False):
+            async with raw_front(None, runtime_dir, env, traced=True) as process:
+                front = TracedGateway(process)
+                await front.stdin.send(INITIALIZE)
+                initialized, imported = await front.answer(1)
+                await front.stdin.send(INITIALIZED + TOOLS_LIST + ECHO)
+                _, more = await front.answer(2)
+                echoed, after = await front.answer(3)
+                assert echoed["result"]["content"][0]["text"] == "front"
+                assert "alpha" in initialized["result"]["instructions"]
+                traced = imported + more + after
+                assert importing(traced, "mcp_gateway.front.launch"), traced  # the trace saw the front's imports
+                assert importing(traced, "platformdirs") is first
+                await front.stdin.aclose()
+                assert await process.wait() == 0
+        assert len(daemon_pids(runtime_dir)) == 1
 
 
 async def test_a_cold_front_answers_tools_list_before_its_daemon_accepts_then_hands_the_session_over(
