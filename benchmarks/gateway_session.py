@@ -56,10 +56,13 @@ def compile_package() -> None:
 
 
 def gateway_command(home: Path, program: Sequence[str] | None = None) -> list[str]:
-    """`program` (default: the installed console script when present, else the module) serving `home`."""
-    if program is None:
-        program = [str(GATEWAY_BIN)] if GATEWAY_BIN.exists() else [sys.executable, "-m", "mcp_gateway"]
-    return [*program, "--home", str(home)]
+    """`program` (default: `gateway_program()`) serving `home`."""
+    return [*(gateway_program() if program is None else program), "--home", str(home)]
+
+
+def gateway_program() -> list[str]:
+    """The installed console script when present, else the module: the gateway as a client starts it."""
+    return [str(GATEWAY_BIN)] if GATEWAY_BIN.exists() else [sys.executable, "-m", "mcp_gateway"]
 
 
 def gateway_environment() -> dict[str, str]:

@@ -1,8 +1,8 @@
 """Shared daemon against standalone gateways, side by side in one run: what several sessions of one workspace cost.
 
-For each count of concurrent sessions (1, 4 and 8 by default: the official SDK client starting
-`mcp-gateway --home HOME`, as a client does), each calling a tool of each of three servers (the demo's toolbox
-and notes, and the SDK's smallest server), it measures in each mode:
+For each count of concurrent sessions (1, 4 and 8 by default: the official SDK client starting `mcp-gateway`
+with no `--home`, as most clients do, its default workspace placed by `XDG_CONFIG_HOME`), each calling a tool of
+each of three servers (the demo's toolbox and notes, and the SDK's smallest server), it measures in each mode:
 - downstream server processes once every session has called each server;
 - the total resident memory of everything the mode started (fronts, the daemon and its servers; or the
   gateways and theirs), the first front (which started the daemon, and answered the handshake itself
@@ -39,10 +39,11 @@ import anyio
 import anyio.abc
 from mcp import Client, StdioServerParameters
 
-from benchmarks.gateway_session import compile_package, gateway_command, gateway_environment, refresh_catalog
+from benchmarks.gateway_session import compile_package, gateway_environment, gateway_program, refresh_catalog
 from benchmarks.procfs import command_line, descendants, is_alive, process_info, rss_mb
 from benchmarks.repo_paths import ROOT
 from mcp_gateway.cli.demo import write_demo_config
+from mcp_gateway.paths import APP_NAME
 
 CALLS: dict[str, tuple[str, dict[str, str]]] = {
     "toolbox": ("toolbox.text_stats", {"text": "one two three"}),
@@ -115,8 +116,10 @@ async def call(client: Client, tool: str, arguments: dict[str, Any]) -> None:
 
 
 def workspace(root: Path) -> Path:
-    home = root / "home"
-    home.mkdir()
+    """The default workspace of a user whose `XDG_CONFIG_HOME` and `XDG_CACHE_HOME` are both `root/xdg`
+    (`default_workspace_environment`), as most users run the gateway: with no `--home`."""
+    home = root / "xdg" / APP_NAME
+    home.mkdir(parents=True)
     write_demo_config(home)
     config = json.loads((home / "config.json").read_text())
     minimal = ROOT / "benchmarks" / "minimal_sdk_server.py"
@@ -128,14 +131,19 @@ def workspace(root: Path) -> Path:
 
 
 def parameters(home: Path, runtime: Path, mode: str) -> StdioServerParameters:
-    env = gateway_environment()
+    env = gateway_environment() | default_workspace_environment(home)
     env["MCP_GATEWAY_RUNTIME_DIR"] = str(runtime / "mcp-gateway")
     if mode == "standalone":
         env["MCP_GATEWAY_STANDALONE"] = "1"
     else:
         env.pop("MCP_GATEWAY_STANDALONE", None)
-    command, *args = gateway_command(home)
+    command, *args = gateway_program()
     return StdioServerParameters(command=command, args=args, env=env)
+
+
+def default_workspace_environment(home: Path) -> dict[str, str]:
+    """What makes `home` (`workspace`) the default workspace, where platformdirs finds it."""
+    return {"XDG_CONFIG_HOME": str(home.parent), "XDG_CACHE_HOME": str(home.parent)}
 
 
 async def measure(home: Path, runtime: Path, sessions: int, calls: int) -> tuple[Mode, Mode]:
@@ -164,9 +172,9 @@ async def measure(home: Path, runtime: Path, sessions: int, calls: int) -> tuple
 
 def _count(mode: Mode, processes: set[int]) -> None:
     """What `mode` started: its gateways or its fronts and daemon, and every server behind them."""
-    lines = {pid: " ".join(command_line(pid)) for pid in processes}
-    gateways = {pid for pid, line in lines.items() if "mcp-gateway" in line or "mcp_gateway --home" in line}
-    daemons = {pid for pid in gateways if " daemon --socket " in lines[pid]}
+    argvs = {pid: command_line(pid) for pid in processes}
+    gateways = {pid for pid, argv in argvs.items() if _is_gateway(argv)}
+    daemons = {pid for pid in gateways if "daemon" in argvs[pid] and "--socket" in argvs[pid]}
     fronts = gateways - daemons
     sizes = {pid: rss_mb(pid) or 0.0 for pid in processes}
     mode.pids = set(processes)
@@ -175,6 +183,12 @@ def _count(mode: Mode, processes: set[int]) -> None:
     first = {info.ppid for pid in daemons if (info := process_info(pid)) is not None} & fronts
     mode.first_front_mb = max((sizes[pid] for pid in first), default=0.0)
     mode.other_fronts_mb = max((sizes[pid] for pid in fronts - first), default=0.0)
+
+
+def _is_gateway(argv: list[str]) -> bool:
+    """The console script (run by its interpreter) or `python -m mcp_gateway` (the daemon); not the demo's
+    servers, which are modules of the package too (`python -m mcp_gateway.demo...`)."""
+    return any(Path(arg).name == "mcp-gateway" for arg in argv[:2]) or argv[1:3] == ["-m", "mcp_gateway"]
 
 
 async def _poll(condition: Callable[[], bool], seconds: float) -> None:
