@@ -198,11 +198,10 @@ class SearchEngine:
         server = tool.entry.server
         phrases = self._index.servers[server].phrases
         judgements: list[Judgement] = []
+        names = (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
         for each in evidence:
-            parsed = each.query
-            server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
-            named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
-            judgements.append(judge(each, tool, server_terms=server_terms, named_exactly=named))
+            server_terms = {word for phrase in phrases if each.said.issuperset(phrase) for word in phrase}
+            judgements.append(judge(each, tool, server_terms=server_terms, named_exactly=each.name in names))
         # The first phrasing wins a tie: max keeps the first of equal levels.
         best = max(judgements, key=lambda judgement: LEVEL_ORDER[judgement.confidence])
         confidence, reasons = best.confidence, best.reasons
