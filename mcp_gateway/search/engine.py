@@ -241,7 +241,8 @@ class SearchEngine:
         return listing + (f" and {len(names) - len(listed)} more" if len(names) > len(listed) else "")
 
     def _known(self, term: str) -> bool:
-        return any(term in field for field in self._index.fields.values())
+        """Whether any tool has `term` in any field: the document frequencies count exactly those, in one lookup."""
+        return self._index.doc_freq.get(term, 0) > 0
 
     def _vocabulary_list(self) -> Vocabulary:
         if self._vocabulary_version != self._index.version:
