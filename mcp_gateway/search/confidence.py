@@ -108,12 +108,12 @@ class Evidence:
 
 
 def evidence_of(index: SearchIndex, query: ParsedQuery) -> Evidence:
-    words = _judged_words(index, query)
+    words, idf = _judged_words(index, query)
     typos = {term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed}
     return Evidence(
         query=query,
-        words=tuple(words),
-        idf={word: term_idf(index, word) for word in words},
+        words=words,
+        idf=idf,
         typos=typos,
         generic=frozenset(term.term for term in query.terms if term.kind == "word" and term.weight == GENERIC_WEIGHT),
         readings={word: _readings_of(word) for word in (*words, *typos.values())},
@@ -193,19 +193,20 @@ def rivals(scores: Sequence[float], levels: Sequence[Confidence]) -> list[int | 
     return found
 
 
-def _judged_words(index: SearchIndex, query: ParsedQuery) -> list[str]:
-    """The query's words that carry evidence (not numbers); for a long request only the most informative.
+def _judged_words(index: SearchIndex, query: ParsedQuery) -> tuple[tuple[str, ...], dict[str, float]]:
+    """The query's words that carry evidence (not numbers), and each one's IDF; for a long request only the most
+    informative, by that IDF.
 
     CJK text is judged by its units of meaning (lexicon words, then bigrams of the rest), not by every
     character and bigram the index uses to match it.
     """
     words = [word for word in dict.fromkeys(query.words) if not word.isdigit() and not is_cjk(word)]
     words.extend(unit for run in query.cjk_runs for unit in cjk_units(run))
+    rarity = {word: term_idf(index, word) for word in words}
     if len(words) > MAX_JUDGED_WORDS:
-        rarity = {word: term_idf(index, word) for word in words}
         words.sort(key=rarity.__getitem__, reverse=True)
         del words[MAX_JUDGED_WORDS:]
-    return words
+    return tuple(words), {word: rarity[word] for word in words}
 
 
 def _index_terms(word: str) -> list[str]:
