@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mcp_gateway.search.documents import IndexedTool
-from mcp_gateway.search.fields import CONCEPT_FIELDS, MatchField, ToolField
+from mcp_gateway.search.fields import CONCEPT_FIELDS, TOOL_FIELDS, MatchField, ToolField
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.lexicon import (
     CONCEPT_PREFIX,
@@ -241,6 +241,22 @@ _CONCEPT_MATCH_FIELDS: tuple[ToolField, ...] = ("name_concepts", "concepts")
 """The concept fields a word's synonyms are looked for in, in a fixed order (a set's changes from run to run)."""
 
 
+def _word_fields() -> tuple[tuple[int, _Match], ...]:
+    placed: list[tuple[int, ToolField]] = [
+        (position, field) for position, field in enumerate(TOOL_FIELDS) if field not in CONCEPT_FIELDS
+    ]
+    placed.sort(key=lambda item: -STRENGTH[item[1]])
+    return tuple(
+        (position, _Match(STRENGTH[field], field, _FIELD_LABELS.get(field, field))) for position, field in placed
+    )
+
+
+_WORD_FIELDS = _word_fields()
+"""The fields a word itself is looked for in, each with its place in a tool's counts and the match it makes, the
+strongest first (the sort is stable: of equal strengths, the first in `TOOL_FIELDS`): the first field that has the
+word is its best match."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Readings:
     """What a query word is matched by: the index terms it needs all of (itself, or a long CJK word's bigrams), its
@@ -265,12 +281,12 @@ def _readings_of(word: str) -> _Readings:
 def _best_match(tool: IndexedTool, word: str, readings: _Readings, server_terms: set[str]) -> _Match:
     best = _NO_MATCH
     pieces = readings.pieces
-    for field, counts in tool.by_field():
-        strength = STRENGTH[field]
-        if field in CONCEPT_FIELDS or strength <= best.strength:
-            continue
-        if counts.get(pieces[0]) if len(pieces) == 1 else all(counts.get(piece) for piece in pieces):
-            best = _Match(strength, field, _FIELD_LABELS.get(field, field))
+    counts = tool.counts
+    for position, match in _WORD_FIELDS:
+        field = counts[position]
+        if field.get(pieces[0]) if len(pieces) == 1 else all(field.get(piece) for piece in pieces):
+            best = match
+            break
     if word in server_terms and STRENGTH["server"] > best.strength:
         best = _Match(STRENGTH["server"], "server", "server")
     if best.strength:
@@ -289,11 +305,9 @@ def _best_match(tool: IndexedTool, word: str, readings: _Readings, server_terms:
 def _translated_match(tool: IndexedTool, expansions: tuple[str, ...]) -> _Match:
     best = _NO_MATCH
     for english in expansions:
-        for field, counts in tool.by_field():
-            if (
-                field not in CONCEPT_FIELDS
-                and counts.get(english)
-                and STRENGTH[field] * TRANSLATION_STRENGTH > best.strength
-            ):
-                best = _Match(STRENGTH[field] * TRANSLATION_STRENGTH, field, f"translation {english}")
+        for position, match in _WORD_FIELDS:
+            if tool.counts[position].get(english):
+                if match.strength * TRANSLATION_STRENGTH > best.strength:
+                    best = _Match(match.strength * TRANSLATION_STRENGTH, match.field, f"translation {english}")
+                break
     return best
