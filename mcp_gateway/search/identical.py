@@ -32,8 +32,8 @@ copies waiting only below the next distinct tool → .426/.784/.566; below the f
 
 
 class IdenticalCopies:
-    """One engine's groups of identical tools, recomputed when its index changes (a pass over every tool's name
-    and description: a few ms for 5,645 tools, so once per change rather than per query)."""
+    """One engine's groups of identical tools, recomputed when its index changes (a pass over the tools whose name
+    another tool has too: 8 ms for catalog-xl.json's 5,645 tools, so once per change rather than per query)."""
 
     def __init__(self) -> None:
         self._version = -1
@@ -78,8 +78,11 @@ def _below(moved: list[Scored], floor: float) -> list[Scored]:
 def identical_groups(index: SearchIndex) -> tuple[dict[int, int], dict[int, int]]:
     """Each tool that has an identical copy (same name key, same description up to spacing and case) → its group;
     and each such tool → how many of its server's key and alias words its own name and description say."""
+    # Only tools whose name another tool has too can have a copy: the index already holds them by name.
+    named_alike = {doc_id for holders in index.name_keys.values() if len(holders) > 1 for doc_id in holders}
     by_text: dict[tuple[str, str], list[int]] = {}
-    for doc_id, tool in index.tools.items():
+    for doc_id in sorted(named_alike):
+        tool = index.tools[doc_id]
         description = " ".join(tool.entry.description.split()).casefold()
         by_text.setdefault((name_key(tool.entry.name), description), []).append(doc_id)
     groups: dict[int, int] = {}
