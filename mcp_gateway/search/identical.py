@@ -1,7 +1,8 @@
 """Identical copies: one tool published unchanged on several servers shows once among the first places.
 
 A large catalog carries the same tool, same name and same description, on several servers: Microsoft's Playwright
-tools inside an end-to-end testing server, a fetch tool in three wrappers. Identical text scores identically, so
+tools (`browser_navigate`) on four servers, one of them an end-to-end testing server and one a pentest kit, and an
+`nmap_scan` on an OSINT server and a pentest server besides nmap's own. Identical text scores identically, so
 the copies sit side by side and fill the first places a model reads with one tool said twice, pushing a distinct
 tool (often the one wanted) out of them. Which copy the benchmark or the user wants is not known from the text,
 which is why the copies are not collapsed (a model may need the copy on the server the user actually runs) and
@@ -9,10 +10,10 @@ the later ones are not pushed down outright (measured before: the wanted copy wa
 
 So, in a ranking, one copy of each group of identical tools keeps its place and the others wait below the first
 `DISTINCT_PLACES` places, in their own order. The copy that keeps its place is the one with the best evidence of
-being the original: its text names its own server (`mcp-server-fetch`'s `fetch` says "fetch"; the end-to-end
-server's `browser_click` names no end-to-end anything) by the most of the server's key and alias words; on equal
-evidence, the one ranked first. Tools differing by a word are not copies here: those are told apart by
-`originality.py` (republished under another server's name, or bundled) and by their text.
+being the original: its name and description say the most of its own server's key and alias words (`nmap_scan`
+says nmap, the word of `nmap-mcp-server`, and nothing of an OSINT server); on equal evidence, the one ranked
+first. Tools differing by a word are not copies here: those are told apart by `originality.py` (republished
+under another server's name, or bundled) and by their text.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from mcp_gateway.search.ranking import Scored
 
 DISTINCT_PLACES = 5
 """The first places of a ranking that show one copy of a tool at most: the hits a model reads before it decides
-(search_tools returns 10 by default, and a weak search's answer names its first few). Measured on catalog.json
-and catalog-xl.json with `benchmarks/retrieval.py`: catalog.json unchanged at every value (31 of its queries have
-identical copies in their top 5, none of them decides a hit); XL single+step R@1/R@5/MRR .418/.782/.557 without;
-copies waiting only below the next distinct tool → .426/.784/.566; below the first 5 → .426/.785/.566."""
+(search_tools returns 10 by default, and a weak search's answer names its first few). Measured with
+`benchmarks/retrieval.py`: catalog.json unchanged at every value (.576/.879/.680, task R@5 .623; 31 of its
+queries have identical copies in their top 5, none decides a hit); catalog-xl.json single+step R@1/R@5/MRR
+.418/.782/.557 without the rule; 1 → .418/.782/.557; 3 → .418/.782/.561; 5 → .418/.785/.562; 10 → as 5. Five is
+also the window R@5 reads, so read the gain as the copies leaving that window, which 10 does as well."""
 
 
 class IdenticalCopies:
