@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mcp_gateway.search.documents import IndexedTool
-from mcp_gateway.search.fields import CONCEPT_FIELDS, MatchField, ToolField
-from mcp_gateway.search.index import SearchIndex
+from mcp_gateway.search.fields import CONCEPT_FIELDS, TOOL_FIELDS, MatchField, ToolField
+from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.lexicon import (
     CONCEPT_PREFIX,
     TOPICAL,
@@ -99,16 +99,26 @@ class Evidence:
     idf: dict[str, float]
     typos: dict[str, str]
     generic: frozenset[str]
+    readings: dict[str, _Readings]
+    """Each judged word and typo correction → what it is matched by, read once rather than once per hit."""
+    said: frozenset[str]
+    """The query's own words, for telling the servers it names."""
+    name: str
+    """The whole query as a name key (`index.name_key`), for telling a query that names a tool outright."""
 
 
 def evidence_of(index: SearchIndex, query: ParsedQuery) -> Evidence:
-    words = _judged_words(index, query)
+    words, idf = _judged_words(index, query)
+    typos = {term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed}
     return Evidence(
         query=query,
-        words=tuple(words),
-        idf={word: term_idf(index, word) for word in words},
-        typos={term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed},
+        words=words,
+        idf=idf,
+        typos=typos,
         generic=frozenset(term.term for term in query.terms if term.kind == "word" and term.weight == GENERIC_WEIGHT),
+        readings={word: _readings_of(word) for word in (*words, *typos.values())},
+        said=frozenset(query.words),
+        name=name_key(query.text),
     )
 
 
@@ -133,9 +143,9 @@ def judge(evidence: Evidence, tool: IndexedTool, *, server_terms: set[str], name
         weight = share * (GENERIC_WEIGHT if generic else WORD_WEIGHT)
         idf = evidence.idf[word]
         mass += weight * idf
-        match = _best_match(tool, word, server_terms)
+        match = _best_match(tool, word, evidence.readings[word], server_terms)
         if match.strength == 0.0 and word in typos:
-            corrected = _best_match(tool, typos[word], server_terms)
+            corrected = _best_match(tool, typos[word], evidence.readings[typos[word]], server_terms)
             match = _Match(corrected.strength * TYPO_STRENGTH, corrected.field, f"typo {typos[word]}")
         if not match.strength or match.label.startswith("topic"):
             # Being on the topic of a word is not doing what it asks: a request is covered word by word.
@@ -183,19 +193,20 @@ def rivals(scores: Sequence[float], levels: Sequence[Confidence]) -> list[int | 
     return found
 
 
-def _judged_words(index: SearchIndex, query: ParsedQuery) -> list[str]:
-    """The query's words that carry evidence (not numbers); for a long request only the most informative.
+def _judged_words(index: SearchIndex, query: ParsedQuery) -> tuple[tuple[str, ...], dict[str, float]]:
+    """The query's words that carry evidence (not numbers), and each one's IDF; for a long request only the most
+    informative, by that IDF.
 
     CJK text is judged by its units of meaning (lexicon words, then bigrams of the rest), not by every
     character and bigram the index uses to match it.
     """
     words = [word for word in dict.fromkeys(query.words) if not word.isdigit() and not is_cjk(word)]
     words.extend(unit for run in query.cjk_runs for unit in cjk_units(run))
+    rarity = {word: term_idf(index, word) for word in words}
     if len(words) > MAX_JUDGED_WORDS:
-        rarity = {word: term_idf(index, word) for word in words}
         words.sort(key=rarity.__getitem__, reverse=True)
         del words[MAX_JUDGED_WORDS:]
-    return words
+    return tuple(words), {word: rarity[word] for word in words}
 
 
 def _index_terms(word: str) -> list[str]:
@@ -230,38 +241,73 @@ _CONCEPT_MATCH_FIELDS: tuple[ToolField, ...] = ("name_concepts", "concepts")
 """The concept fields a word's synonyms are looked for in, in a fixed order (a set's changes from run to run)."""
 
 
-def _best_match(tool: IndexedTool, word: str, server_terms: set[str]) -> _Match:
+def _word_fields() -> tuple[tuple[int, _Match], ...]:
+    placed: list[tuple[int, ToolField]] = [
+        (position, field) for position, field in enumerate(TOOL_FIELDS) if field not in CONCEPT_FIELDS
+    ]
+    placed.sort(key=lambda item: -STRENGTH[item[1]])
+    return tuple(
+        (position, _Match(STRENGTH[field], field, _FIELD_LABELS.get(field, field))) for position, field in placed
+    )
+
+
+_WORD_FIELDS = _word_fields()
+"""The fields a word itself is looked for in, each with its place in a tool's counts and the match it makes, the
+strongest first (the sort is stable: of equal strengths, the first in `TOOL_FIELDS`): the first field that has the
+word is its best match."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Readings:
+    """What a query word is matched by: the index terms it needs all of (itself, or a long CJK word's bigrams), its
+    translations or expansions, and its lexicon concepts as (concept, its name, whether it is topical)."""
+
+    pieces: tuple[str, ...]
+    expansions: tuple[str, ...]
+    concepts: tuple[tuple[str, str, bool], ...]
+
+
+def _readings_of(word: str) -> _Readings:
+    cjk = is_cjk(word)
+    concepts = concepts_of((), (word,)) if cjk else concepts_of((word,), ())
+    named = [(concept, concept.removeprefix(CONCEPT_PREFIX)) for concept in concepts]
+    return _Readings(
+        pieces=tuple(_index_terms(word)),
+        expansions=tuple(translations_of((word,)) if cjk else expansions_of((word,))),
+        concepts=tuple((concept, name, name in TOPICAL) for concept, name in named),
+    )
+
+
+def _best_match(tool: IndexedTool, word: str, readings: _Readings, server_terms: set[str]) -> _Match:
     best = _NO_MATCH
-    pieces = _index_terms(word)
-    for field, counts in tool.by_field():
-        if (
-            field not in CONCEPT_FIELDS
-            and all(counts.get(piece) for piece in pieces)
-            and STRENGTH[field] > best.strength
-        ):
-            best = _Match(STRENGTH[field], field, _FIELD_LABELS.get(field, field))
+    pieces = readings.pieces
+    counts = tool.counts
+    for position, match in _WORD_FIELDS:
+        field = counts[position]
+        if field.get(pieces[0]) if len(pieces) == 1 else all(field.get(piece) for piece in pieces):
+            best = match
+            break
     if word in server_terms and STRENGTH["server"] > best.strength:
         best = _Match(STRENGTH["server"], "server", "server")
     if best.strength:
         return best
-    expansions = translations_of((word,)) if is_cjk(word) else expansions_of((word,))
-    if expansions:
-        for english in expansions:
-            for field, counts in tool.by_field():
-                if (
-                    field not in CONCEPT_FIELDS
-                    and counts.get(english)
-                    and STRENGTH[field] * TRANSLATION_STRENGTH > best.strength
-                ):
-                    best = _Match(STRENGTH[field] * TRANSLATION_STRENGTH, field, f"translation {english}")
-        if best.strength:
-            return best
-    concepts = concepts_of((), (word,)) if is_cjk(word) else concepts_of((word,), ())
-    for concept in concepts:
-        name = concept.removeprefix(CONCEPT_PREFIX)
-        topical = name in TOPICAL
+    best = _translated_match(tool, readings.expansions)
+    if best.strength:
+        return best
+    for concept, name, topical in readings.concepts:
         for field in _CONCEPT_MATCH_FIELDS:
             strength = STRENGTH[field] * TOPICAL_STRENGTH if topical else STRENGTH[field]
             if tool.field(field).get(concept) and strength > best.strength:
                 best = _Match(strength, field, f"{'topic' if topical else 'synonym'} {name}")
+    return best
+
+
+def _translated_match(tool: IndexedTool, expansions: tuple[str, ...]) -> _Match:
+    best = _NO_MATCH
+    for english in expansions:
+        for position, match in _WORD_FIELDS:
+            if tool.counts[position].get(english):
+                if match.strength * TRANSLATION_STRENGTH > best.strength:
+                    best = _Match(match.strength * TRANSLATION_STRENGTH, match.field, f"translation {english}")
+                break
     return best

@@ -17,6 +17,7 @@ from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.confidence import Confidence, Evidence, Judgement, evidence_of, judge, rivals
 from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
+from mcp_gateway.search.identical import IdenticalCopies
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.name_fit import NameFits
 from mcp_gateway.search.originality import Republished
@@ -83,6 +84,7 @@ class SearchEngine:
         self._vocabulary_version = -1
         self._republished = Republished()
         self._name_fits = NameFits()
+        self._identical = IdenticalCopies()
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self._index.replace_server(server, tools)
@@ -159,7 +161,8 @@ class SearchEngine:
                 step_query = parse_query(step, self._known, self._vocabulary_list)
                 ranking = ranking_of(step_query)
                 weighted.append((STEP_WEIGHT, ranking))
-        ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
+        fused = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
+        ranked = self._identical.distinct_first(self._index, fused)
         found = [self._index.tools[scored.doc_id].entry for scored in ranked[:limit]]
         hits = unrivalled([self._hit(evidence, scored.doc_id, scored.score, found) for scored in ranked[:limit]])
         if hits and hits[0].confidence == "low" and focus is None and not several_steps:
@@ -195,11 +198,10 @@ class SearchEngine:
         server = tool.entry.server
         phrases = self._index.servers[server].phrases
         judgements: list[Judgement] = []
+        names = (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
         for each in evidence:
-            parsed = each.query
-            server_terms = {word for phrase in phrases if all(w in parsed.words for w in phrase) for word in phrase}
-            named = name_key(parsed.text) in (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
-            judgements.append(judge(each, tool, server_terms=server_terms, named_exactly=named))
+            server_terms = {word for phrase in phrases if each.said.issuperset(phrase) for word in phrase}
+            judgements.append(judge(each, tool, server_terms=server_terms, named_exactly=each.name in names))
         # The first phrasing wins a tie: max keeps the first of equal levels.
         best = max(judgements, key=lambda judgement: LEVEL_ORDER[judgement.confidence])
         confidence, reasons = best.confidence, best.reasons
@@ -239,7 +241,8 @@ class SearchEngine:
         return listing + (f" and {len(names) - len(listed)} more" if len(names) > len(listed) else "")
 
     def _known(self, term: str) -> bool:
-        return any(term in field for field in self._index.fields.values())
+        """Whether any tool has `term` in any field: the document frequencies count exactly those, in one lookup."""
+        return self._index.doc_freq.get(term, 0) > 0
 
     def _vocabulary_list(self) -> Vocabulary:
         if self._vocabulary_version != self._index.version:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from rapidfuzz import fuzz, process
 
@@ -93,10 +94,14 @@ class ParsedQuery:
     terms: tuple[QueryTerm, ...]
     words: tuple[str, ...]
     """The query's own analyzed words, in order (for server-name and confidence checks)."""
-    surface: dict[str, str]
-    """Analyzed word → the word as typed, to explain matches in the user's words."""
     cjk_runs: tuple[str, ...] = ()
     """The CJK runs of the request's intent, whole (confidence judges them by their words, not n-grams)."""
+
+    @cached_property
+    def surface(self) -> dict[str, str]:
+        """Analyzed word → the word as typed, to explain matches in the user's words. Read only when a hit is
+        judged, so a step of a long request, which is ranked but never judged, does not pay for it."""
+        return {stem(part): part for part in split_identifier(self.text) if not is_cjk(part)}
 
 
 class Vocabulary:
@@ -152,8 +157,7 @@ def parse_query(text: str, known: Callable[[str], bool], vocabulary: Callable[[]
     if unknown:
         # The longest unknown words are the likeliest real words mistyped (short ones are often names or codes).
         terms.add_typos(sorted(unknown, key=len, reverse=True)[:MAX_TYPO_WORDS], vocabulary())
-    surface = {stem(part): part for part in split_identifier(text) if not is_cjk(part)}
-    return ParsedQuery(text, tuple(terms.by_term.values()), analyzed.words, surface, analyzed.cjk_runs)
+    return ParsedQuery(text, tuple(terms.by_term.values()), analyzed.words, analyzed.cjk_runs)
 
 
 class _Terms:

@@ -15,7 +15,6 @@ in every one of its tools.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -168,9 +167,14 @@ def bm25f(
             if cache is not None:
                 cache.put(key, saturated)
         weight = term.weight
-        for doc_id, value in saturated.items():
-            if allowed is None or doc_id in allowed:
-                scores[doc_id] = scores.get(doc_id, 0.0) + weight * value
+        current = scores.get
+        if allowed is None:
+            for doc_id, value in saturated.items():
+                scores[doc_id] = current(doc_id, 0.0) + weight * value
+        else:
+            for doc_id, value in saturated.items():
+                if doc_id in allowed:
+                    scores[doc_id] = current(doc_id, 0.0) + weight * value
     return scores
 
 
@@ -236,7 +240,7 @@ def rank(
         scores[doc_id] *= PROVENANCE_FACTOR
     for doc_id in republished.intersection(scores):
         scores[doc_id] *= REPUBLISHED_FACTOR
-    wide = heapq.nsmallest(limit * NAME_FIT_DEPTH, scores.items(), key=lambda item: (-item[1], item[0]))
+    wide = best_first(scores, limit * NAME_FIT_DEPTH)
     asked = {term.term for term in query.terms}.union(query.words)
     count = len(index.tools)
     fits = (name_fits or NameFits()).of(
@@ -244,6 +248,19 @@ def rank(
     )
     best = sorted(((doc_id, score * fits[doc_id]) for doc_id, score in wide), key=lambda item: (-item[1], item[0]))
     return [Scored(doc_id, score) for doc_id, score in best[:limit] if score > 0]
+
+
+def best_first(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
+    """The `count` best of `scores`, best first, ties by doc id. A long request scores most of the catalog: the
+    cut-off score is found by sorting bare floats (in C) and only the tools at or above it are sorted as pairs,
+    which takes half the time of a heap selection keyed by a Python function over every tool."""
+    if len(scores) > count > 0:
+        cutoff = sorted(scores.values(), reverse=True)[count - 1]
+        candidates = [(doc_id, score) for doc_id, score in scores.items() if score >= cutoff]
+    else:
+        candidates = list(scores.items())
+    candidates.sort(key=lambda item: (-item[1], item[0]))
+    return candidates[:count]
 
 
 def scores_among(index: SearchIndex, query: ParsedQuery, tools: set[int]) -> list[Scored]:
