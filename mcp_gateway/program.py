@@ -16,7 +16,7 @@ from mcp_gateway.front.launch import DAEMON_COMMAND, front_home, run_as_front
 if TYPE_CHECKING:
     from mcp_gateway.config import GatewayConfig
     from mcp_gateway.front.client_lines import ClientLines
-    from mcp_gateway.front.early_answers import Handshake
+    from mcp_gateway.front.remembered_handshake import Made
 
 HOLD_DAEMON_ENV = "MCP_GATEWAY_TEST_HOLD_DAEMON"
 """For tests only: a file whose lock a starting daemon waits for once it has loaded its config, so that a test
@@ -48,17 +48,22 @@ def run() -> NoReturn:
     sys.exit(main())
 
 
-def _handshake_of(home: str | None) -> Handshake:
+def _handshake_of(home: str | None) -> Made:
     """What a gateway serving `home` says at its handshake: what a session front answers a cold start with
-    (made in a child of the front, which itself never loads the config), and what the daemon then says."""
+    (made in a child of the front, which itself never loads the config), and what the daemon then says; with
+    the files it is made from, as they were before they were read (`front.remembered_handshake`)."""
+    from mcp_gateway.catalog.summary import DIGEST_NAME
     from mcp_gateway.config.loader import load_config
     from mcp_gateway.front.early_answers import Handshake
+    from mcp_gateway.front.remembered_handshake import Made, taken
     from mcp_gateway.paths import Workspace
     from mcp_gateway.service.handshake_text import handshake_instructions
     from mcp_gateway.service.surface import meta_tool_definitions
 
-    config = load_config(Workspace.from_environment(home).config_path)
-    return Handshake(handshake_instructions(home, config), meta_tool_definitions())
+    workspace = Workspace.from_environment(home)
+    sources = taken([workspace.config_path, workspace.cache_path.with_name(DIGEST_NAME)])
+    config = load_config(workspace.config_path)
+    return Made(Handshake(handshake_instructions(home, config), meta_tool_definitions()), sources)
 
 
 def _serve(

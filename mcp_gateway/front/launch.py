@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from mcp_gateway.front.client_lines import ClientLines
     from mcp_gateway.front.early_answers import Handshake
     from mcp_gateway.front.hello import Hello
+    from mcp_gateway.front.remembered_handshake import Made
 
 STANDALONE_ENV = "MCP_GATEWAY_STANDALONE"
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
@@ -59,8 +60,9 @@ def front_home(argv: Sequence[str]) -> tuple[str | None] | None:
     return (home,)
 
 
-HandshakeOf = Callable[[str | None], "Handshake"]
-"""The handshake a gateway serving the workspace at `home` gives (the program's: it loads the config)."""
+HandshakeOf = Callable[[str | None], "Made"]
+"""The handshake a gateway serving the workspace at `home` gives, and the files it is made from (the program's:
+it loads the config)."""
 
 
 def run_as_front(home: str | None, handshake_of: HandshakeOf) -> int | ClientLines | None:
@@ -178,12 +180,8 @@ def _starter(
 
         # The handshake first, the daemon after: started together, the daemon's imports would take the CPU from
         # the client's answers (2 CPUs: a cold start then took half as long again as a standalone one).
-        child = None if answering is None else _handshake_in_a_child(answering[0], home)
-        if answering is not None and child is not None:
-            importlib.import_module("mcp_gateway.front.pipe")  # the rest of the front's, while the child works
-            handshake = _first_handshake(*child)
-            if handshake is not None:
-                answering[1](handshake)
+        if answering is not None:
+            _answer_first(answering, home, path)
         command = [sys.executable, "-m", "mcp_gateway"]
         if home is not None:
             command += ["--home", home]
@@ -206,6 +204,24 @@ def _starter(
     return start
 
 
+def _answer_first(answering: tuple[HandshakeOf, Callable[[Handshake], None]], home: str | None, path: Path) -> None:
+    """Give the handshake to `answering[1]`: the one remembered from the last cold start, if what it was made
+    from is unchanged, else one made now in a forked child (which remembers it)."""
+    from mcp_gateway.front.remembered_handshake import remembered, remembered_path
+
+    handshake_of, answer_with = answering
+    kept = remembered_path(path)
+    handshake = remembered(kept, os.environ)
+    if handshake is None:
+        child = _handshake_in_a_child(handshake_of, home, kept)
+        if child is None:
+            return
+        importlib.import_module("mcp_gateway.front.pipe")  # the rest of the front's, while the child works
+        handshake = _first_handshake(*child)
+    if handshake is not None:
+        answer_with(handshake)
+
+
 def _daemon_log(home: str | None) -> int | None:
     """The daemon's stderr (`front/daemon_log.py`); None, said on this session's stderr, when it cannot be had."""
     from mcp_gateway.front.daemon_log import open_daemon_log
@@ -219,9 +235,10 @@ def _daemon_log(home: str | None) -> int | None:
         return None
 
 
-def _handshake_in_a_child(handshake_of: HandshakeOf, home: str | None) -> tuple[int, int] | None:
+def _handshake_in_a_child(handshake_of: HandshakeOf, home: str | None, kept: Path) -> tuple[int, int] | None:
     """A forked child making the handshake: the pipe's end it writes it to, as an accepting hello answer's
-    line, and its pid. None when no child can be forked (then the daemon answers the handshake itself).
+    line, and its pid. None when no child can be forked (then the daemon answers the handshake itself). The
+    child then remembers it at `kept` for the next cold start (`front.remembered_handshake`).
 
     Sound without an exec: the front has started no thread yet, and the child touches nothing of the
     front's. It keeps stderr (the config's warnings reach the client's log, as a standalone start's do),
@@ -229,6 +246,7 @@ def _handshake_in_a_child(handshake_of: HandshakeOf, home: str | None) -> tuple[
     """
     from mcp_gateway import __version__
     from mcp_gateway.front.hello import Answer
+    from mcp_gateway.front.remembered_handshake import remember
 
     read_end, write_end = os.pipe()
     try:
@@ -245,7 +263,10 @@ def _handshake_in_a_child(handshake_of: HandshakeOf, home: str | None) -> tuple[
             os.dup2(null, 1)
             os.closerange(3, write_end)
             os.closerange(write_end + 1, os.sysconf("SC_OPEN_MAX"))
-            line = Answer(True, __version__, handshake=handshake_of(home)).encode()
+            made = handshake_of(home)
+            line = Answer(True, __version__, handshake=made.handshake).encode()
+            # Remembered before it is sent: once the front has its line it reaps this child, or ends it.
+            remember(kept, os.environ, made.sources, line)
             view = memoryview(line)
             while view:
                 view = view[os.write(write_end, view) :]

@@ -220,6 +220,38 @@ async def test_a_cold_front_answers_tools_list_before_its_daemon_accepts_then_ha
         assert await front.wait_exit(SESSION_SECONDS) == 0
 
 
+async def test_a_cold_start_answers_from_the_handshake_the_last_made_while_what_it_was_made_from_is_unchanged(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    """The first cold front makes the handshake in a forked child (the config's imports are in its trace) and
+    remembers it; once that daemon has gone, the next cold front answers from it without loading the config,
+    and says what its daemon says. After the config is edited, the handshake is made again and names the
+    server added."""
+    home = tmp_path / "home"
+    await workspace(home)
+    settings = {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False}
+    async with daemon_cleanup(runtime_dir):
+        for made, server in ((True, "alpha"), (False, "alpha"), (True, "beta")):
+            if server == "beta":
+                await refreshed_workspace(home, {"alpha": fake_server(name="alpha"), "beta": fake_server()}, settings)
+            async with raw_front(home, runtime_dir, traced=True) as process:
+                front = TracedGateway(process)
+                await front.stdin.send(INITIALIZE)
+                initialized, imported = await front.answer(1)
+                await front.stdin.send(INITIALIZED + TOOLS_LIST + ECHO)
+                _, more = await front.answer(2)
+                assert importing(imported + more, "mcp_gateway.config") is made
+                assert server in initialized["result"]["instructions"]
+                echoed, _ = await front.answer(3)
+                assert echoed["result"]["content"][0]["text"] == "front", "served by the daemon it started"
+                _, daemon_initialized = await anyio.to_thread.run_sync(what_the_daemon_says, home, runtime_dir)
+                assert initialized["result"] == daemon_initialized
+                await front.stdin.aclose()
+                assert await front.rest() == [], "nothing on stderr: the daemon's answers are the same"
+                assert await process.wait() == 0
+            await wait_for(lambda: daemon_pids(runtime_dir) == [], SESSION_SECONDS)
+
+
 async def test_a_call_and_an_answer_larger_than_the_socket_takes_at_once_cross_the_daemon_whole(
     tmp_path: Path, runtime_dir: Path
 ) -> None:

@@ -1,0 +1,155 @@
+"""The handshake a cold start made last time, remembered so the next cold start answers without loading the config.
+
+A front with no daemon running must answer `initialize` and `tools/list` itself, and the handshake it answers
+with is made from the config (`program._handshake_of`, in a forked child): importing the config's models is
+most of a standalone start, so a cold start took as long as a standalone one, or longer by the front's own
+imports. Yet the handshake changes only when what it is made from changes: the config file, the catalog's
+digest beside cache.json (both read by `service.handshake_text`), the environment (its secrets are masked in
+the text) and the gateway's version. So the child that makes one writes it down next to the daemon's socket,
+with a signature of each file it read (device, inode, size, modification and change times, taken before
+reading) and a digest of the whole environment; the next cold start of that workspace answers from it when
+every one of those is unchanged, and makes a new one otherwise. The daemon it starts then says the same
+(`early_answers.settle` logs any difference as a gateway bug).
+
+The file is trusted only in the private runtime directory, read bounded and never through a link, written
+whole (a temporary file, then a rename). Standard library only, as the front is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, cast
+
+from mcp_gateway import __version__
+from mcp_gateway.front.early_answers import Handshake
+from mcp_gateway.front.hello import MAX_HELLO_BYTES, Answer, BadHello
+from mcp_gateway.front.rendezvous import FRONT_PROTOCOL, sha256_hex
+
+SUFFIX = ".handshake"
+"""Beside the socket, whose name already stands for the workspace, the version and the front protocol."""
+MAX_BYTES = 2 * MAX_HELLO_BYTES
+"""A handshake line is bounded like a hello answer; the sources' line is a few hundred bytes more."""
+FILE_MODE = 0o600
+KEY = "mcpGatewayRemembered"
+
+
+class Source(NamedTuple):
+    """A file a handshake was made from, and its signature when it was read (None: it did not exist)."""
+
+    path: str
+    signature: list[int] | None
+
+
+class Made(NamedTuple):
+    """A handshake and the files it was made from (`program._handshake_of`)."""
+
+    handshake: Handshake
+    sources: list[Source]
+
+
+def taken(paths: Sequence[Path]) -> list[Source]:
+    """Each file's signature now: to be taken before the handshake is made from them."""
+    return [Source(os.fspath(path), _signature(path)) for path in paths]
+
+
+def remembered_path(socket: Path) -> Path:
+    return socket.with_suffix(SUFFIX)
+
+
+def remembered(path: Path, environ: Mapping[str, str]) -> Handshake | None:
+    """The handshake remembered at `path`, if it was made from exactly what is there now; None otherwise."""
+    data = _read(path)
+    kept = None if data is None else _parsed(data)
+    if kept is None or not _unchanged(kept[0], environ):
+        return None
+    return kept[1].handshake
+
+
+def _parsed(data: bytes) -> tuple[dict[str, Any], Answer] | None:
+    if data.count(b"\n") != 2:
+        return None
+    said, answer_line, _ = data.split(b"\n")
+    try:
+        body: object = cast(dict[str, Any], json.loads(said))[KEY]
+        answer = Answer.decode(answer_line)
+    except (ValueError, TypeError, KeyError, BadHello):
+        return None
+    if not isinstance(body, dict) or answer.version != __version__:
+        return None
+    return cast(dict[str, Any], body), answer
+
+
+def _unchanged(fields: dict[str, Any], environ: Mapping[str, str]) -> bool:
+    """The same protocol and environment, and every source file with the signature it had."""
+    if fields.get("protocol") != FRONT_PROTOCOL or fields.get("environ") != _environ_digest(environ):
+        return False
+    sources = fields.get("sources")
+    if not isinstance(sources, list) or not sources:
+        return False
+    for source in cast(list[Any], sources):
+        if not (isinstance(source, list) and len(cast(list[Any], source)) == 2):
+            return False
+        path, signature = cast(list[Any], source)
+        if not isinstance(path, str) or _signature(Path(path)) != signature:
+            return False
+    return True
+
+
+def remember(path: Path, environ: Mapping[str, str], sources: Sequence[Source], answer_line: bytes) -> None:
+    """Keep `answer_line` (an accepting hello answer) for the next cold start; a failure only means the next
+    one makes its handshake again."""
+    said = {"protocol": FRONT_PROTOCOL, "environ": _environ_digest(environ), "sources": [list(s) for s in sources]}
+    data = json.dumps({KEY: said}).encode() + b"\n" + answer_line.rstrip(b"\n") + b"\n"
+    if len(data) > MAX_BYTES:
+        return
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _signature(path: Path) -> list[int] | None:
+    """Follows a link, as the config is read (a config may be one); None for a file that is not there."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+def _environ_digest(environ: Mapping[str, str]) -> str:
+    said = "\0".join(sorted(f"{name}={value}" for name, value in environ.items()))
+    return sha256_hex(said.encode(errors="surrogateescape"))
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None if size > MAX_BYTES else b"".join(chunks)
