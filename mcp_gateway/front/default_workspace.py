@@ -17,14 +17,13 @@ fails, platformdirs is asked, as before.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import stat
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from mcp_gateway import __version__
+from mcp_gateway.front.private_files import keep, read_kept
 from mcp_gateway.front.rendezvous import NoRendezvous, private_directory, sha256_hex
 
 INPUT_NAMES = frozenset({"HOME"})
@@ -32,7 +31,6 @@ INPUT_PREFIXES = ("XDG_", "ANDROID_")
 """The environment platformdirs answers from on Linux and macOS (`expand_user`, `xdg_dir`, its Android test)."""
 MAX_PATH_BYTES = 4096
 """PATH_MAX on Linux: no config path is longer."""
-FILE_MODE = 0o600
 
 
 def default_config_path(directory: Path, ask: Callable[[], Path], environ: Mapping[str, str] | None = None) -> Path:
@@ -46,7 +44,7 @@ def default_config_path(directory: Path, ask: Callable[[], Path], environ: Mappi
     if known is not None:
         return known
     found = ask()
-    _write(remembered, found)
+    keep(remembered, os.fsencode(found))
     return found
 
 
@@ -59,35 +57,8 @@ def _inputs_digest(environ: Mapping[str, str]) -> str:
 
 
 def _read(path: Path) -> Path | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        raw = os.read(fd, MAX_PATH_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    said = os.fsdecode(raw)
-    if len(raw) > MAX_PATH_BYTES or not os.path.isabs(said) or "\0" in said:
+    raw = read_kept(path, MAX_PATH_BYTES)
+    said = None if raw is None else os.fsdecode(raw)
+    if said is None or not os.path.isabs(said) or "\0" in said:
         return None
     return Path(said)
-
-
-def _write(path: Path, found: Path) -> None:
-    """`found` into `path`, whole or not at all; a failure only means platformdirs is asked next time."""
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(os.fsencode(found))
-        os.replace(temporary, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)

@@ -17,10 +17,8 @@ whole (a temporary file, then a rename). Standard library only, as the front is.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -28,13 +26,13 @@ from typing import Any, NamedTuple, cast
 from mcp_gateway import __version__
 from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.hello import MAX_HELLO_BYTES, Answer, BadHello
+from mcp_gateway.front.private_files import keep, read_kept
 from mcp_gateway.front.rendezvous import FRONT_PROTOCOL, sha256_hex
 
 SUFFIX = ".handshake"
 """Beside the socket, whose name already stands for the workspace, the version and the front protocol."""
 MAX_BYTES = 2 * MAX_HELLO_BYTES
 """A handshake line is bounded like a hello answer; the sources' line is a few hundred bytes more."""
-FILE_MODE = 0o600
 KEY = "mcpGatewayRemembered"
 
 
@@ -63,7 +61,7 @@ def remembered_path(socket: Path) -> Path:
 
 def remembered(path: Path, environ: Mapping[str, str]) -> Handshake | None:
     """The handshake remembered at `path`, if it was made from exactly what is there now; None otherwise."""
-    data = _read(path)
+    data = read_kept(path, MAX_BYTES)
     kept = None if data is None else _parsed(data)
     if kept is None or not _unchanged(kept[0], environ):
         return None
@@ -107,18 +105,7 @@ def remember(path: Path, environ: Mapping[str, str], sources: Sequence[Source], 
     data = json.dumps({KEY: said}).encode() + b"\n" + answer_line.rstrip(b"\n") + b"\n"
     if len(data) > MAX_BYTES:
         return
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-        os.replace(temporary, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    keep(path, data)
 
 
 def _signature(path: Path) -> list[int] | None:
@@ -133,23 +120,3 @@ def _signature(path: Path) -> list[int] | None:
 def _environ_digest(environ: Mapping[str, str]) -> str:
     said = "\0".join(sorted(f"{name}={value}" for name, value in environ.items()))
     return sha256_hex(said.encode(errors="surrogateescape"))
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return None if size > MAX_BYTES else b"".join(chunks)
