@@ -7,10 +7,11 @@ Unix sockets (Windows). Anything else, and any reason a daemon cannot be had (sa
 serves standalone as before. The config is read here with the standard library, for that one setting only:
 the daemon reads and checks it whole.
 
-With no daemon running, the front starts one and stays thin all the same: a child forked from the front (no
-thread runs in it yet, and no new interpreter starts) loads the config, writes the handshake the daemon will
-serve with to the front through a pipe and exits, and the front answers the client's `initialize` and
-`tools/list` from it while the daemon starts. A front never loads the config, so it never holds pydantic;
+With no daemon running, the front starts one and stays thin all the same: it answers the client's `initialize`
+and `tools/list` while the daemon starts, from the handshake the last cold start made (`remembered_handshake`)
+when nothing it was made from changed, else from one a child forked from the front (no thread runs in it yet,
+and no new interpreter starts) makes: it loads the config, keeps the handshake for the next cold start, writes
+it to the front through a pipe and exits. A front never loads the config, so it never holds pydantic;
 what makes the handshake is given by the program (`HandshakeOf`), as the front imports no config itself.
 """
 
