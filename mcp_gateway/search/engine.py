@@ -17,7 +17,6 @@ from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.confidence import Confidence, Evidence, Judgement, evidence_of, judge, rivals
 from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
-from mcp_gateway.search.identical import IdenticalCopies
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.name_fit import NameFits
 from mcp_gateway.search.originality import Republished
@@ -84,7 +83,6 @@ class SearchEngine:
         self._vocabulary_version = -1
         self._republished = Republished()
         self._name_fits = NameFits()
-        self._identical = IdenticalCopies()
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self._index.replace_server(server, tools)
@@ -161,8 +159,7 @@ class SearchEngine:
                 step_query = parse_query(step, self._known, self._vocabulary_list)
                 ranking = ranking_of(step_query)
                 weighted.append((STEP_WEIGHT, ranking))
-        fused = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
-        ranked = self._identical.distinct_first(self._index, fused)
+        ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
         found = [self._index.tools[scored.doc_id].entry for scored in ranked[:limit]]
         hits = unrivalled([self._hit(evidence, scored.doc_id, scored.score, found) for scored in ranked[:limit]])
         if hits and hits[0].confidence == "low" and focus is None and not several_steps:
