@@ -5,7 +5,9 @@ Imported by the search tests as `search_catalog` (pytest puts this directory on 
 
 from __future__ import annotations
 
-from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
+from collections.abc import Mapping
+
+from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
 
 Tool = tuple[str, str, tuple[tuple[str, str], ...]]
 
@@ -74,3 +76,16 @@ def build_engine(servers: dict[str, tuple[tuple[str, ...], list[Tool]]] = SERVER
     for name, (aliases, tools) in servers.items():
         add_server(engine, name, aliases, tools)
     return engine
+
+
+def engine_with(servers: Mapping[str, list[tuple[str, str]]]) -> SearchEngine:
+    """An engine of tools given by name and description only, each server without aliases."""
+    engine = SearchEngine()
+    for server, tools in servers.items():
+        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
+    return engine
+
+
+def ranked(result: SearchResult) -> list[str]:
+    """The hits as `server.tool`, best first."""
+    return [f"{hit.server}.{hit.tool}" for hit in result.hits]

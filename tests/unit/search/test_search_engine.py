@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from search_catalog import SERVERS, Tool, add_server, build_engine
+from search_catalog import SERVERS, Tool, add_server, build_engine, ranked
 
 from mcp_gateway.search import SearchEngine, SearchHit, SearchResult, ServerEntry, ToolEntry
 from mcp_gateway.wording import counted, said
@@ -14,10 +14,6 @@ from mcp_gateway.wording import counted, said
 @pytest.fixture
 def engine() -> SearchEngine:
     return build_engine()
-
-
-def ranked(result: SearchResult) -> list[str]:
-    return [f"{hit.server}.{hit.tool}" for hit in result.hits]
 
 
 def hit_of(result: SearchResult, qualified: str) -> SearchHit:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
+from search_catalog import engine_with, ranked
+
 from mcp_gateway.search.name_fit import NAME_FIT_FLOOR, NameFits
 from mcp_gateway.search.ranking import bm25_idf
 
@@ -16,17 +17,6 @@ SERVERS: dict[str, list[tuple[str, str]]] = {
     "browser": [("browser_hover", "Hover over an element on the page.")],
     "weather": [("get_forecast", "Get the weather forecast for a city.")],
 }
-
-
-def engine_with(servers: dict[str, list[tuple[str, str]]]) -> SearchEngine:
-    engine = SearchEngine()
-    for server, tools in servers.items():
-        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
-    return engine
-
-
-def ranked(result: SearchResult) -> list[str]:
-    return [f"{hit.server}.{hit.tool}" for hit in result.hits]
 
 
 def test_a_tool_named_for_another_object_ranks_below_the_one_named_for_what_is_asked() -> None:

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from search_catalog import build_engine
+from search_catalog import build_engine, ranked
 
-from mcp_gateway.search import SearchEngine, SearchResult
+from mcp_gateway.search import SearchEngine
 from mcp_gateway.search.engine import MAX_ALTERNATIVES
-
-
-def ranked(result: SearchResult) -> list[str]:
-    return [f"{hit.server}.{hit.tool}" for hit in result.hits]
 
 
 def test_an_alternative_phrasing_finds_the_tool_the_first_one_misses() -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from search_catalog import engine_with, ranked
 
-from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
+from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
 from mcp_gateway.search.web_search import MAX_WEB_SEARCH_HITS, WEB_SEARCH_REASON, is_web_search
 
 TOOLS: dict[str, list[tuple[str, str]]] = {
@@ -26,14 +27,7 @@ TOOLS: dict[str, list[tuple[str, str]]] = {
 
 @pytest.fixture
 def engine() -> SearchEngine:
-    engine = SearchEngine()
-    for server, tools in TOOLS.items():
-        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
-    return engine
-
-
-def ranked(result: SearchResult) -> list[str]:
-    return [f"{hit.server}.{hit.tool}" for hit in result.hits]
+    return engine_with(TOOLS)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
+from search_catalog import engine_with as catalog_engine_with
+
+from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.ranking import scores_among
 from mcp_gateway.search.web_search import MAX_WEB_SEARCH_HITS, WEB_SEARCH_REASON
@@ -24,12 +26,8 @@ NEWS = ("cryptonews", "get_latest_news", "Get the latest cryptocurrency news hea
 
 
 def engine_with(servers: dict[str, list[tuple[str, str]]]) -> SearchEngine:
-    engine = SearchEngine()
-    for server, tools in servers.items():
-        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
     server, name, text = NEWS
-    engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text)])
-    return engine
+    return catalog_engine_with({**servers, server: [(name, text)]})
 
 
 def offered(result: SearchResult) -> list[str]:
