@@ -51,6 +51,9 @@ HOSTILE_TOOLS = [
 IDLE_PROBES = 10
 BUSY_PROBE_RATIO = 10.0
 """A probe answered while a check runs may take this many times the idle median (a busy machine), no more."""
+DEADLINE_EARLY_SECONDS = 0.05
+"""How much earlier than its deadline a pattern match may be cut: the `regex` module checks its timeout against
+a clock of its own, now and then, and a clean-clone CI run saw the call answered 4.6 ms before a full second."""
 STOP_SECONDS = 5.0
 """A generous bound for SIGTERM mid-check: the check's thread ends by its deadline, then the usual stop."""
 FRESH_SESSIONS = 20
@@ -103,7 +106,7 @@ async def test_a_catastrophic_pattern_freezes_nothing_and_its_call_goes_out_unch
     finally:
         kill_quietly(int(pid) for pid in read_lines(spawns))
     # The call took its check's full deadline, and everything else was answered within it.
-    assert finished["seconds"] >= VALIDATION_DEADLINE_SECONDS
+    assert finished["seconds"] >= VALIDATION_DEADLINE_SECONDS - DEADLINE_EARLY_SECONDS
     assert finished["others"] < finished["hostile"]
     assert len(busy) >= 3
     assert statistics.median(busy) <= BUSY_PROBE_RATIO * idle, (idle, busy)
