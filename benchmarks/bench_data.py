@@ -38,6 +38,8 @@ class Query:
     kind: str
     lang: str
     gold: tuple[Gold, ...]
+    style: str = ""
+    """How the request is phrased, where its file says (`benchmarks/styled/`: paraphrase, task, keyword, ...)."""
 
 
 def load_catalog(path: Path) -> list[BenchServer]:
@@ -63,7 +65,11 @@ def load_queries(path: Path) -> list[Query]:
             )
             for g in cast(list[dict[str, Any]], raw["gold"])
         )
-        queries.append(Query(raw["id"], raw["query"], raw["source"], raw["kind"], raw.get("lang", "en"), gold))
+        queries.append(
+            Query(
+                raw["id"], raw["query"], raw["source"], raw["kind"], raw.get("lang", "en"), gold, raw.get("style", "")
+            )
+        )
     return queries
 
 

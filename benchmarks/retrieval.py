@@ -1,12 +1,13 @@
 """Retrieval quality and speed of `search_tools`, side by side with plain BM25 in the same run.
 
-    python -m benchmarks.retrieval [--catalog CATALOG.json] [--queries QUERIES.jsonl] [--limit 10]
+    python -m benchmarks.retrieval [--catalog CATALOG.json] [--queries QUERIES.jsonl ...] [--limit 10]
         [--unanswerable REQUESTS.jsonl] [--xl-catalog CATALOG-XL.json] [--out RANKED.jsonl]
 
 The gateway side goes through the same code path as `search_tools`: catalog tools become `ToolRecord`s,
 then search entries (`catalog.search_entry`), indexed by `SearchEngine` and queried with `search()`.
-Reported per (source, kind), macro-averaged and overall: R@1, R@5, R@10 and MRR (any gold, alternatives
-count) and coverage@5 for multi-tool tasks; index build time and query latency p50/p99 for both sides.
+Reported per (source, kind), per language and phrasing style where the queries say, macro-averaged and
+overall: R@1, R@5, R@10 and MRR (any gold, alternatives count) and coverage@5 for multi-tool tasks; index
+build time and query latency p50/p99 for both sides.
 Speed is reported as measured on this machine; compare the two columns, not the absolute numbers. Each time is
 taken twice: wall-clock, and the CPU time of the thread that ran it, which leaves out the time the thread waited
 for a CPU held by other processes (not the slowdown of sharing caches and cores with them, which both include);
@@ -27,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from benchmarks.baseline_bm25 import PlainBM25
 from benchmarks.bench_data import DEFAULT_DATA_DIR, QUERIES_FILE, BenchServer, Query, load_catalog, load_queries
@@ -139,6 +141,7 @@ def report(
     print(header)
     print(f"{'':<35}" + "  ".join(f"{'ours  base   diff':>17}" for _ in range(5)))
     rows: list[tuple[str, list[Query]]] = [(f"{s} {k}", qs) for (s, k), qs in sorted(groups.items())]
+    rows += facet_rows(queries)
     single = [q for q in queries if q.kind != "task"]
     tasks = [q for q in queries if q.kind == "task"]
     rows += [("ALL single+step", single), ("ALL task (any gold)", tasks)]
@@ -169,6 +172,18 @@ def report(
                 if getattr(a, metric) < getattr(b, metric):
                     below.append(f"{source} {kind} {label}")
         print(f"group metrics below plain BM25: {', '.join(below) or 'none'}")
+
+
+def facet_rows(queries: Sequence[Query]) -> list[tuple[str, list[Query]]]:
+    """Rows per language when there are several, and per phrasing style where the queries carry one."""
+    by_lang: dict[str, list[Query]] = defaultdict(list)
+    by_style: dict[str, list[Query]] = defaultdict(list)
+    for query in queries:
+        by_lang[query.lang].append(query)
+        if query.style:
+            by_style[query.style].append(query)
+    rows = [(f"lang {lang}", group) for lang, group in sorted(by_lang.items())] if len(by_lang) > 1 else []
+    return rows + [(f"style {style}", group) for style, group in sorted(by_style.items())]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -245,14 +260,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m benchmarks.retrieval", description=(__doc__ or "").split("\n\n")[0]
     )
     parser.add_argument("--catalog", type=Path, default=DEFAULT_DATA_DIR / "catalog.json")
-    parser.add_argument("--queries", type=Path, default=DEFAULT_DATA_DIR / QUERIES_FILE)
+    parser.add_argument(
+        "--queries", type=Path, nargs="+", default=[DEFAULT_DATA_DIR / QUERIES_FILE], help="one or more JSONL files"
+    )
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--unanswerable", type=Path, default=DEV_UNANSWERABLE, help="requests no tool can serve")
     parser.add_argument("--xl-catalog", type=Path, help="rank the queries on this larger catalog too (XL drop)")
     parser.add_argument("--out", type=Path, help="write one line per query: {id, ranked: [[server, tool], ...]}")
     args = parser.parse_args(argv)
 
-    queries = load_queries(args.queries)
+    queries = [query for path in cast(list[Path], args.queries) for query in load_queries(path)]
     measured = measure(args.catalog, queries, args.limit)
     speed = print_speed(args.catalog, measured, len(queries))
     print()
