@@ -98,10 +98,11 @@ def index_tool(entry: ToolEntry) -> IndexedTool:
 SERVER_NAME_NOISE = frozenset(
     """
     mcp server servers main tool tools api sdk py python js node ts typescript go golang rust rs java official
-    the a an app plugin connector integration service
+    the a an app plugin connector integration service sse stdio http https streamable
     """.split()
 )
-"""Parts of server keys that say how a server is built or packaged, not which service it is."""
+"""Parts of server keys that say how a server is built, packaged or reached (`amap-amap-sse`), not which service
+it is."""
 
 
 def server_phrases(entry: ServerEntry) -> tuple[tuple[str, ...], ...]:

@@ -168,6 +168,19 @@ def test_a_server_name_with_a_stop_word_in_it_is_named_by_a_request_without_it()
     assert result.hits[0].server == "call-for-papers-mcp"
 
 
+def test_a_server_key_naming_its_transport_is_named_by_the_service_alone() -> None:
+    # Users key a server by how it is reached too (`amap-amap-sse`); a request says "Amap", never "sse".
+    engine = SearchEngine()
+    servers = {
+        "amap-amap-sse": [("maps_weather", "Weather of a city by its name or code.")],
+        "weather-service": [("get_weather_forecast", "Weather forecast for a city, by day.")],
+    }
+    for server, tools in servers.items():
+        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
+    result = engine.search("what will the weather be in Wuhan tomorrow according to Amap")
+    assert result.hits[0].server == "amap-amap-sse"
+
+
 def test_a_server_hint_restricts_results_to_that_server(engine: SearchEngine) -> None:
     result = engine.search("list", server="github")
     assert result.hits
