@@ -1,0 +1,115 @@
+"""The Chinese glossary file (`mcp_gateway/search/glossary-zh.txt`) keeps the format the lexicon reads.
+
+Each non-comment line is `english: 中文 中文 ...`: one lower-case English word, then one to four Chinese words of
+two to five CJK characters (a single character is too ambiguous to bridge languages). The file is hand-written
+data, so a malformed line would otherwise only show up as a search that silently finds less. The check stays on
+the format and the size: it must not depend on bench data, which is not in the package.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import mcp_gateway.search
+
+GLOSSARY = Path(mcp_gateway.search.__file__).resolve().parent / "glossary-zh.txt"
+MIN_ENTRIES = 1_500
+"""The floor the issue-14 brief set for the glossary's coverage of catalog vocabulary."""
+MAX_CHINESE_WORDS = 4
+_ENGLISH = re.compile(r"[a-z]+")
+_CHINESE_WORD = re.compile(r"[\u4e00-\u9fff]{2,5}")
+
+
+def problems_of(lines: list[str]) -> list[str]:
+    """Every way `lines` break the glossary's format, one sentence each with its line number."""
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        english, colon, rest = line.partition(":")
+        chinese = rest.split()
+        if not colon or not _ENGLISH.fullmatch(english):
+            problems.append(f"line {number}: {line!r} does not start with a lower-case English word and a colon")
+            continue
+        if english in seen:
+            problems.append(f"line {number}: {english!r} already has line {seen[english]}")
+        seen[english] = number
+        if not 1 <= len(chinese) <= MAX_CHINESE_WORDS:
+            problems.append(f"line {number}: {english!r} has {len(chinese)} Chinese words, not 1 to 4")
+        problems.extend(
+            f"line {number}: {word!r} is not 2 to 5 Chinese characters"
+            for word in chinese
+            if not _CHINESE_WORD.fullmatch(word)
+        )
+        if len(set(chinese)) != len(chinese):
+            problems.append(f"line {number}: {english!r} repeats a Chinese word")
+    return problems
+
+
+def _entries(lines: list[str]) -> dict[str, list[str]]:
+    return {
+        line.partition(":")[0]: line.partition(":")[2].split()
+        for line in lines
+        if line.strip() and not line.startswith("#")
+    }
+
+
+@pytest.fixture(scope="module")
+def lines() -> list[str]:
+    return GLOSSARY.read_text(encoding="utf-8").splitlines()
+
+
+def test_every_line_of_the_glossary_is_well_formed(lines: list[str]) -> None:
+    assert problems_of(lines) == []
+
+
+def test_the_glossary_opens_with_a_header_saying_how_it_was_made(lines: list[str]) -> None:
+    assert lines[0].startswith("#")
+    header = "\n".join(line for line in lines if line.startswith("#"))
+    assert "benchmarks.glossary_words" in header
+
+
+def test_the_glossary_covers_the_vocabulary_of_catalogs(lines: list[str]) -> None:
+    assert len(_entries(lines)) >= MIN_ENTRIES
+
+
+def test_the_words_that_motivated_the_glossary_have_their_chinese(lines: list[str]) -> None:
+    """Chinese requests about these found nothing before the glossary: no Chinese word reached the English ones."""
+    entries = _entries(lines)
+    expected = {
+        "quran": "古兰经",
+        "tensor": "张量",
+        "select": "下拉框",
+        "tab": "标签页",
+        "gcd": "最大公约数",
+        "resource": "资源组",
+        "clinical": "临床试验",
+        "delete": "删除",
+    }
+    assert {word: chinese for word, chinese in expected.items() if chinese not in entries.get(word, [])} == {}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Delete: 删除",  # upper case
+        "delete 删除",  # no colon
+        "delete:",  # no Chinese
+        "delete: 删",  # a single character
+        "delete: 删除一个文件吧",  # six characters: an explanation, not a word
+        "delete: remove",  # English on the Chinese side
+        "delete: 删除 删掉 移除 去掉 清除",  # five words
+        "delete: 删除 删除",  # repeated
+        "api key: 密钥",  # two English words
+    ],
+)
+def test_the_check_refuses_a_malformed_line(line: str) -> None:
+    assert problems_of([line]) != []
+
+
+def test_the_check_refuses_a_second_line_for_one_word() -> None:
+    assert problems_of(["delete: 删除", "delete: 删掉"]) != []
