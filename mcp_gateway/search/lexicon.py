@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
+from mcp_gateway.search.glossary import glossary_translations
 from mcp_gateway.search.text import CJK_FILLER, stem
 
 _K = TypeVar("_K")
@@ -238,9 +239,15 @@ def concepts_of(words: tuple[str, ...], cjk_runs: tuple[str, ...]) -> list[str]:
 
 
 def translations_of(cjk_runs: tuple[str, ...]) -> list[str]:
-    """English stems for the lexicon words in CJK runs: `读取文件` → read, file."""
+    """English stems for the lexicon and glossary words in CJK runs: `读取文件` → read, file; `标签页` → tab."""
     tables = _tables()
-    return [english for run in cjk_runs for word in chinese_words(run) for english in tables.translations[word]]
+    found: list[str] = []
+    for run in cjk_runs:
+        stems = [english for word in chinese_words(run) for english in tables.translations[word]]
+        known = set(stems)
+        found.extend(stems)
+        found.extend(english for english in dict.fromkeys(glossary_translations(run)) if english not in known)
+    return found
 
 
 _MEASURE = re.compile("一[个条张封份篇首部件本台次下位些点]|个(?!人)")

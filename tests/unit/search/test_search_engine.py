@@ -67,6 +67,22 @@ def test_a_chinese_query_finds_an_english_described_tool_through_the_lexicon(eng
     assert "filesystem.delete_file" in ranked(engine.search("删除文件"))[:3]
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("浏览器切换到第二个标签页", "browser.switch_tab"), ("把存着的那个张量放大两倍", "numeric.scale_tensor")],
+)
+def test_a_chinese_query_finds_an_english_described_tool_through_the_glossary(query: str, expected: str) -> None:
+    # Neither 标签页 (tab) nor 张量 (tensor) is a lexicon word: only the glossary of catalog words bridges them.
+    engine = SearchEngine()
+    servers = {
+        "browser": [("switch_tab", "Switch to a tab by its index."), ("open_page", "Open a URL in the browser.")],
+        "numeric": [("scale_tensor", "Scale a tensor by a factor."), ("store_matrix", "Store a matrix by name.")],
+    }
+    for server, tools in servers.items():
+        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
+    assert ranked(engine.search(query))[0] == expected
+
+
 def test_a_chinese_query_for_sending_a_message_finds_the_english_send_message_tool(engine: SearchEngine) -> None:
     assert ranked(engine.search("发送消息"))[0] == "slack.send_message"
 
