@@ -1,0 +1,116 @@
+"""The English glossary file (`mcp_gateway/search/glossary-en.txt`) keeps the format the search will read.
+
+Each non-comment line is `catalogword: everyday another two+word+phrase`: one lower-case catalog word, then one
+to six equivalents a user writes for it, each lower-case ASCII letters and digits, a phrase's words joined with
+`+` (at most three words). The file is hand-written data, so a malformed line would otherwise only show up as a
+search that silently finds less. The check stays on the format and the size: it must not depend on bench data,
+which is not in the package.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import mcp_gateway.search
+
+GLOSSARY = Path(mcp_gateway.search.__file__).resolve().parent / "glossary-en.txt"
+MIN_ENTRIES = 500
+"""The floor the issue-14 brief set for the glossary's coverage of catalog vocabulary."""
+MAX_EQUIVALENTS = 6
+"""More than six equivalents for one word means the line has drifted into related topics: set by the brief."""
+MAX_PHRASE_WORDS = 3
+"""A longer phrase is a sentence a request would not repeat word for word: set by the brief."""
+_CATALOG_WORD = re.compile(r"[a-z][a-z0-9]*")
+_EQUIVALENT_WORD = re.compile(r"[a-z0-9]+")
+
+
+def problems_of(lines: list[str]) -> list[str]:
+    """Every way `lines` break the glossary's format, one sentence each with its line number."""
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        word, colon, rest = line.partition(":")
+        equivalents = rest.split()
+        if not colon or not _CATALOG_WORD.fullmatch(word):
+            problems.append(f"line {number}: {line!r} does not start with a lower-case catalog word and a colon")
+            continue
+        if word in seen:
+            problems.append(f"line {number}: {word!r} already has line {seen[word]}")
+        seen[word] = number
+        if not 1 <= len(equivalents) <= MAX_EQUIVALENTS:
+            problems.append(f"line {number}: {word!r} has {len(equivalents)} equivalents, not 1 to {MAX_EQUIVALENTS}")
+        for equivalent in equivalents:
+            words = equivalent.split("+")
+            if not all(_EQUIVALENT_WORD.fullmatch(part) for part in words):
+                problems.append(f"line {number}: {equivalent!r} is not lower-case ASCII words joined with '+'")
+            elif len(words) > MAX_PHRASE_WORDS:
+                problems.append(f"line {number}: {equivalent!r} has more than {MAX_PHRASE_WORDS} words")
+        if word in equivalents:
+            problems.append(f"line {number}: {word!r} lists itself as an equivalent")
+        if len(set(equivalents)) != len(equivalents):
+            problems.append(f"line {number}: {word!r} repeats an equivalent")
+    return problems
+
+
+def _entries(lines: list[str]) -> dict[str, list[str]]:
+    return {
+        line.partition(":")[0]: line.partition(":")[2].split()
+        for line in lines
+        if line.strip() and not line.startswith("#")
+    }
+
+
+@pytest.fixture(scope="module")
+def lines() -> list[str]:
+    return GLOSSARY.read_text(encoding="utf-8").splitlines()
+
+
+def test_every_line_of_the_english_glossary_is_well_formed(lines: list[str]) -> None:
+    assert problems_of(lines) == []
+
+
+def test_the_english_glossary_opens_with_a_header_saying_how_it_was_made(lines: list[str]) -> None:
+    assert lines[0].startswith("#")
+    header = "\n".join(line for line in lines if line.startswith("#"))
+    assert "benchmarks.glossary_words" in header
+
+
+def test_the_english_glossary_covers_the_vocabulary_of_catalogs(lines: list[str]) -> None:
+    assert len(_entries(lines)) >= MIN_ENTRIES
+
+
+def test_the_words_that_motivated_the_glossary_have_their_everyday_equivalents(lines: list[str]) -> None:
+    entries = _entries(lines)
+    assert "get+rid+of" in entries["delete"]
+    assert "folder" in entries["directory"]
+    assert "repo" in entries["repository"]
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("Delete: wipe", "does not start with a lower-case catalog word"),
+        ("delete wipe", "does not start with a lower-case catalog word"),
+        ("delete:", "has 0 equivalents"),
+        ("delete: a b c d e f g", "has 7 equivalents"),
+        ("delete: Wipe", "is not lower-case ASCII words"),
+        ("delete: get+rid+of+it", "has more than 3 words"),
+        ("delete: get++rid", "is not lower-case ASCII words"),
+        ("delete: wipe delete", "lists itself"),
+        ("delete: wipe wipe", "repeats an equivalent"),
+    ],
+)
+def test_a_malformed_line_is_reported_with_its_number(line: str, problem: str) -> None:
+    problems = problems_of(["# header", line])
+    assert len(problems) == 1
+    assert problems[0].startswith("line 2:")
+    assert problem in problems[0]
+
+
+def test_a_repeated_catalog_word_is_reported_with_both_lines() -> None:
+    assert problems_of(["delete: wipe", "delete: erase"]) == ["line 2: 'delete' already has line 1"]
