@@ -149,14 +149,14 @@ class SearchEngine:
             return rank(self._index, parsed, servers=scope, limit=depth, republished=copies, name_fits=self._name_fits)
 
         for text in phrasings:
-            parsed = parse_query(text, self._known, self._vocabulary_list)
+            parsed = parse_query(text, self._usage, self._vocabulary_list)
             evidence.append(evidence_of(self._index, parsed))
             whole = ranking_of(parsed)
             weighted.append((WHOLE_REQUEST_WEIGHT, whole))
             steps = steps_of(text)
             several_steps = several_steps or bool(steps)
             for step in steps:
-                step_query = parse_query(step, self._known, self._vocabulary_list)
+                step_query = parse_query(step, self._usage, self._vocabulary_list)
                 ranking = ranking_of(step_query)
                 weighted.append((STEP_WEIGHT, ranking))
         ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
@@ -237,9 +237,9 @@ class SearchEngine:
         listing = ", ".join(f"{name} ({counted(self.tool_count(name), 'tool')})" for name in listed)
         return listing + (f" and {len(names) - len(listed)} more" if len(names) > len(listed) else "")
 
-    def _known(self, term: str) -> bool:
-        """Whether any tool has `term` in any field: the document frequencies count exactly those, in one lookup."""
-        return self._index.doc_freq.get(term, 0) > 0
+    def _usage(self, term: str) -> int:
+        """How many tools have `term` in any field: its document frequency, one lookup."""
+        return self._index.doc_freq.get(term, 0)
 
     def _vocabulary_list(self) -> Vocabulary:
         if self._vocabulary_version != self._index.version:

@@ -1,4 +1,5 @@
-"""The Chinese glossary: for the English words tool catalogs use, the Chinese words a user writes for them.
+"""Two glossaries of the words tool catalogs use: the Chinese words, and the everyday English words, users write
+for them.
 
 The lexicon (`lexicon.py`) maps about a hundred concepts between the languages; a Chinese request about
 anything else (a Quran server, tensors, a dropdown, browser tabs) had no way to meet the English words of the
@@ -10,14 +11,22 @@ A glossary word only translates: it adds English words to a Chinese text's terms
 words do, but no concept. A CJK run is read for glossary words on its own, longest word first at each
 position, apart from the lexicon's reading, so a long glossary word (`删除文件`) never hides a lexicon word it
 contains from the concepts.
+
+`glossary-en.txt` does the same within English: a line per catalog word, `delete: wipe get+rid+of`, the
+everyday words and phrases a request uses meaning the same thing, chosen from the same list. It is read on the
+request's side only (the catalog already says `delete`), and what it adds weighs less than the words a user
+typed (`query.EVERYDAY_WEIGHT`).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
 
-from mcp_gateway.search.text import stem
+from mcp_gateway.search.text import STOP_WORDS, analyze, stem
 
 GLOSSARY_FILE = "glossary-zh.txt"
 MAX_GLOSSARY_WORD = 5
@@ -55,3 +64,68 @@ def glossary_translations(run: str) -> list[str]:
                 break
         position += 1
     return found
+
+
+EVERYDAY_FILE = "glossary-en.txt"
+_PLAIN_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Everyday:
+    """The English glossary, read: what a request's everyday words stand for in a catalog's words (stems)."""
+
+    singles: dict[str, tuple[str, ...]]
+    """An everyday word → the catalog words it means (`wipe` → delete)."""
+    phrases: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]
+    """A phrase's first word → (the phrase's words, the catalog words it means): `get rid of` → delete. A phrase
+    keeps its small words (`how much`, `out loud`): without them it would be another, looser entry."""
+
+
+@lru_cache(maxsize=1)
+def everyday() -> Everyday:
+    """The package's English glossary (`catalogword: everyday two+word+phrase`), read once, in analyzed words."""
+    singles: dict[str, set[str]] = {}
+    phrases: dict[tuple[str, ...], set[str]] = {}
+    text = files("mcp_gateway.search").joinpath(EVERYDAY_FILE).read_text(encoding="utf-8")
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        catalog, _, entries = line.partition(":")
+        meant = set(analyze(catalog).words)
+        for entry in entries.split():
+            words = [stem(word) for word in entry.split("+")]
+            if len(words) > 1:
+                phrases.setdefault(tuple(words), set()).update(meant)
+            elif words[0] not in STOP_WORDS:
+                singles.setdefault(words[0], set()).update(meant - {words[0]})
+    by_first: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+    for words, stems in phrases.items():
+        by_first.setdefault(words[0], []).append((words, tuple(sorted(stems))))
+    return Everyday(
+        {word: tuple(sorted(stems)) for word, stems in singles.items() if stems},
+        {word: tuple(found) for word, found in by_first.items()},
+    )
+
+
+def everyday_of(text: str, usage: Callable[[str], int]) -> list[str]:
+    """The catalog words that a request's everyday words and phrases stand for; `usage(word)` is how many tools use
+    a word.
+
+    A word is read as a catalog word only where the catalog uses that word more than the word itself: `folder` is
+    read as directory, but `start`, which tools say as often as `launch`, is not read as launch too. A chatty
+    request is mostly words the catalog also uses, and reading each of them as its synonyms only adds noise.
+    Phrases are specific enough (`get rid of`) to be read always.
+    """
+    table = everyday()
+    words = tuple(stem(word) for word in _PLAIN_WORD.findall(text.lower()))
+    found: list[str] = []
+    for index, word in enumerate(words):
+        meant = table.singles.get(word, ())
+        if meant:
+            own = usage(word)
+            found.extend(catalog_word for catalog_word in meant if usage(catalog_word) > own)
+        for phrase, stems in table.phrases.get(word, ()):
+            if words[index : index + len(phrase)] == phrase:
+                found.extend(stems)
+    return list(dict.fromkeys(found))

@@ -14,6 +14,7 @@ from functools import cached_property
 
 from rapidfuzz import fuzz, process
 
+from mcp_gateway.search.glossary import everyday_of
 from mcp_gateway.search.lexicon import CONCEPT_PREFIX, bigram_weights, concepts_of, expansions_of, translations_of
 from mcp_gateway.search.text import analyze, is_cjk, split_identifier, stem
 from mcp_gateway.search.values import Value, split_values
@@ -35,6 +36,9 @@ to Chinese matching measured as a whole: single+step R@1 .452, R@5 .782). Measur
 TRANSLATION_WEIGHT = 0.8
 """An English word a Chinese query word translates to, or an abbreviation stands for: almost as good as the word
 itself. Chosen by hand in b7d2fc1. Measured: 0.6 → unchanged; 1.0 → .448/.784/.570, .573."""
+EVERYDAY_WEIGHT = 0.5
+"""A catalog word that an everyday word or phrase of the request stands for (`glossary-en.txt`: `wipe` →
+delete): weaker than a translation, since an everyday word has other senses a catalog word does not."""
 TYPO_MIN_LENGTH = 3
 """Shorter unknown words are names or codes, not typos. 4 in the first search, 3 since bd3a690 (typos of short
 stems such as `slak`). Measured: 4 and 2 → single+step unchanged, task MRR within .001."""
@@ -133,8 +137,8 @@ class Vocabulary:
         return found
 
 
-def parse_query(text: str, known: Callable[[str], bool], vocabulary: Callable[[], Vocabulary]) -> ParsedQuery:
-    """Weighted terms for `text`; `known(term)` tells whether the index has a term, `vocabulary()` gives its words.
+def parse_query(text: str, usage: Callable[[str], int], vocabulary: Callable[[], Vocabulary]) -> ParsedQuery:
+    """Weighted terms for `text`; `usage(term)` tells how many tools have a term, `vocabulary()` gives the words.
 
     Only the first `MAX_QUERY_CHARS` characters count: past that a request is pasted data (a log, an encoded
     image), which says nothing more about the tool and would make the search slow.
@@ -152,8 +156,10 @@ def parse_query(text: str, known: Callable[[str], bool], vocabulary: Callable[[]
         terms.add(QueryTerm(concept, CONCEPT_WEIGHT, "concept"))
     for english in (*translations_of(analyzed.cjk_runs), *expansions_of(analyzed.words)):
         terms.add(QueryTerm(english, TRANSLATION_WEIGHT, "translation"))
+    for catalog_word in everyday_of(intent, usage):
+        terms.add(QueryTerm(catalog_word, EVERYDAY_WEIGHT, "translation"))
     terms.add_values(values)
-    unknown = [w for w in dict.fromkeys(analyzed.words) if len(w) >= TYPO_MIN_LENGTH and w.isalpha() and not known(w)]
+    unknown = [w for w in dict.fromkeys(analyzed.words) if len(w) >= TYPO_MIN_LENGTH and w.isalpha() and not usage(w)]
     if unknown:
         # The longest unknown words are the likeliest real words mistyped (short ones are often names or codes).
         terms.add_typos(sorted(unknown, key=len, reverse=True)[:MAX_TYPO_WORDS], vocabulary())

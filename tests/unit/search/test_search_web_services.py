@@ -52,7 +52,7 @@ def test_without_the_rule_the_wrappers_would_take_every_place() -> None:
     # What makes the test above able to fail: by text alone, the wrappers are the best matches among web searches.
     engine = engine_with(WEB_SEARCH)
     index = engine._index  # pyright: ignore[reportPrivateUsage]
-    parsed = parse_query("find the latest news about elections in Brazil", lambda _: True, lambda: Vocabulary([]))
+    parsed = parse_query("find the latest news about elections in Brazil", lambda _: 1, lambda: Vocabulary([]))
     by_text = [index.tools[scored.doc_id].entry.server for scored in scores_among(index, parsed, index.web_search)]
     assert all("duckduckgo" in server for server in by_text[:MAX_WEB_SEARCH_HITS])
 
