@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 MAX_JOINED_LENGTH = 24
 """Longer mixed-case runs (hashes, base64 noise) are not worth a joined term. Chosen by hand in the first search
@@ -22,6 +23,10 @@ MAX_JOINED_LENGTH = 24
 MIN_STEM_LENGTH = 4
 """Shorter words are left alone: stemming `bus` or `gas` only does harm. Chosen by hand in the first search
 (9ddc802). Measured: 3 → task R@5 .565; 5 → .451/.786/.572, .573 (task MRR .438 → .433)."""
+
+MAX_CACHED_RUNS = 32_768
+"""Distinct runs (words, identifiers) whose terms are kept: catalog-xl.json's 5,645 tools have 17,073, so a
+whole catalog's build finds each again after its first time. A memory bound; results do not depend on it."""
 
 NOT_STEMMED = frozenset(
     """
@@ -88,30 +93,34 @@ def split_identifier(text: str) -> list[str]:
 @lru_cache(maxsize=32_768)
 def analyze(text: str) -> Terms:
     """Normalized search terms of `text`; CJK runs are kept whole in `cjk_runs` as well as n-grammed."""
+    runs = _RUN.findall(text)
+    # A run's terms depend on the run alone, and a catalog repeats its words about ten times over (10,454
+    # distinct runs among 101,690 on catalog.json): looked up, not worked out again, most words cost a lookup.
+    words = tuple(chain.from_iterable(map(run_terms, runs)))
+    cjk_runs = () if text.isascii() else tuple(run for run in runs if not run.isascii())
+    return Terms(words, cjk_runs)
+
+
+@lru_cache(maxsize=MAX_CACHED_RUNS)
+def run_terms(run: str) -> tuple[str, ...]:
+    """The terms of one run of `_RUN` (all ASCII letters and digits, or all CJK), in order."""
+    if not run.isascii():
+        return tuple(cjk_ngrams(run))
+    if run.islower() and run.isalpha():  # the common case: an ordinary lower-case word
+        return () if run in STOP_WORDS else (stem(run),)
+    if _PLURAL_ACRONYM.fullmatch(run):  # `PRs`, `URLs`, `IDs`: an acronym in the plural, not two words
+        return (stem(run[:-1].lower()),)
     words: list[str] = []
-    runs: list[str] = []
-    for run in _RUN.findall(text):
-        if not run.isascii():  # runs are either all ASCII letters and digits or all CJK
-            runs.append(run)
-            words.extend(cjk_ngrams(run))
-            continue
-        if run.islower() and run.isalpha():  # the common case: an ordinary lower-case word
-            if run not in STOP_WORDS:
-                words.append(stem(run))
-            continue
-        if _PLURAL_ACRONYM.fullmatch(run):  # `PRs`, `URLs`, `IDs`: an acronym in the plural, not two words
-            words.append(stem(run[:-1].lower()))
-            continue
-        pieces = _CAMEL.findall(run)
-        if len(pieces) > 1 and len(run) <= MAX_JOINED_LENGTH:
-            # `GitHub`, `k8s`, `getUserInfo`: users type the whole word as often as its parts.
-            words.append(stem(run.lower()))
-        for piece in pieces:
-            word = piece.lower()
-            if word in STOP_WORDS or (len(word) == 1 and len(pieces) > 1):
-                continue  # the `k` and `s` of `k8s` match every stray letter in the catalog
-            words.append(stem(word))
-    return Terms(tuple(words), tuple(runs))
+    pieces = _CAMEL.findall(run)
+    if len(pieces) > 1 and len(run) <= MAX_JOINED_LENGTH:
+        # `GitHub`, `k8s`, `getUserInfo`: users type the whole word as often as its parts.
+        words.append(stem(run.lower()))
+    for piece in pieces:
+        word = piece.lower()
+        if word in STOP_WORDS or (len(word) == 1 and len(pieces) > 1):
+            continue  # the `k` and `s` of `k8s` match every stray letter in the catalog
+        words.append(stem(word))
+    return tuple(words)
 
 
 def cjk_ngrams(run: str) -> list[str]:
