@@ -23,7 +23,7 @@ from mcp_gateway.search.originality import Republished
 from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
 from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
-from mcp_gateway.search.text import analyze, run_terms
+from mcp_gateway.search.text import forget_analyses
 from mcp_gateway.search.web_search import WEB_SEARCH_REASON, asks_for_information, with_web_search
 from mcp_gateway.search.web_services import distinct_services, services
 from mcp_gateway.wording import Said, Step, Words, counted
@@ -102,8 +102,7 @@ class SearchEngine:
         try:
             yield
         finally:
-            analyze.cache_clear()
-            run_terms.cache_clear()
+            forget_analyses()
             if enabled:
                 gc.enable()
 

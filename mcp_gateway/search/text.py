@@ -45,6 +45,8 @@ _CJK_RANGES = (
 _CJK_CLASS = "".join(f"{lo}-{hi}" for lo, hi in _CJK_RANGES)
 _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 _RUN = re.compile(rf"[{_CJK_CLASS}]+|[A-Za-z0-9]+")
+_ASCII_RUN = re.compile(r"[A-Za-z0-9]+")
+"""`_RUN` for a text without CJK (most of them): the same runs, a quarter sooner without the alternation."""
 _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
@@ -93,16 +95,36 @@ def split_identifier(text: str) -> list[str]:
 @lru_cache(maxsize=32_768)
 def analyze(text: str) -> Terms:
     """Normalized search terms of `text`; CJK runs are kept whole in `cjk_runs` as well as n-grammed."""
-    runs = _RUN.findall(text)
+    ascii_only = text.isascii()
+    runs = (_ASCII_RUN if ascii_only else _RUN).findall(text)
     # A run's terms depend on the run alone, and a catalog repeats its words about ten times over (10,454
     # distinct runs among 101,690 on catalog.json): looked up, not worked out again, most words cost a lookup.
-    words = tuple(chain.from_iterable(map(run_terms, runs)))
-    cjk_runs = () if text.isascii() else tuple(run for run in runs if not run.isascii())
+    words = tuple(chain.from_iterable(map(_RUN_TERMS.__getitem__, runs)))
+    cjk_runs = () if ascii_only else tuple(run for run in runs if not run.isascii())
     return Terms(words, cjk_runs)
 
 
-@lru_cache(maxsize=MAX_CACHED_RUNS)
-def run_terms(run: str) -> tuple[str, ...]:
+def forget_analyses() -> None:
+    """Empty the caches of analyzed texts and runs (after a whole catalog is indexed, say)."""
+    analyze.cache_clear()
+    _RUN_TERMS.clear()
+
+
+class _RunTerms(dict[str, tuple[str, ...]]):
+    """Each distinct run's terms, worked out when first asked for and then only looked up: a plain dict's
+    lookup, where a bounded `lru_cache` also keeps its order of use (a third more per run). Emptied when full."""
+
+    def __missing__(self, run: str) -> tuple[str, ...]:
+        if len(self) >= MAX_CACHED_RUNS:
+            self.clear()
+        terms = self[run] = _terms_of_run(run)
+        return terms
+
+
+_RUN_TERMS = _RunTerms()
+
+
+def _terms_of_run(run: str) -> tuple[str, ...]:
     """The terms of one run of `_RUN` (all ASCII letters and digits, or all CJK), in order."""
     if not run.isascii():
         return tuple(cjk_ngrams(run))
