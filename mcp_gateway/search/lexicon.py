@@ -160,6 +160,8 @@ class _Tables:
     """English stem → concepts."""
     pairs: dict[tuple[str, str], tuple[str, ...]]
     """Two English stems in a row → concepts."""
+    pair_starts: frozenset[str]
+    """The first stems of `pairs`."""
     chinese: dict[str, tuple[str, ...]]
     """Chinese word → concepts."""
     translations: dict[str, tuple[str, ...]]
@@ -200,7 +202,14 @@ def _tables() -> _Tables:
             for abbreviation in pending:
                 abbreviations.setdefault(stem(abbreviation), set()).update(stem(word) for word in long.split("+"))
             pending.clear()
-    return _Tables(_frozen(singles), _frozen(pairs), _frozen(chinese), _frozen(translations), _frozen(abbreviations))
+    return _Tables(
+        _frozen(singles),
+        _frozen(pairs),
+        frozenset(first for first, _ in pairs),
+        _frozen(chinese),
+        _frozen(translations),
+        _frozen(abbreviations),
+    )
 
 
 def _group_lines() -> list[str]:
@@ -228,8 +237,11 @@ def concepts_of(words: tuple[str, ...], cjk_runs: tuple[str, ...]) -> list[str]:
     tables = _tables()
     found: list[str] = []
     for index, word in enumerate(words):
-        found.extend(tables.singles.get(word, ()))
-        if index + 1 < len(words):
+        concepts = tables.singles.get(word)
+        if concepts:
+            found.extend(concepts)
+        # Few words start a two-word phrase (`pull`, `sign`, `look`…): the others skip building a pair to look up.
+        if word in tables.pair_starts and index + 1 < len(words):
             found.extend(tables.pairs.get((word, words[index + 1]), ()))
     for run in cjk_runs:
         for word in chinese_words(run):
