@@ -156,8 +156,11 @@ def stem(word: str) -> str:
     """Porter's step 1 (plurals, -ed, -ing, y→i) and step 5a (final e), for English words only."""
     if len(word) < MIN_STEM_LENGTH or not word.isalpha() or not word.isascii() or word in NOT_STEMMED:
         return word
-    word = _step_1a(word)
-    word = _step_1b(word)
+    # Each step's rules all end in these suffixes, which most words have not: they skip the step's tests.
+    if word.endswith("s"):
+        word = _step_1a(word)
+    if word.endswith(("ed", "ing")):
+        word = _step_1b(word)
     if word.endswith("y") and _has_vowel(word[:-1]) and len(word) > 2:
         word = word[:-1] + "i"
     if word.endswith("e") and len(word) > MIN_STEM_LENGTH - 1:
