@@ -32,6 +32,9 @@ instead") is 70 characters."""
 MAX_REPLACEMENTS = 8
 """Names kept from a replacement clause: a bound on what each search compares, far above the two seen."""
 
+MARKER_WORD = "deprecated"
+"""The word in every marker below, as `str.lower` writes what they match, ignoring case: tested in
+`test_search_deprecation.py` against every character the markers' case-blind matching accepts."""
 _DESCRIPTION_MARKERS = (
     # Leads with it: "DEPRECATED. Use …", "⚠️ DEPRECATED: …", "Deprecated, please use …".
     re.compile(r"^[\W_]*deprecated\b", re.IGNORECASE),
@@ -70,6 +73,8 @@ class Deprecation:
 def deprecation_of(name: str, title: str | None, description: str) -> Deprecation | None:
     """What the tool's own text says about its deprecation, or None when it says nothing."""
     text = description[:MAX_READ_CHARS]
+    if not any(MARKER_WORD in part.lower() for part in (text, name, title or "")):
+        return None  # each marker has the word in it: most tools are read no further than this one search
     found = next((match for marker in _DESCRIPTION_MARKERS if (match := marker.search(text))), None)
     if found is None and not _NAME_MARKER.search(name) and not (title and _TITLE_MARKER.search(title)):
         return None

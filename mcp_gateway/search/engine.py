@@ -23,7 +23,7 @@ from mcp_gateway.search.originality import Republished
 from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
 from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
-from mcp_gateway.search.text import analyze
+from mcp_gateway.search.text import forget_analyses
 from mcp_gateway.search.web_search import WEB_SEARCH_REASON, asks_for_information, with_web_search
 from mcp_gateway.search.web_services import distinct_services, services
 from mcp_gateway.wording import Said, Step, Words, counted
@@ -93,15 +93,16 @@ class SearchEngine:
 
         Indexing allocates hundreds of thousands of small objects and no reference cycles; letting the
         collector scan them again and again while they are created costs a third of a 5,000-tool build.
-        The text-analysis cache is emptied afterwards: filled with every field of every tool (7 MB for
-        5,645 tools), it would serve only a later re-index of the same text, not searches.
+        The text-analysis caches are emptied afterwards: filled with every field of every tool (7 MB for
+        5,645 tools) and every distinct word of them, they would serve only a later re-index of the same text,
+        not searches.
         """
         enabled = gc.isenabled()
         gc.disable()
         try:
             yield
         finally:
-            analyze.cache_clear()
+            forget_analyses()
             if enabled:
                 gc.enable()
 

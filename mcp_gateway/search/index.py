@@ -75,12 +75,14 @@ class FieldPostings:
         return cached
 
     def add(self, doc_id: int, counts: Mapping[str, int], length: int) -> None:
+        postings = self._postings
         for term, count in counts.items():
-            packed = self._postings.get(term)
+            packed = postings.get(term)
             if packed is None:
-                self._postings[term] = array(_POSTING_TYPE, (doc_id, count))
-            else:
-                packed.extend((doc_id, count))
+                postings[term] = array(_POSTING_TYPE, (doc_id, count))
+            else:  # two appends: an extend builds a tuple and iterates it, a third more per posting
+                packed.append(doc_id)
+                packed.append(count)
         if length:
             self.lengths[doc_id] = length
             self.total_length += length
@@ -234,15 +236,16 @@ class SearchIndex:
             else:
                 self.phrases_by_word.setdefault(phrase[0], set()).add((server.name, phrase))
         ids: list[int] = []
+        server_words = {word for phrase in indexed_server.phrases for word in phrase}
         for entry in tools:
             doc_id = self._allocate()
             indexed = index_tool(entry)
             self.tools[doc_id] = indexed
             for name, counts in indexed.by_field():
-                self.fields[name].add(doc_id, counts, sum(counts.values()))
+                if counts:  # most tools leave some fields empty (a title, the translations): nothing to add
+                    self.fields[name].add(doc_id, counts, sum(counts.values()))
             self.doc_freq.update(_distinct_terms(indexed.counts))
             self.cjk_tools += indexed.has_cjk
-            server_words = {word for phrase in indexed_server.phrases for word in phrase}
             if not server_words.isdisjoint(indexed.field("name")):
                 self.named_after_server.add(doc_id)
             if indexed.deprecation is not None:

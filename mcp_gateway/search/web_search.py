@@ -45,6 +45,9 @@ offering web search to every weak single-step request: single+step R@5 .882 agai
 .544 (a weak request to do something is not a question for the web)."""
 WEB_SEARCH_REASON = "a general web search, for a request no tool covers well"
 
+SEARCH_WORD = "search"
+"""The word in every phrasing `_WEB_SEARCH` matches, as `str.casefold` writes what it matches ignoring case (long s,
+U+017F, too): tested in `test_search_web_search.py` against every character the case-blind matching accepts."""
 _WEB_SEARCH = re.compile(
     r"\b(?:web search|search(?:es|ing)? (?:the )?(?:web|internet)|internet search|online search)",
     re.IGNORECASE,
@@ -54,7 +57,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
 
 def is_web_search(name: str, description: str) -> bool:
     """Whether a tool says it is a general web search, in its name or its description's first sentence."""
-    first = _SENTENCE_END.split(description.strip()[:MAX_FIRST_SENTENCE_CHARS], maxsplit=1)[0]
+    head = description.strip()[:MAX_FIRST_SENTENCE_CHARS]
+    if SEARCH_WORD not in head.casefold() and SEARCH_WORD not in name.casefold():
+        return False  # every phrasing has the word in it: most tools are read no further than this one search
+    first = _SENTENCE_END.split(head, maxsplit=1)[0]
     return _WEB_SEARCH.search(f"{' '.join(split_identifier(name))} {first}") is not None
 
 

@@ -6,10 +6,13 @@ the filesystem tools below are listed as @modelcontextprotocol/server-filesystem
 
 from __future__ import annotations
 
+import re
+import sys
+
 import pytest
 
 from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
-from mcp_gateway.search.deprecation import deprecation_of
+from mcp_gateway.search.deprecation import MARKER_WORD, deprecation_of
 
 READ_FILE = ToolEntry(
     "filesystem",
@@ -164,3 +167,19 @@ def test_a_server_that_drops_the_deprecation_gets_its_tool_ranked_as_any_other_a
     result = engine.search("read a file")
     assert result.hits == fresh.search("read a file").hits
     assert not any("deprecated" in reason for hit in result.hits for reason in hit.reasons)
+
+
+def test_every_character_a_marker_matches_ignoring_case_lowers_into_the_marker_word() -> None:
+    """`deprecation_of` reads no further than `MARKER_WORD` in the lowered text: that is exact only if every
+    character the markers' case-blind matching takes for one of the word's letters lowers to that letter."""
+    everything = "".join(map(chr, range(sys.maxunicode + 1)))
+    for letter in set(MARKER_WORD):
+        for character in re.findall(letter, everything, re.IGNORECASE):
+            assert letter in character.lower(), (letter, hex(ord(character)))
+
+
+def test_a_marker_in_any_case_in_the_name_title_or_description_alone_is_read() -> None:
+    assert deprecation_of("list_items", None, "List items. DePrEcAtEd: use list_all instead.") is not None
+    assert deprecation_of("old_DEPRECATED_list", None, "List items.") is not None
+    assert deprecation_of("list_items", "List Items (deprecated)", "List items.") is not None
+    assert deprecation_of("list_items", "List Items", "List items, use list_all for more.") is None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from mcp_gateway.search import lexicon, text
 from mcp_gateway.search.lexicon import concepts_of
-from mcp_gateway.search.text import analyze, split_identifier, stem
+from mcp_gateway.search.text import CJK_FILLER, analyze, forget_analyses, split_identifier, stem
 
 
 @pytest.mark.parametrize(
@@ -120,3 +121,33 @@ def test_the_lexicon_finds_chinese_words_inside_an_unsegmented_run() -> None:
 def test_a_two_word_english_phrase_maps_to_its_concept_only_as_a_phrase() -> None:
     assert "~pull_request" in concepts_of(("pull", "request"), ())
     assert "~pull_request" not in concepts_of(("pull",), ())
+
+
+def test_every_two_word_phrase_and_every_chinese_word_of_the_lexicon_is_found_on_its_own() -> None:
+    tables = lexicon._tables()  # pyright: ignore[reportPrivateUsage]
+    for (first, second), concepts in tables.pairs.items():
+        assert set(concepts) <= set(concepts_of((first, second), ())), (first, second)
+    for word in tables.chinese:
+        if len(word) > 1 or word not in CJK_FILLER:
+            assert lexicon.segment_spans(word)[0] == (0, word)
+
+
+def test_the_cache_of_runs_stays_within_its_bound_and_answers_as_a_fresh_analysis(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    texts = [f"listPullRequests{n} get_user_{n} 读取文件{n} files PRs k8s" for n in range(40)]
+    expected = [analyze(each) for each in texts]
+    forget_analyses()
+    monkeypatch.setattr(text, "MAX_CACHED_RUNS", 8)
+    try:
+        for each, terms in zip(texts, expected, strict=True):
+            assert analyze(each) == terms
+            assert len(text._RUN_TERMS) <= 8  # pyright: ignore[reportPrivateUsage]
+    finally:
+        forget_analyses()
+
+
+def test_a_text_without_cjk_and_one_with_it_split_into_the_same_english_terms() -> None:
+    assert analyze("Read the files of GitHub PRs").words == analyze("Read the files of GitHub PRs 读取").words[:-3]
+    assert analyze("Read the files 读取").cjk_runs == ("读取",)
+    assert analyze("Read the files").cjk_runs == ()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+import sys
+
 import pytest
 from search_catalog import engine_with, ranked
 
 from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
-from mcp_gateway.search.web_search import MAX_WEB_SEARCH_HITS, WEB_SEARCH_REASON, is_web_search
+from mcp_gateway.search.web_search import MAX_WEB_SEARCH_HITS, SEARCH_WORD, WEB_SEARCH_REASON, is_web_search
 
 TOOLS: dict[str, list[tuple[str, str]]] = {
     "cryptonews": [
@@ -41,6 +44,20 @@ def engine() -> SearchEngine:
 )
 def test_a_tool_that_says_it_searches_the_web_is_a_web_search(name: str, description: str) -> None:
     assert is_web_search(name, description)
+
+
+def test_a_web_search_spelt_with_characters_that_only_match_ignoring_case_is_one() -> None:
+    # U+017F (long s) matches `s` ignoring case but lowers to itself: the quick look for the word must casefold.
+    assert is_web_search("ask", "\u017fearch the web for pages and return their titles.")
+
+
+def test_every_character_matched_ignoring_case_folds_into_the_word_looked_for_first() -> None:
+    """`is_web_search` reads no further than `SEARCH_WORD` in the casefolded text: that is exact only if every
+    character the case-blind matching takes for one of the word's letters casefolds to that letter."""
+    everything = "".join(map(chr, range(sys.maxunicode + 1)))
+    for letter in set(SEARCH_WORD):
+        for character in re.findall(letter, everything, re.IGNORECASE):
+            assert letter in character.casefold(), (letter, hex(ord(character)))
 
 
 @pytest.mark.parametrize(
