@@ -50,8 +50,8 @@ get: get fetch retrieve obtain load lookup look+up | 获取 得到 取得 拿到
 read: read open view cat show display | 读取 读 查看=view 显示=show 阅读 看
 write: write save store persist put dump | 写入 写 保存=save 存储=store 存入=save 存
 list: list enumerate ls browse index all | 列出 列表 罗列 列举 所有=all 全部=all 列
-search: search find query lookup look+up locate seek grep discover | 搜索 查找=find 查询=query 检索 寻找=find 搜 找=find 查
-    查一下
+search: search find query lookup look+up locate seek grep discover | 搜索 查找=find 查询=query 检索 寻找=find 搜
+    找=find 查 查一下
 run: run execute exec invoke launch call trigger start | 执行=execute 运行 调用=call 启动=start 触发=trigger
 stop: stop kill terminate halt cancel abort end | 停止 终止=terminate 取消=cancel 结束=end 关掉
 close: close shut resolve archive | 关闭 归档=archive 关
