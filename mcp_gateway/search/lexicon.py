@@ -204,6 +204,11 @@ def _tables() -> _Tables:
     return _Tables(_frozen(singles), _frozen(pairs), _frozen(chinese), _frozen(translations), _frozen(abbreviations))
 
 
+def lexicon_chinese_words() -> frozenset[str]:
+    """Every Chinese word of the lexicon (what a request's Chinese is read through)."""
+    return frozenset(_tables().chinese)
+
+
 def _group_lines() -> list[str]:
     """The table's lines, with indented continuation lines joined to the line they continue."""
     lines: list[str] = []
@@ -250,7 +255,7 @@ def translations_of(cjk_runs: tuple[str, ...]) -> list[str]:
     return found
 
 
-_MEASURE = re.compile("一[个条张封份篇首部件本台次下位些点]|个(?!人)")
+MEASURE_PHRASE = re.compile("一[个条张封份篇首部件本台次下位些点]|个(?!人)")
 """A number and measure word inside a verb-object phrase (`截个图`, `发一封邮件`): read the phrase without it too."""
 
 
@@ -266,7 +271,7 @@ def chinese_words(run: str) -> list[str]:
     The run is also read without number-and-measure words; where that reading finds a longer word (截图 in
     截个图), the shorter pieces it contains are dropped.
     """
-    compact = _MEASURE.sub("", run)
+    compact = MEASURE_PHRASE.sub("", run)
     if compact == run:
         return _segment(run)
     found = _segment(compact)
