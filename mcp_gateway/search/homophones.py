@@ -15,11 +15,11 @@ built once, on the first Chinese request (not when the search index is built).
 
 Readings come from `pinyin-zh.txt` (made by `benchmarks/pinyin_table.py`): the gateway needs no pinyin library.
 
-Fuzzy pairs: every pinyin input method offers z/zh, c/ch, s/sh, an/ang, en/eng, in/ing (and ian/iang, uan/uang)
-as the first of its fuzzy settings, since most speakers south of the Yangtze do not tell them apart, and the
-setting is common enough that users who have it on type those homophones often. l/n and f/h (hu/fu) are
-regional (Sichuan, Fujian, Hunan) and pair many of the most frequent syllables (le/ne, li/ni, hui/fei), so they
-would turn ordinary correct words into false corrections far more often than they would catch a typo: left out.
+Fuzzy pairs: the common pinyin input methods all offer z/zh, c/ch, s/sh and an/ang, en/eng, in/ing (with
+ian/iang, uan/uang) as fuzzy settings, since many speakers, most of them south of the Yangtze, do not tell them
+apart, and so mistype them. l/n and f/h (fu/hu) are offered too, but the confusion is regional (Sichuan, Hunan,
+Fujian) and pairs some of the most frequent syllables (le/ne, li/ni, fei/hei), so reading them alike would turn
+ordinary correct words into false corrections more often than it would catch a typo: left out.
 """
 
 from __future__ import annotations
