@@ -19,8 +19,10 @@ characters, then the others), syllables in alphabetical order, characters in the
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from mcp_gateway.search.glossary import glossary
 from mcp_gateway.search.homophones import NOT_TYPOS_KEY, build_reading_index, known_words, parse_table, sounds_like
@@ -56,6 +58,16 @@ HEADER = """\
 """
 
 
+def dev_module(name: str) -> Any:
+    """A dev tool's module, imported by name so that neither the gateway nor a type check needs it installed."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError:
+        raise SystemExit(
+            f"benchmarks.pinyin_table needs {name}, a dev tool: `pip install {name}`, then run it again."
+        ) from None
+
+
 def gb2312_level1() -> list[str]:
     """The common characters, in GB2312 order; code points that do not decode (the level's gaps) are skipped."""
     found: list[str] = []
@@ -75,11 +87,10 @@ def characters() -> list[str]:
 
 def table(chars: Iterable[str]) -> dict[str, tuple[list[str], list[str]]]:
     """Syllable → (the characters it is the first reading of, the characters it is another reading of)."""
-    from pypinyin import Style, pinyin  # a dev tool's import: the gateway never loads pypinyin
-
+    pypinyin = dev_module("pypinyin")
     by_syllable: dict[str, tuple[list[str], list[str]]] = {}
     for ch in chars:
-        readings = pinyin(ch, style=Style.NORMAL, heteronym=True, errors="ignore")
+        readings: list[list[str]] = pypinyin.pinyin(ch, style=pypinyin.Style.NORMAL, heteronym=True, errors="ignore")
         syllables = [r.lower() for group in readings for r in group if r.isascii() and r.isalpha()]
         for rank, syllable in enumerate(dict.fromkeys(syllables)):
             by_syllable.setdefault(syllable, ([], []))[0 if rank == 0 else 1].append(ch)
@@ -100,8 +111,7 @@ def render(by_syllable: dict[str, tuple[list[str], list[str]]], versions: dict[s
 
 def word_counts() -> dict[str, int]:
     """jieba's dictionary: word → its count in jieba's corpus."""
-    import jieba  # a dev tool's import, like pypinyin
-
+    jieba = dev_module("jieba")
     counts: dict[str, int] = {}
     path = Path(jieba.__file__).parent / "dict.txt"
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -127,14 +137,11 @@ def not_typos(syllable_lines: str, counts: dict[str, int]) -> list[str]:
 
 
 def main() -> None:
-    import pypinyin
-
+    pypinyin, jieba = dev_module("pypinyin"), dev_module("jieba")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
     out: Path = args.out
-    import jieba
-
     by_syllable = table(characters())
     versions = {"version": pypinyin.__version__, "jieba_version": jieba.__version__}
     exceptions = not_typos(render(by_syllable, versions, []), word_counts())
