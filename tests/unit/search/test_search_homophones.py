@@ -113,6 +113,12 @@ def test_a_common_word_of_the_language_is_taken_at_its_word() -> None:
     assert homophone_corrections("帮我查一下") == []
 
 
+def test_a_number_and_measure_word_is_grammar_never_part_of_a_mistyped_word() -> None:
+    # 转一 sounds like 转移 and 建一 like 建议, but 一下 and 一个 are grammar, as the lexicon reads them.
+    assert homophone_corrections("帮我转一下这个") == []
+    assert homophone_corrections("帮我建一个表") == []
+
+
 def test_a_long_request_reads_a_bounded_number_of_windows() -> None:
     # The longest windows are read first: past the bound, a long run's two-character windows are never reached.
     assert homophone_corrections("股加") == [("股加", "股价")]
