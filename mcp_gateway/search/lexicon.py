@@ -229,6 +229,11 @@ def _lengths_by_first_character(words: Iterable[str]) -> dict[str, tuple[int, ..
     return {character: tuple(sorted(found, reverse=True)) for character, found in lengths.items()}
 
 
+def lexicon_chinese_words() -> frozenset[str]:
+    """Every Chinese word of the lexicon (what a request's Chinese is read through)."""
+    return frozenset(_tables().chinese)
+
+
 def _group_lines() -> list[str]:
     """The table's lines, with indented continuation lines joined to the line they continue."""
     lines: list[str] = []
@@ -278,7 +283,7 @@ def translations_of(cjk_runs: tuple[str, ...]) -> list[str]:
     return found
 
 
-_MEASURE = re.compile("一[个条张封份篇首部件本台次下位些点]|个(?!人)")
+MEASURE_PHRASE = re.compile("一[个条张封份篇首部件本台次下位些点]|个(?!人)")
 """A number and measure word inside a verb-object phrase (`截个图`, `发一封邮件`): read the phrase without it too."""
 
 
@@ -299,7 +304,7 @@ def chinese_words(run: str) -> tuple[str, ...]:
     its runs, and catalogs repeat them (catalog.json: 956 distinct runs among 1,648 in names, titles and
     descriptions), at about 2 us a character.
     """
-    compact = _MEASURE.sub("", run)
+    compact = MEASURE_PHRASE.sub("", run)
     if compact == run:
         return tuple(_segment(run))
     found = _segment(compact)

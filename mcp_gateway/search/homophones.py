@@ -1,0 +1,233 @@
+"""Chinese typos read as the word meant: a character of the same pinyin typed for the right one.
+
+Chinese users type through pinyin input methods, so a Chinese typo is mostly another character under the same
+syllable (后腿 for 后退, 数剧 for 数据) or under one the input method's fuzzy setting puts together (跟新 for 更新,
+gen for geng). Such a word is in neither the lexicon nor the glossary, so the request loses its key word.
+
+Contract: `homophone_corrections(run)` gives, for a CJK run, the lexicon or glossary words that pieces of the
+run are likely mistyped for, as (typed, meant) pairs. A window of 2 to 5 characters is read as the known word of
+the same reading (toneless syllables, with the fuzzy pairs below; the typed characters by their first reading)
+that differs from it in at most `max_differing(len)` characters, and only in characters that no known word of
+two characters or more covers: a word the user typed correctly is never replaced, though it may be the right
+half of a mistyped longer word (提供尚 for 提供商, where 提供 is known). Longer windows are tried first and
+corrections never overlap. The work per run is bounded by `MAX_WINDOWS`; the reading index of the known words is
+built once, on the first Chinese request (not when the search index is built).
+
+Readings come from `pinyin-zh.txt` (made by `benchmarks/pinyin_table.py`): the gateway needs no pinyin library.
+
+Fuzzy pairs: the common pinyin input methods all offer z/zh, c/ch, s/sh and an/ang, en/eng, in/ing (with
+ian/iang, uan/uang) as fuzzy settings, since many speakers, most of them south of the Yangtze, do not tell them
+apart, and so mistype them. l/n and f/h (fu/hu) are offered too, but the confusion is regional (Sichuan, Hunan,
+Fujian) and pairs some of the most frequent syllables (le/ne, li/ni, fei/hei), so reading them alike would turn
+ordinary correct words into false corrections more often than it would catch a typo: left out.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
+
+from mcp_gateway.search.glossary import glossary
+from mcp_gateway.search.lexicon import MEASURE_PHRASE, lexicon_chinese_words
+from mcp_gateway.search.text import CJK_FILLER
+
+PINYIN_FILE = "pinyin-zh.txt"
+MIN_WINDOW = 2
+"""A single character has too many homophones to say which word was meant."""
+MAX_WINDOW = 5
+"""The longest known word, in characters (the glossary's `MAX_GLOSSARY_WORD`): longer windows match nothing."""
+MAX_WINDOWS = 256
+"""Windows read per CJK run: a bound on a long request's cost (a run of 2,000 characters has ~8,000). 256 is
+every window of a 65-character run, longer than the runs of everyday requests."""
+MAX_READINGS = 16
+"""Readings indexed per known word, over its characters' heteronyms (most have one reading, a few two or three):
+a bound on the index, since a five-character word of three-reading characters would otherwise have 243."""
+_INITIALS = (("zh", "z"), ("ch", "c"), ("sh", "s"))
+_FINALS = (("ang", "an"), ("eng", "en"), ("ing", "in"))
+
+
+def fuzzy(syllable: str) -> str:
+    """A syllable as the fuzzy input method hears it: zh/ch/sh as z/c/s, -ang/-eng/-ing as -an/-en/-in."""
+    for retroflex, flat in _INITIALS:
+        if syllable.startswith(retroflex):
+            syllable = flat + syllable[len(retroflex) :]
+            break
+    for velar, dental in _FINALS:
+        if syllable.endswith(velar):
+            return syllable[: -len(velar)] + dental
+    return syllable
+
+
+NOT_TYPOS_KEY = "words"
+"""The table's key for words of the language that sound like a known word but are not typos of it."""
+
+
+@dataclass(frozen=True)
+class PinyinTable:
+    readings: dict[str, tuple[str, ...]]
+    """Character → its fuzzy toneless readings, its first (most common) reading first."""
+    not_typos: frozenset[str]
+    """Words of the language that sound like a known word a character or two away, common enough in their own
+    right (一下 beside 以下, 超市 beside 超时) that a request saying them means them."""
+
+    def word_readings(self, word: str) -> list[str]:
+        """A known word's readings (syllables joined by spaces), over its characters' heteronyms, at most
+        `MAX_READINGS`; none if a character has no reading in the table."""
+        options: list[tuple[str, ...]] = []
+        for character in word:
+            heard = self.readings.get(character)
+            if heard is None:
+                return []
+            options.append(heard)
+        return [" ".join(syllables) for syllables in itertools.islice(itertools.product(*options), MAX_READINGS)]
+
+    def typed_reading(self, window: str) -> str | None:
+        """What a user typed to get `window`: each character's first reading. An input method lists a character
+        under its other readings far down (数 under shuo), so a typo is read through the first reading only."""
+        syllables: list[str] = []
+        for character in window:
+            heard = self.readings.get(character)
+            if heard is None:
+                return None
+            syllables.append(heard[0])
+        return " ".join(syllables)
+
+
+def parse_table(text: str) -> PinyinTable:
+    """A pinyin table's text (`syllable: first | other` lines, `words: ...` lines), read."""
+    first: dict[str, str] = {}
+    other: dict[str, list[str]] = {}
+    not_typos: set[str] = set()
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, _, characters = line.partition(":")
+        if key.strip() == NOT_TYPOS_KEY:
+            not_typos.update(characters.split())
+            continue
+        heard = fuzzy(key.strip())
+        firsts, _, others = characters.partition("|")
+        for character in firsts.strip():
+            first[character] = heard
+        for character in others.strip():
+            other.setdefault(character, []).append(heard)
+    readings = {
+        character: tuple(dict.fromkeys([heard, *other.get(character, ())])) for character, heard in first.items()
+    }
+    return PinyinTable(readings, frozenset(not_typos))
+
+
+@lru_cache(maxsize=1)
+def pinyin_table() -> PinyinTable:
+    """The package's pinyin table, read once."""
+    return parse_table(files("mcp_gateway.search").joinpath(PINYIN_FILE).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def known_words() -> frozenset[str]:
+    """The words a request's Chinese is read through: the lexicon's and the glossary's."""
+    return lexicon_chinese_words() | frozenset(glossary())
+
+
+def build_reading_index(words: Iterable[str], table: PinyinTable) -> dict[str, tuple[str, ...]]:
+    """Reading → the words of `MIN_WINDOW` to `MAX_WINDOW` characters that sound so."""
+    index: dict[str, list[str]] = {}
+    for word in sorted(words):
+        if MIN_WINDOW <= len(word) <= MAX_WINDOW:
+            for reading in table.word_readings(word):
+                index.setdefault(reading, []).append(word)
+    return {reading: tuple(found) for reading, found in index.items()}
+
+
+@lru_cache(maxsize=1)
+def reading_index() -> dict[str, tuple[str, ...]]:
+    """The known words by reading, built on the first Chinese request."""
+    return build_reading_index(known_words(), pinyin_table())
+
+
+def sounds_like(
+    typed: str, table: PinyinTable, index: dict[str, tuple[str, ...]], changeable: list[bool] | None = None
+) -> str | None:
+    """The indexed word `typed` sounds like (by the typed characters' first readings) that differs from it in
+    fewest characters: at least one, at most `max_differing`, and only where `changeable` allows."""
+    return closest(typed, index.get(table.typed_reading(typed) or "", ()), changeable or [True] * len(typed))
+
+
+def max_differing(length: int) -> int:
+    """Characters a window may differ in from the word it is read as. One for words of two or three characters;
+    two for four or five, whose whole reading (four or five syllables in order) is already specific enough that
+    two mistyped characters leave half the word typed right and the sound the same."""
+    return 1 if length < 4 else 2
+
+
+def homophone_corrections(run: str) -> list[tuple[str, str]]:
+    """(typed, meant) for each window of `run` read as a known word it sounds like, longest windows first."""
+    table, index = pinyin_table(), reading_index()
+    uncovered = _uncovered(run)
+    taken = [False] * len(run)
+    found: list[tuple[str, str]] = []
+    for start, end in _windows(uncovered, _grammar(run)):
+        if any(taken[start:end]):
+            continue
+        typed = run[start:end]
+        if typed in table.not_typos:
+            continue
+        meant = sounds_like(typed, table, index, uncovered[start:end])
+        if meant is not None:
+            found.append((typed, meant))
+            taken[start:end] = [True] * (end - start)
+    return found
+
+
+def closest(typed: str, candidates: Iterable[str], changeable: list[bool]) -> str | None:
+    """The candidate differing from `typed` in fewest characters (at least one, at most `max_differing`), all of
+    them characters no known word covers."""
+    best: tuple[int, str] | None = None
+    for word in candidates:
+        differing = [a != b for a, b in zip(typed, word, strict=True)]
+        count = sum(differing)
+        if not 0 < count <= max_differing(len(word)):
+            continue
+        changes_only_uncovered = all(may or not differs for may, differs in zip(changeable, differing, strict=True))
+        if changes_only_uncovered and (best is None or (count, word) < best):
+            best = (count, word)
+    return None if best is None else best[1]
+
+
+def _windows(uncovered: list[bool], grammar: list[bool]) -> list[tuple[int, int]]:
+    """(start, end) of the windows worth reading, longest first, at most `MAX_WINDOWS`: `MIN_WINDOW` to
+    `MAX_WINDOW` characters holding at least one that no known word covers, and no grammar."""
+    windows: list[tuple[int, int]] = []
+    for size in range(min(MAX_WINDOW, len(uncovered)), MIN_WINDOW - 1, -1):
+        for start in range(len(uncovered) - size + 1):
+            if any(uncovered[start : start + size]) and not any(grammar[start : start + size]):
+                windows.append((start, start + size))
+                if len(windows) == MAX_WINDOWS:
+                    return windows
+    return windows
+
+
+def _grammar(run: str) -> list[bool]:
+    """For each character of `run`, whether it is grammar: a filler character or part of a number and measure
+    word (的, 了, 一下, 一次, as the lexicon reads them), never part of a mistyped word, so no window holds one."""
+    grammar = [character in CJK_FILLER for character in run]
+    for measure in MEASURE_PHRASE.finditer(run):
+        grammar[measure.start() : measure.end()] = [True] * (measure.end() - measure.start())
+    return grammar
+
+
+def _uncovered(run: str) -> list[bool]:
+    """For each character of `run`, whether a correction may change it: not inside a known word of two
+    characters or more (a word typed right is never replaced). A single-character lexicon word (加, 查) does not
+    protect its character: it is as often one character of a mistyped word (股加) as a word of its own."""
+    words = known_words()
+    uncovered = [True] * len(run)
+    for start in range(len(run)):
+        for size in range(MIN_WINDOW, min(MAX_WINDOW, len(run) - start) + 1):
+            if run[start : start + size] in words:
+                uncovered[start : start + size] = [False] * size
+    return uncovered
