@@ -144,8 +144,9 @@ trending: trending popular hot top rank ranking | 热门=popular 热搜=trending
 """
 
 MAX_CACHED_CJK_RUNS = 4096
-"""CJK runs whose lexicon words are kept (`chinese_words`): catalog-xl.json's tools have 1,634 distinct ones, a
-whole catalog's build reads each twice or more. A memory bound; results do not depend on it."""
+"""CJK runs whose lexicon words and translations are kept (`chinese_words`, `_run_translations`): catalog-xl.json's
+tools have 1,634 distinct ones, a whole catalog's build reads each twice or more. A memory bound; results do not
+depend on it."""
 
 _WORD = re.compile(r"[a-z0-9+]+")
 
@@ -273,14 +274,16 @@ def concepts_of(words: tuple[str, ...], cjk_runs: tuple[str, ...]) -> list[str]:
 
 def translations_of(cjk_runs: tuple[str, ...]) -> list[str]:
     """English stems for the lexicon and glossary words in CJK runs: `读取文件` → read, file; `标签页` → tab."""
-    tables = _tables()
-    found: list[str] = []
-    for run in cjk_runs:
-        stems = [english for word in chinese_words(run) for english in tables.translations[word]]
-        known = set(stems)
-        found.extend(stems)
-        found.extend(english for english in dict.fromkeys(glossary_translations(run)) if english not in known)
-    return found
+    return [english for run in cjk_runs for english in _run_translations(run)]
+
+
+@lru_cache(maxsize=MAX_CACHED_CJK_RUNS)
+def _run_translations(run: str) -> tuple[str, ...]:
+    translations = _tables().translations
+    stems = [english for word in chinese_words(run) for english in translations[word]]
+    known = set(stems)
+    stems.extend(english for english in dict.fromkeys(glossary_translations(run)) if english not in known)
+    return tuple(stems)
 
 
 MEASURE_PHRASE = re.compile("一[个条张封份篇首部件本台次下位些点]|个(?!人)")
