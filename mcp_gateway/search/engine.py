@@ -150,11 +150,13 @@ class SearchEngine:
             return rank(self._index, parsed, servers=scope, limit=depth, republished=copies, name_fits=self._name_fits)
 
         for text in phrasings:
-            parsed = parse_query(text, self._usage, self._vocabulary_list)
+            steps = steps_of(text)
+            # A request of several steps reads its everyday words in each step: across all of them at once, its
+            # chatty words' synonyms pull in tools at random.
+            parsed = parse_query(text, self._usage, self._vocabulary_list, everyday=not steps)
             evidence.append(evidence_of(self._index, parsed))
             whole = ranking_of(parsed)
             weighted.append((WHOLE_REQUEST_WEIGHT, whole))
-            steps = steps_of(text)
             several_steps = several_steps or bool(steps)
             for step in steps:
                 step_query = parse_query(step, self._usage, self._vocabulary_list)

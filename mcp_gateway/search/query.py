@@ -146,8 +146,11 @@ class Vocabulary:
         return found
 
 
-def parse_query(text: str, usage: Callable[[str], int], vocabulary: Callable[[], Vocabulary]) -> ParsedQuery:
-    """Weighted terms for `text`; `usage(term)` tells how many tools have a term, `vocabulary()` gives the words.
+def parse_query(
+    text: str, usage: Callable[[str], int], vocabulary: Callable[[], Vocabulary], *, everyday: bool = True
+) -> ParsedQuery:
+    """Weighted terms for `text`; `usage(term)` tells how many tools have a term, `vocabulary()` gives the words;
+    `everyday` reads the request's everyday words as the catalog's words too (`glossary.everyday_of`).
 
     Only the first `MAX_QUERY_CHARS` characters count: past that a request is pasted data (a log, an encoded
     image), which says nothing more about the tool and would make the search slow.
@@ -167,7 +170,7 @@ def parse_query(text: str, usage: Callable[[str], int], vocabulary: Callable[[],
         terms.add(QueryTerm(english, TRANSLATION_WEIGHT, "translation"))
     for run in analyzed.cjk_runs:
         terms.add_homophones(run)
-    for catalog_word in everyday_of(intent, usage):
+    for catalog_word in everyday_of(intent, usage) if everyday else ():
         terms.add(QueryTerm(catalog_word, EVERYDAY_WEIGHT, "translation"))
     terms.add_values(values)
     unknown = [w for w in dict.fromkeys(analyzed.words) if len(w) >= TYPO_MIN_LENGTH and w.isalpha() and not usage(w)]
