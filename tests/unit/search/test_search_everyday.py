@@ -6,6 +6,7 @@ from search_catalog import ranked
 
 from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
 from mcp_gateway.search.glossary import everyday_of
+from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.text import stem
 
 DIRECTORY = stem("directory")
@@ -37,3 +38,13 @@ def test_a_word_the_catalog_uses_as_much_as_its_synonym_is_not_read_again() -> N
 def test_a_phrase_is_read_only_whole_and_in_order() -> None:
     assert DELETE in everyday_of("get rid of it", lambda _: 1)
     assert DELETE not in everyday_of("get it out of the way, rid of nothing", lambda _: 1)
+
+
+def test_a_query_read_without_everyday_words_has_only_its_own() -> None:
+    # The engine reads a request of several steps this way, and its everyday words in each step instead.
+    def terms(everyday: bool) -> set[str]:
+        parsed = parse_query("get rid of the folder", lambda _: 1, lambda: Vocabulary([]), everyday=everyday)
+        return {term.term for term in parsed.terms}
+
+    assert DELETE in terms(True)
+    assert DELETE not in terms(False)
