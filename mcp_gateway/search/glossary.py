@@ -21,7 +21,7 @@ typed (`query.EVERYDAY_WEIGHT`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
@@ -34,16 +34,20 @@ MAX_GLOSSARY_WORD = 5
 word within it), a bound on the reading's cost, not a tuning."""
 
 
+def data_lines(name: str) -> Iterator[tuple[str, str]]:
+    """The `word: entries` lines of one of the package's glossaries, as (word, entries), comments left out."""
+    for raw in files("mcp_gateway.search").joinpath(name).read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            word, _, entries = line.partition(":")
+            yield word, entries
+
+
 @lru_cache(maxsize=1)
 def glossary() -> dict[str, tuple[str, ...]]:
     """Chinese word → the English stems it stands for, read once from the package's glossary file."""
     found: dict[str, set[str]] = {}
-    text = files("mcp_gateway.search").joinpath(GLOSSARY_FILE).read_text(encoding="utf-8")
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        english, _, chinese = line.partition(":")
+    for english, chinese in data_lines(GLOSSARY_FILE):
         stems = {stem(word) for word in english.split()}
         for word in chinese.split():
             found.setdefault(word, set()).update(stems)
@@ -86,12 +90,7 @@ def everyday() -> Everyday:
     """The package's English glossary (`catalogword: everyday two+word+phrase`), read once, in analyzed words."""
     singles: dict[str, set[str]] = {}
     phrases: dict[tuple[str, ...], set[str]] = {}
-    text = files("mcp_gateway.search").joinpath(EVERYDAY_FILE).read_text(encoding="utf-8")
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        catalog, _, entries = line.partition(":")
+    for catalog, entries in data_lines(EVERYDAY_FILE):
         meant = set(analyze(catalog).words)
         for entry in entries.split():
             words = [stem(word) for word in entry.split("+")]

@@ -10,13 +10,11 @@ which is not in the package.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from glossary_lines import entries, glossary_lines, header, line_problems
 
-import mcp_gateway.search
-
-GLOSSARY = Path(mcp_gateway.search.__file__).resolve().parent / "glossary-en.txt"
+GLOSSARY = "glossary-en.txt"
 MIN_ENTRIES = 500
 """The floor the issue-14 brief set for the glossary's coverage of catalog vocabulary."""
 MAX_EQUIVALENTS = 6
@@ -29,45 +27,29 @@ _EQUIVALENT_WORD = re.compile(r"[a-z0-9]+")
 
 def problems_of(lines: list[str]) -> list[str]:
     """Every way `lines` break the glossary's format, one sentence each with its line number."""
+    return line_problems(lines, _CATALOG_WORD, "lower-case catalog word", _equivalent_problems)
+
+
+def _equivalent_problems(number: int, word: str, equivalents: list[str]) -> list[str]:
     problems: list[str] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        word, colon, rest = line.partition(":")
-        equivalents = rest.split()
-        if not colon or not _CATALOG_WORD.fullmatch(word):
-            problems.append(f"line {number}: {line!r} does not start with a lower-case catalog word and a colon")
-            continue
-        if word in seen:
-            problems.append(f"line {number}: {word!r} already has line {seen[word]}")
-        seen[word] = number
-        if not 1 <= len(equivalents) <= MAX_EQUIVALENTS:
-            problems.append(f"line {number}: {word!r} has {len(equivalents)} equivalents, not 1 to {MAX_EQUIVALENTS}")
-        for equivalent in equivalents:
-            words = equivalent.split("+")
-            if not all(_EQUIVALENT_WORD.fullmatch(part) for part in words):
-                problems.append(f"line {number}: {equivalent!r} is not lower-case ASCII words joined with '+'")
-            elif len(words) > MAX_PHRASE_WORDS:
-                problems.append(f"line {number}: {equivalent!r} has more than {MAX_PHRASE_WORDS} words")
-        if word in equivalents:
-            problems.append(f"line {number}: {word!r} lists itself as an equivalent")
-        if len(set(equivalents)) != len(equivalents):
-            problems.append(f"line {number}: {word!r} repeats an equivalent")
+    if not 1 <= len(equivalents) <= MAX_EQUIVALENTS:
+        problems.append(f"line {number}: {word!r} has {len(equivalents)} equivalents, not 1 to {MAX_EQUIVALENTS}")
+    for equivalent in equivalents:
+        words = equivalent.split("+")
+        if not all(_EQUIVALENT_WORD.fullmatch(part) for part in words):
+            problems.append(f"line {number}: {equivalent!r} is not lower-case ASCII words joined with '+'")
+        elif len(words) > MAX_PHRASE_WORDS:
+            problems.append(f"line {number}: {equivalent!r} has more than {MAX_PHRASE_WORDS} words")
+    if word in equivalents:
+        problems.append(f"line {number}: {word!r} lists itself as an equivalent")
+    if len(set(equivalents)) != len(equivalents):
+        problems.append(f"line {number}: {word!r} repeats an equivalent")
     return problems
-
-
-def _entries(lines: list[str]) -> dict[str, list[str]]:
-    return {
-        line.partition(":")[0]: line.partition(":")[2].split()
-        for line in lines
-        if line.strip() and not line.startswith("#")
-    }
 
 
 @pytest.fixture(scope="module")
 def lines() -> list[str]:
-    return GLOSSARY.read_text(encoding="utf-8").splitlines()
+    return glossary_lines(GLOSSARY)
 
 
 def test_every_line_of_the_english_glossary_is_well_formed(lines: list[str]) -> None:
@@ -76,19 +58,18 @@ def test_every_line_of_the_english_glossary_is_well_formed(lines: list[str]) -> 
 
 def test_the_english_glossary_opens_with_a_header_saying_how_it_was_made(lines: list[str]) -> None:
     assert lines[0].startswith("#")
-    header = "\n".join(line for line in lines if line.startswith("#"))
-    assert "benchmarks.glossary_words" in header
+    assert "benchmarks.glossary_words" in header(lines)
 
 
 def test_the_english_glossary_covers_the_vocabulary_of_catalogs(lines: list[str]) -> None:
-    assert len(_entries(lines)) >= MIN_ENTRIES
+    assert len(entries(lines)) >= MIN_ENTRIES
 
 
 def test_the_words_that_motivated_the_glossary_have_their_everyday_equivalents(lines: list[str]) -> None:
-    entries = _entries(lines)
-    assert "get+rid+of" in entries["delete"]
-    assert "folder" in entries["directory"]
-    assert "repo" in entries["repository"]
+    found = entries(lines)
+    assert "get+rid+of" in found["delete"]
+    assert "folder" in found["directory"]
+    assert "repo" in found["repository"]
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,11 @@ the format and the size: it must not depend on bench data, which is not in the p
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from glossary_lines import entries, glossary_lines, header, line_problems
 
-import mcp_gateway.search
-
-GLOSSARY = Path(mcp_gateway.search.__file__).resolve().parent / "glossary-zh.txt"
+GLOSSARY = "glossary-zh.txt"
 MIN_ENTRIES = 1_500
 """The floor the issue-14 brief set for the glossary's coverage of catalog vocabulary."""
 MAX_CHINESE_WORDS = 4
@@ -25,42 +23,26 @@ _CHINESE_WORD = re.compile(r"[\u4e00-\u9fff]{2,5}")
 
 def problems_of(lines: list[str]) -> list[str]:
     """Every way `lines` break the glossary's format, one sentence each with its line number."""
+    return line_problems(lines, _ENGLISH, "lower-case English word", _chinese_problems)
+
+
+def _chinese_problems(number: int, english: str, chinese: list[str]) -> list[str]:
     problems: list[str] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        english, colon, rest = line.partition(":")
-        chinese = rest.split()
-        if not colon or not _ENGLISH.fullmatch(english):
-            problems.append(f"line {number}: {line!r} does not start with a lower-case English word and a colon")
-            continue
-        if english in seen:
-            problems.append(f"line {number}: {english!r} already has line {seen[english]}")
-        seen[english] = number
-        if not 1 <= len(chinese) <= MAX_CHINESE_WORDS:
-            problems.append(f"line {number}: {english!r} has {len(chinese)} Chinese words, not 1 to 4")
-        problems.extend(
-            f"line {number}: {word!r} is not 2 to 5 Chinese characters"
-            for word in chinese
-            if not _CHINESE_WORD.fullmatch(word)
-        )
-        if len(set(chinese)) != len(chinese):
-            problems.append(f"line {number}: {english!r} repeats a Chinese word")
+    if not 1 <= len(chinese) <= MAX_CHINESE_WORDS:
+        problems.append(f"line {number}: {english!r} has {len(chinese)} Chinese words, not 1 to 4")
+    problems.extend(
+        f"line {number}: {word!r} is not 2 to 5 Chinese characters"
+        for word in chinese
+        if not _CHINESE_WORD.fullmatch(word)
+    )
+    if len(set(chinese)) != len(chinese):
+        problems.append(f"line {number}: {english!r} repeats a Chinese word")
     return problems
-
-
-def _entries(lines: list[str]) -> dict[str, list[str]]:
-    return {
-        line.partition(":")[0]: line.partition(":")[2].split()
-        for line in lines
-        if line.strip() and not line.startswith("#")
-    }
 
 
 @pytest.fixture(scope="module")
 def lines() -> list[str]:
-    return GLOSSARY.read_text(encoding="utf-8").splitlines()
+    return glossary_lines(GLOSSARY)
 
 
 def test_every_line_of_the_glossary_is_well_formed(lines: list[str]) -> None:
@@ -69,17 +51,16 @@ def test_every_line_of_the_glossary_is_well_formed(lines: list[str]) -> None:
 
 def test_the_glossary_opens_with_a_header_saying_how_it_was_made(lines: list[str]) -> None:
     assert lines[0].startswith("#")
-    header = "\n".join(line for line in lines if line.startswith("#"))
-    assert "benchmarks.glossary_words" in header
+    assert "benchmarks.glossary_words" in header(lines)
 
 
 def test_the_glossary_covers_the_vocabulary_of_catalogs(lines: list[str]) -> None:
-    assert len(_entries(lines)) >= MIN_ENTRIES
+    assert len(entries(lines)) >= MIN_ENTRIES
 
 
 def test_the_words_that_motivated_the_glossary_have_their_chinese(lines: list[str]) -> None:
     """Chinese requests about these found nothing before the glossary: no Chinese word reached the English ones."""
-    entries = _entries(lines)
+    found = entries(lines)
     expected = {
         "quran": "古兰经",
         "tensor": "张量",
@@ -90,7 +71,7 @@ def test_the_words_that_motivated_the_glossary_have_their_chinese(lines: list[st
         "clinical": "临床试验",
         "delete": "删除",
     }
-    assert {word: chinese for word, chinese in expected.items() if chinese not in entries.get(word, [])} == {}
+    assert {word: chinese for word, chinese in expected.items() if chinese not in found.get(word, [])} == {}
 
 
 @pytest.mark.parametrize(

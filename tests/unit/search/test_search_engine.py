@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from search_catalog import SERVERS, Tool, add_server, build_engine, ranked
+from search_catalog import SERVERS, Tool, add_server, build_engine, engine_with, ranked
 
 from mcp_gateway.search import SearchEngine, SearchHit, SearchResult, ServerEntry, ToolEntry
 from mcp_gateway.wording import counted, said
@@ -73,13 +73,12 @@ def test_a_chinese_query_finds_an_english_described_tool_through_the_lexicon(eng
 )
 def test_a_chinese_query_finds_an_english_described_tool_through_the_glossary(query: str, expected: str) -> None:
     # Neither 标签页 (tab) nor 张量 (tensor) is a lexicon word: only the glossary of catalog words bridges them.
-    engine = SearchEngine()
-    servers = {
-        "browser": [("switch_tab", "Switch to a tab by its index."), ("open_page", "Open a URL in the browser.")],
-        "numeric": [("scale_tensor", "Scale a tensor by a factor."), ("store_matrix", "Store a matrix by name.")],
-    }
-    for server, tools in servers.items():
-        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
+    engine = engine_with(
+        {
+            "browser": [("switch_tab", "Switch to a tab by its index."), ("open_page", "Open a URL in the browser.")],
+            "numeric": [("scale_tensor", "Scale a tensor by a factor."), ("store_matrix", "Store a matrix by name.")],
+        }
+    )
     assert ranked(engine.search(query))[0] == expected
 
 
@@ -165,26 +164,24 @@ def test_a_query_naming_a_server_by_key_or_alias_ranks_that_servers_tools_first(
 
 def test_a_server_name_with_a_stop_word_in_it_is_named_by_a_request_without_it() -> None:
     # A request never keeps "for" as a word, so a name phrase holding it ("call for papers") could never be whole.
-    engine = SearchEngine()
-    servers = {
-        "call-for-papers-mcp": [("get_events", "Search academic conferences and events by keyword.")],
-        "eventbrite": [("search_events", "Search events near a place by keyword.")],
-    }
-    for server, tools in servers.items():
-        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
+    engine = engine_with(
+        {
+            "call-for-papers-mcp": [("get_events", "Search academic conferences and events by keyword.")],
+            "eventbrite": [("search_events", "Search events near a place by keyword.")],
+        }
+    )
     result = engine.search("which calls for papers close next week in Europe, find events")
     assert result.hits[0].server == "call-for-papers-mcp"
 
 
 def test_a_server_key_naming_its_transport_is_named_by_the_service_alone() -> None:
     # Users key a server by how it is reached too (`amap-amap-sse`); a request says "Amap", never "sse".
-    engine = SearchEngine()
-    servers = {
-        "amap-amap-sse": [("maps_weather", "Weather of a city by its name or code.")],
-        "weather-service": [("get_weather_forecast", "Weather forecast for a city, by day.")],
-    }
-    for server, tools in servers.items():
-        engine.replace_server(ServerEntry(server), [ToolEntry(server, name, text) for name, text in tools])
+    engine = engine_with(
+        {
+            "amap-amap-sse": [("maps_weather", "Weather of a city by its name or code.")],
+            "weather-service": [("get_weather_forecast", "Weather forecast for a city, by day.")],
+        }
+    )
     result = engine.search("what will the weather be in Wuhan tomorrow according to Amap")
     assert result.hits[0].server == "amap-amap-sse"
 

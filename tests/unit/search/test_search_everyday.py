@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from search_catalog import ranked
+from search_catalog import engine_with, ranked
 
-from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
 from mcp_gateway.search.glossary import everyday_of
 from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.text import stem
@@ -14,13 +13,15 @@ DELETE = stem("delete")
 
 
 def test_a_request_in_everyday_words_finds_the_tool_in_the_catalogs_words() -> None:
-    engine = SearchEngine()
-    tools = [
-        ("delete_directory", "Delete a directory and everything in it."),
-        ("create_directory", "Create a new directory."),
-        ("list_directory", "List the entries of a directory."),
-    ]
-    engine.replace_server(ServerEntry("fs"), [ToolEntry("fs", name, text) for name, text in tools])
+    engine = engine_with(
+        {
+            "fs": [
+                ("delete_directory", "Delete a directory and everything in it."),
+                ("create_directory", "Create a new directory."),
+                ("list_directory", "List the entries of a directory."),
+            ]
+        }
+    )
     assert ranked(engine.search("get rid of the old folder"))[0] == "fs.delete_directory"
 
 
