@@ -1,7 +1,7 @@
 """The English glossary file (`mcp_gateway/search/glossary-en.txt`) keeps the format the search will read.
 
 Each non-comment line is `catalogword: everyday another two+word+phrase`: one lower-case catalog word, then one
-to six equivalents a user writes for it, each lower-case ASCII letters and digits, a phrase's words joined with
+to ten equivalents a user writes for it, each lower-case ASCII letters and digits, a phrase's words joined with
 `+` (at most three words). The file is hand-written data, so a malformed line would otherwise only show up as a
 search that silently finds less. The check stays on the format and the size: it must not depend on bench data,
 which is not in the package.
@@ -17,8 +17,9 @@ from glossary_lines import entries, glossary_lines, header, line_problems
 GLOSSARY = "glossary-en.txt"
 MIN_ENTRIES = 500
 """The floor the issue-14 brief set for the glossary's coverage of catalog vocabulary."""
-MAX_EQUIVALENTS = 6
-"""More than six equivalents for one word means the line has drifted into related topics: set by the brief."""
+MAX_EQUIVALENTS = 10
+"""More than ten equivalents for one word means the line has drifted into related topics: set by the brief of
+the glossary's second pass, which widened the first pass's six to take in more of the ways requests phrase a word."""
 MAX_PHRASE_WORDS = 3
 """A longer phrase is a sentence a request would not repeat word for word: set by the brief."""
 _CATALOG_WORD = re.compile(r"[a-z][a-z0-9]*")
@@ -78,7 +79,7 @@ def test_the_words_that_motivated_the_glossary_have_their_everyday_equivalents(l
         ("Delete: wipe", "does not start with a lower-case catalog word"),
         ("delete wipe", "does not start with a lower-case catalog word"),
         ("delete:", "has 0 equivalents"),
-        ("delete: a b c d e f g", "has 7 equivalents"),
+        ("delete: a b c d e f g h i j k", "has 11 equivalents"),
         ("delete: Wipe", "is not lower-case ASCII words"),
         ("delete: get+rid+of+it", "has more than 3 words"),
         ("delete: get++rid", "is not lower-case ASCII words"),
