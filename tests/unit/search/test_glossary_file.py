@@ -1,6 +1,6 @@
 """The Chinese glossary file (`mcp_gateway/search/glossary-zh.txt`) keeps the format the lexicon reads.
 
-Each non-comment line is `english: 中文 中文 ...`: one lower-case English word, then one to four Chinese words of
+Each non-comment line is `english: 中文 中文 ...`: one lower-case English word, then one to eight Chinese words of
 two to five CJK characters (a single character is too ambiguous to bridge languages). The file is hand-written
 data, so a malformed line would otherwise only show up as a search that silently finds less. The check stays on
 the format and the size: it must not depend on bench data, which is not in the package.
@@ -16,7 +16,8 @@ from glossary_lines import entries, glossary_lines, header, line_problems
 GLOSSARY = "glossary-zh.txt"
 MIN_ENTRIES = 1_500
 """The floor the issue-14 brief set for the glossary's coverage of catalog vocabulary."""
-MAX_CHINESE_WORDS = 4
+MAX_CHINESE_WORDS = 8
+"""The most Chinese words a line holds: the common ways users write the word, not every near-synonym."""
 _ENGLISH = re.compile(r"[a-z]+")
 _CHINESE_WORD = re.compile(r"[\u4e00-\u9fff]{2,5}")
 
@@ -29,7 +30,7 @@ def problems_of(lines: list[str]) -> list[str]:
 def _chinese_problems(number: int, english: str, chinese: list[str]) -> list[str]:
     problems: list[str] = []
     if not 1 <= len(chinese) <= MAX_CHINESE_WORDS:
-        problems.append(f"line {number}: {english!r} has {len(chinese)} Chinese words, not 1 to 4")
+        problems.append(f"line {number}: {english!r} has {len(chinese)} Chinese words, not 1 to {MAX_CHINESE_WORDS}")
     problems.extend(
         f"line {number}: {word!r} is not 2 to 5 Chinese characters"
         for word in chinese
@@ -83,7 +84,7 @@ def test_the_words_that_motivated_the_glossary_have_their_chinese(lines: list[st
         "delete: 删",  # a single character
         "delete: 删除一个文件吧",  # six characters: an explanation, not a word
         "delete: remove",  # English on the Chinese side
-        "delete: 删除 删掉 移除 去掉 清除",  # five words
+        "delete: 删除 删掉 移除 去掉 清除 抹掉 擦除 删去 除去",  # nine words
         "delete: 删除 删除",  # repeated
         "api key: 密钥",  # two English words
     ],
