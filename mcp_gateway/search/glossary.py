@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
 
-from mcp_gateway.search.text import STOP_WORDS, analyze, stem
+from mcp_gateway.search.text import STOP_WORDS, analyze, lengths_by_first_character, longest_matches, stem
 
 GLOSSARY_FILE = "glossary-zh.txt"
 MAX_GLOSSARY_WORD = 5
@@ -57,17 +57,12 @@ def glossary() -> dict[str, tuple[str, ...]]:
 def glossary_translations(run: str) -> list[str]:
     """English stems for the glossary words in a CJK run, longest word first at each position."""
     table = glossary()
-    found: list[str] = []
-    position = 0
-    while position < len(run):
-        for length in range(min(MAX_GLOSSARY_WORD, len(run) - position), 1, -1):
-            english = table.get(run[position : position + length])
-            if english is not None:
-                found.extend(english)
-                position += length - 1
-                break
-        position += 1
-    return found
+    return [english for _, word in longest_matches(run, table, _glossary_lengths()) for english in table[word]]
+
+
+@lru_cache(maxsize=1)
+def _glossary_lengths() -> dict[str, tuple[int, ...]]:
+    return lengths_by_first_character(glossary(), MAX_GLOSSARY_WORD)
 
 
 EVERYDAY_FILE = "glossary-en.txt"
@@ -87,7 +82,7 @@ class Everyday:
 
 @lru_cache(maxsize=1)
 def everyday() -> Everyday:
-    """The package's English glossary (`catalogword: everyday two+word+phrase`), read once, in analyzed words."""
+    """The package's English glossary (`catalogword: everyday two+word+phrase`), read once, as stems."""
     singles: dict[str, set[str]] = {}
     phrases: dict[tuple[str, ...], set[str]] = {}
     for catalog, entries in data_lines(EVERYDAY_FILE):

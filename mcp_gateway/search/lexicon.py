@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from mcp_gateway.search.glossary import glossary_translations
-from mcp_gateway.search.text import CJK_FILLER, stem
+from mcp_gateway.search.text import CJK_FILLER, lengths_by_first_character, longest_matches, stem
 
 _K = TypeVar("_K")
 
@@ -171,8 +171,10 @@ class _Tables:
     """The first stems of `pairs`."""
     chinese: dict[str, tuple[str, ...]]
     """Chinese word → concepts."""
-    chinese_lengths: dict[str, tuple[int, ...]]
-    """A character → the lengths of the Chinese words (up to `MAX_CJK_WORD`) that begin with it, longest first."""
+    segmented: frozenset[str]
+    """The Chinese words a run is read for (`_segmented_words`)."""
+    segmented_lengths: dict[str, tuple[int, ...]]
+    """A character → the lengths of `segmented` words (up to `MAX_CJK_WORD`) that begin with it, longest first."""
     translations: dict[str, tuple[str, ...]]
     """Chinese word → English stems it translates to."""
     abbreviations: dict[str, tuple[str, ...]]
@@ -211,23 +213,22 @@ def _tables() -> _Tables:
             for abbreviation in pending:
                 abbreviations.setdefault(stem(abbreviation), set()).update(stem(word) for word in long.split("+"))
             pending.clear()
+    segmented = _segmented_words(chinese)
     return _Tables(
         _frozen(singles),
         _frozen(pairs),
         frozenset(first for first, _ in pairs),
         _frozen(chinese),
-        _lengths_by_first_character(chinese),
+        segmented,
+        lengths_by_first_character(segmented, MAX_CJK_WORD),
         _frozen(translations),
         _frozen(abbreviations),
     )
 
 
-def _lengths_by_first_character(words: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    lengths: dict[str, set[int]] = {}
-    for word in words:
-        if len(word) <= MAX_CJK_WORD:
-            lengths.setdefault(word[0], set()).add(len(word))
-    return {character: tuple(sorted(found, reverse=True)) for character, found in lengths.items()}
+def _segmented_words(chinese: Iterable[str]) -> frozenset[str]:
+    """The Chinese words a run is read for: a filler character (的, 了) is grammar, never a word of its own."""
+    return frozenset(word for word in chinese if not (len(word) == 1 and word in CJK_FILLER))
 
 
 def lexicon_chinese_words() -> frozenset[str]:
@@ -322,23 +323,7 @@ def _segment(run: str) -> list[str]:
 def segment_spans(run: str) -> list[tuple[int, str]]:
     """(start, word) for each lexicon word in the run, longest match first at each position."""
     tables = _tables()
-    chinese = tables.chinese
-    found: list[tuple[int, str]] = []
-    position = 0
-    while position < len(run):
-        # Only the lengths of words that begin with this character can match (most characters begin none).
-        for length in tables.chinese_lengths.get(run[position], ()):
-            if position + length > len(run):
-                continue
-            piece = run[position : position + length]
-            if length == 1 and piece in CJK_FILLER:
-                continue
-            if piece in chinese:
-                found.append((position, piece))
-                position += length - 1
-                break
-        position += 1
-    return found
+    return longest_matches(run, tables.segmented, tables.segmented_lengths)
 
 
 def cjk_units(run: str) -> list[str]:

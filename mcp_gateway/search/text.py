@@ -13,6 +13,7 @@ The same function serves documents and queries, so whatever it does is symmetric
 from __future__ import annotations
 
 import re
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -143,6 +144,32 @@ def _terms_of_run(run: str) -> tuple[str, ...]:
             continue  # the `k` and `s` of `k8s` match every stray letter in the catalog
         words.append(stem(word))
     return tuple(words)
+
+
+def lengths_by_first_character(words: Iterable[str], longest: int) -> dict[str, tuple[int, ...]]:
+    """A character → the lengths of `words` (up to `longest`) that begin with it, longest first: the only lengths
+    a longest-match reading (`longest_matches`) tries where a run has that character (most begin none)."""
+    lengths: dict[str, set[int]] = {}
+    for word in words:
+        if len(word) <= longest:
+            lengths.setdefault(word[0], set()).add(len(word))
+    return {character: tuple(sorted(found, reverse=True)) for character, found in lengths.items()}
+
+
+def longest_matches(run: str, words: Container[str], lengths: Mapping[str, tuple[int, ...]]) -> list[tuple[int, str]]:
+    """(start, word) for each of `words` in a CJK run, left to right, the longest at each position (no segmenter
+    needed); `lengths` is `lengths_by_first_character` of the words."""
+    found: list[tuple[int, str]] = []
+    position = 0
+    while position < len(run):
+        for length in lengths.get(run[position], ()):
+            piece = run[position : position + length]
+            if position + length <= len(run) and piece in words:
+                found.append((position, piece))
+                position += length - 1
+                break
+        position += 1
+    return found
 
 
 def cjk_ngrams(run: str) -> list[str]:
