@@ -9,8 +9,10 @@ run are likely mistyped for, as (typed, meant) pairs. A window of 2 to 5 charact
 the same reading (toneless syllables, with the fuzzy pairs below; the typed characters by their first reading)
 that differs from it in at most `max_differing(len)` characters, and only in characters that no known word of
 two characters or more covers: a word the user typed correctly is never replaced, though it may be the right
-half of a mistyped longer word (提供尚 for 提供商, where 提供 is known). Longer windows are tried first and
-corrections never overlap. The work per run is bounded by `MAX_WINDOWS`; the reading index of the known words is
+half of a mistyped longer word (提供尚 for 提供商, where 提供 is known). Nor is a window read that cuts such a word
+in two (文想 of 推文想换, 单里 of 表单里): the word typed right says where the words of the run begin and end, and a
+window across that boundary is a sound shared by two words, not a word mistyped. Longer windows are tried first
+and corrections never overlap. The work per run is bounded by `MAX_WINDOWS`; the reading index of the known words is
 built once, on the first Chinese request (not when the search index is built).
 
 Readings come from `pinyin-zh.txt` (made by `benchmarks/pinyin_table.py`): the gateway needs no pinyin library.
@@ -167,11 +169,12 @@ def max_differing(length: int) -> int:
 def homophone_corrections(run: str) -> list[tuple[str, str]]:
     """(typed, meant) for each window of `run` read as a known word it sounds like, longest windows first."""
     table, index = pinyin_table(), reading_index()
-    uncovered = _uncovered(run)
+    words = _known_word_spans(run)
+    uncovered = _uncovered(len(run), words)
     taken = [False] * len(run)
     found: list[tuple[str, str]] = []
     for start, end in _windows(uncovered, _grammar(run)):
-        if any(taken[start:end]):
+        if any(taken[start:end]) or any(_cuts(start, end, word) for word in words):
             continue
         typed = run[start:end]
         if typed in table.not_typos:
@@ -220,14 +223,29 @@ def _grammar(run: str) -> list[bool]:
     return grammar
 
 
-def _uncovered(run: str) -> list[bool]:
-    """For each character of `run`, whether a correction may change it: not inside a known word of two
-    characters or more (a word typed right is never replaced). A single-character lexicon word (加, 查) does not
-    protect its character: it is as often one character of a mistyped word (股加) as a word of its own."""
+def _known_word_spans(run: str) -> list[tuple[int, int]]:
+    """(start, end) of every known word of two characters or more in `run`, overlapping ones included."""
     words = known_words()
-    uncovered = [True] * len(run)
-    for start in range(len(run)):
-        for size in range(MIN_WINDOW, min(MAX_WINDOW, len(run) - start) + 1):
-            if run[start : start + size] in words:
-                uncovered[start : start + size] = [False] * size
+    return [
+        (start, start + size)
+        for start in range(len(run))
+        for size in range(MIN_WINDOW, min(MAX_WINDOW, len(run) - start) + 1)
+        if run[start : start + size] in words
+    ]
+
+
+def _cuts(start: int, end: int, word: tuple[int, int]) -> bool:
+    """Whether the window [start, end) holds part of `word` but not all of it."""
+    word_start, word_end = word
+    return word_start < start < word_end or word_start < end < word_end
+
+
+def _uncovered(length: int, words: list[tuple[int, int]]) -> list[bool]:
+    """For each character of a run of `length` with known `words`, whether a correction may change it: not inside
+    a known word of two characters or more (a word typed right is never replaced). A single-character lexicon
+    word (加, 查) does not protect its character: it is as often one character of a mistyped word (股加) as a word
+    of its own."""
+    uncovered = [True] * length
+    for start, end in words:
+        uncovered[start:end] = [False] * (end - start)
     return uncovered

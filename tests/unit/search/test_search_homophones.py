@@ -105,6 +105,14 @@ def test_a_known_word_typed_right_is_never_corrected() -> None:
     assert homophone_corrections("每天的股价") == []
 
 
+def test_a_window_across_a_word_typed_right_is_not_read_as_a_typo() -> None:
+    # 文想 sounds like 文献, but its 文 ends 推文 (a tweet), typed right: the window spans two words. 提供尚 holds
+    # 提供 whole, so it is still read as 提供商.
+    assert "推文" in known_words()
+    assert homophone_corrections("我写推文想换个口吻") == []
+    assert homophone_corrections("现在能用的提供尚有哪些") == [("提供尚", "提供商")]
+
+
 def test_a_common_word_of_the_language_is_taken_at_its_word() -> None:
     # 超市 sounds like 超时, a known word, but is ten times as common: a request saying it means a supermarket.
     # 一下 (a number and measure word) is grammar, never read as 以下.
