@@ -3,18 +3,23 @@
 The Chinese glossary (`mcp_gateway/search/glossary-zh.txt`) is written from the vocabulary of tool catalogs,
 never from benchmark queries: this script is where that vocabulary comes from. It reads a catalog in
 bench-data's format (`catalog-xl.json` by default, the widest one) and prints one word a line with the number
-of servers that use it anywhere (tool names, server keys, aliases or descriptions), in two tiers:
+of servers that use it anywhere (tool names, server keys, aliases or descriptions), in three tiers:
 
 - A: words of tool names used by at least `MIN_NAME_SERVERS` servers, and description words used by at least
   `MIN_DESCRIPTION_SERVERS` servers: the shared vocabulary of what tools do and act on.
 - B: the remaining words of tool names, server keys and aliases: rarer actions and objects, and the names of
   services and products (many are user names and noise, to be skipped by whoever reads the list).
+- C: the remaining words of descriptions, used by fewer than `MIN_DESCRIPTION_SERVERS` servers and not another
+  form of a word of tiers A or B (`adding` beside `add`: the search stems both alike): the words of narrow
+  domains (a geology server's strata, a trading server's candlesticks) that a request about such a tool uses,
+  among typos and fragments of a single author's prose.
 
-Tier A comes first, then tier B, each most-used first (ties alphabetically). Identifiers are split with the
-search's own `split_identifier`, descriptions into runs of ASCII letters; the search's stop words, words under
-`MIN_WORD_LENGTH` letters and anything not purely alphabetic are dropped.
+Tier A comes first, then B, then C, each most-used first (ties alphabetically). `--context` adds, after each
+word, a stretch of the first description that uses it, so whoever renders it sees the sense catalogs use.
+Identifiers are split with the search's own `split_identifier`, descriptions into runs of ASCII letters; the
+search's stop words, words under `MIN_WORD_LENGTH` letters and anything not purely alphabetic are dropped.
 
-    python -m benchmarks.glossary_words [--catalog PATH] [--tier A|B]
+    python -m benchmarks.glossary_words [--catalog PATH] [--tier A|B|C] [--context]
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from benchmarks.bench_data import DEFAULT_DATA_DIR
-from mcp_gateway.search.text import STOP_WORDS, split_identifier
+from mcp_gateway.search.text import STOP_WORDS, split_identifier, stem
 
 DEFAULT_CATALOG = DEFAULT_DATA_DIR / "catalog-xl.json"
 MIN_NAME_SERVERS = 2
@@ -51,6 +56,9 @@ class CatalogWord:
     servers: int
     """How many servers use the word anywhere: tool names, server key, aliases or descriptions."""
     tier: str
+    context: str = ""
+    """A stretch of the first description that uses the word, for `--context`; empty for a word no description
+    uses."""
 
 
 def _kept(words: Iterable[str]) -> set[str]:
@@ -67,14 +75,17 @@ def catalog_words(document: dict[str, Any]) -> list[CatalogWord]:
     identifier_servers: Counter[str] = Counter()  # words of tool names, server keys and aliases
     description_servers: Counter[str] = Counter()
     any_servers: Counter[str] = Counter()
+    contexts: dict[str, str] = {}
     for key, entry in cast(dict[str, dict[str, Any]], document["servers"]).items():
         tools = cast(list[dict[str, Any]], entry.get("tools", []))
         aliases = cast(list[str], entry.get("aliases", []))
         tool_names = _kept(word for tool in tools for word in split_identifier(str(tool.get("name", ""))))
         identifiers = tool_names | _kept(word for text in [key, *aliases] for word in split_identifier(text))
-        descriptions = _kept(
-            match.lower() for tool in tools for match in _LETTERS.findall(str(tool.get("description") or ""))
-        )
+        texts = [str(tool.get("description") or "") for tool in tools]
+        descriptions = _kept(match.lower() for text in texts for match in _LETTERS.findall(text))
+        for text in texts:
+            for match in _LETTERS.finditer(text):
+                contexts.setdefault(match.group().lower(), _around(text, match.start(), match.end()))
         name_servers.update(tool_names)
         identifier_servers.update(identifiers)
         description_servers.update(descriptions)
@@ -83,13 +94,24 @@ def catalog_words(document: dict[str, Any]) -> list[CatalogWord]:
         word for word, count in description_servers.items() if count >= MIN_DESCRIPTION_SERVERS
     }
     tier_b = set(identifier_servers) - tier_a
+    covered_stems = {stem(word) for word in tier_a | tier_b}
+    tier_c = {word for word in set(description_servers) - tier_a - tier_b if stem(word) not in covered_stems}
 
     def ordered(words: set[str], tier: str) -> list[CatalogWord]:
         return [
-            CatalogWord(word, any_servers[word], tier) for word in sorted(words, key=lambda w: (-any_servers[w], w))
+            CatalogWord(word, any_servers[word], tier, contexts.get(word, ""))
+            for word in sorted(words, key=lambda w: (-any_servers[w], w))
         ]
 
-    return ordered(tier_a, "A") + ordered(tier_b, "B")
+    return ordered(tier_a, "A") + ordered(tier_b, "B") + ordered(tier_c, "C")
+
+
+CONTEXT_CHARS = 60
+"""Characters of description shown on each side of a word: about a clause, enough to tell its sense."""
+
+
+def _around(text: str, start: int, end: int) -> str:
+    return " ".join(text[max(0, start - CONTEXT_CHARS) : end + CONTEXT_CHARS].split())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -97,8 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m benchmarks.glossary_words", description=(__doc__ or "").split("\n\n")[0]
     )
     parser.add_argument("--catalog", type=Path, default=DEFAULT_CATALOG, help="a catalog in bench-data's format")
-    parser.add_argument("--tier", choices=["A", "B"], help="print only this tier")
+    parser.add_argument("--tier", choices=["A", "B", "C"], help="print only this tier")
     parser.add_argument("--with-tier", action="store_true", help="prefix each line with its tier")
+    parser.add_argument("--context", action="store_true", help="follow each word with a description using it")
     args = parser.parse_args(argv)
     catalog = cast(Path, args.catalog)
     try:
@@ -113,7 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.tier and entry.tier != args.tier:
             continue
         prefix = f"{entry.tier} " if args.with_tier else ""
-        print(f"{prefix}{entry.word} {entry.servers}")
+        context = f"\t{entry.context}" if args.context and entry.context else ""
+        print(f"{prefix}{entry.word} {entry.servers}{context}")
     return 0
 
 

@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from mcp_gateway.search.glossary import glossary
-from mcp_gateway.search.homophones import NOT_TYPOS_KEY, build_reading_index, known_words, parse_table, sounds_like
+from mcp_gateway.search.homophones import (
+    NOT_TYPOS_KEY,
+    build_reading_index,
+    known_words,
+    parse_table,
+    sounds_like,
+    words_by_commonness,
+)
 from mcp_gateway.search.lexicon import lexicon_chinese_words
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "mcp_gateway" / "search" / "pinyin-zh.txt"
@@ -125,7 +132,7 @@ def not_typos(syllable_lines: str, counts: dict[str, int]) -> list[str]:
     a `TYPO_ODDS`th as common as it."""
     table = parse_table(syllable_lines)
     known = known_words()
-    index = build_reading_index(known, table)
+    index = build_reading_index(words_by_commonness(), table)
     found: list[str] = []
     for word, count in counts.items():
         if word in known or not 2 <= len(word) <= 5 or not all("\u4e00" <= ch <= "\u9fff" for ch in word):

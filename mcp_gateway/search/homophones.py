@@ -132,13 +132,21 @@ def pinyin_table() -> PinyinTable:
 @lru_cache(maxsize=1)
 def known_words() -> frozenset[str]:
     """The words a request's Chinese is read through: the lexicon's and the glossary's."""
-    return lexicon_chinese_words() | frozenset(glossary())
+    return frozenset(words_by_commonness())
+
+
+@lru_cache(maxsize=1)
+def words_by_commonness() -> tuple[str, ...]:
+    """The known words, the likeliest meant first: the lexicon's (the concepts requests name most), then the
+    glossary's in its order (each tier's catalog words most-used first, the tiers of rarer words after)."""
+    return tuple(dict.fromkeys([*sorted(lexicon_chinese_words()), *glossary()]))
 
 
 def build_reading_index(words: Iterable[str], table: PinyinTable) -> dict[str, tuple[str, ...]]:
-    """Reading → the words of `MIN_WINDOW` to `MAX_WINDOW` characters that sound so."""
+    """Reading → the words of `MIN_WINDOW` to `MAX_WINDOW` characters that sound so, in the order given (the
+    likeliest meant first: `closest` takes the first of equally close words)."""
     index: dict[str, list[str]] = {}
-    for word in sorted(words):
+    for word in words:
         if MIN_WINDOW <= len(word) <= MAX_WINDOW:
             for reading in table.word_readings(word):
                 index.setdefault(reading, []).append(word)
@@ -148,7 +156,7 @@ def build_reading_index(words: Iterable[str], table: PinyinTable) -> dict[str, t
 @lru_cache(maxsize=1)
 def reading_index() -> dict[str, tuple[str, ...]]:
     """The known words by reading, built on the first Chinese request."""
-    return build_reading_index(known_words(), pinyin_table())
+    return build_reading_index(words_by_commonness(), pinyin_table())
 
 
 def sounds_like(
@@ -188,7 +196,8 @@ def homophone_corrections(run: str) -> list[tuple[str, str]]:
 
 def closest(typed: str, candidates: Iterable[str], changeable: list[bool]) -> str | None:
     """The candidate differing from `typed` in fewest characters (at least one, at most `max_differing`), all of
-    them characters no known word covers."""
+    them characters no known word covers; of equally close candidates, the first (`words_by_commonness`: 知动 is
+    read as 自动, a lexicon word, not 制动, a rare word of the glossary)."""
     best: tuple[int, str] | None = None
     for word in candidates:
         differing = [a != b for a, b in zip(typed, word, strict=True)]
@@ -196,7 +205,7 @@ def closest(typed: str, candidates: Iterable[str], changeable: list[bool]) -> st
         if not 0 < count <= max_differing(len(word)):
             continue
         changes_only_uncovered = all(may or not differs for may, differs in zip(changeable, differing, strict=True))
-        if changes_only_uncovered and (best is None or (count, word) < best):
+        if changes_only_uncovered and (best is None or count < best[0]):
             best = (count, word)
     return None if best is None else best[1]
 

@@ -75,6 +75,20 @@ def test_the_words_that_motivated_the_glossary_have_their_chinese(lines: list[st
     assert {word: chinese for word, chinese in expected.items() if chinese not in found.get(word, [])} == {}
 
 
+RARE_WORDS_BLOCK = "# Tier C:"
+"""The header of the glossary's last block, the rarer words of descriptions (`glossary_words.py`'s tier C)."""
+
+
+def test_a_rare_word_takes_no_chinese_word_the_common_vocabulary_renders(lines: list[str]) -> None:
+    """A Chinese word rendering a common catalog word (数据: data) would, on a rare word's line too, add that rare
+    word, weighty for its rarity, to every request saying it."""
+    start = next(number for number, line in enumerate(lines) if line.startswith(RARE_WORDS_BLOCK))
+    common = {chinese for words in entries(lines[:start]).values() for chinese in words}
+    rare = entries(lines[start:])
+    assert rare, "the rare words' block is empty"
+    assert {english: taken for english, words in rare.items() if (taken := common.intersection(words))} == {}
+
+
 @pytest.mark.parametrize(
     "line",
     [

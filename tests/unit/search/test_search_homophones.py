@@ -90,6 +90,13 @@ def test_the_fuzzy_pairs_of_every_input_method_are_heard_alike() -> None:
     assert homophone_corrections("知动保存") == [("知动", "自动")]
 
 
+def test_of_equally_close_words_the_commoner_is_read() -> None:
+    # 资动 is one character from both 自动 (automatic, a lexicon word) and 制动 (immobilization, a rare word of
+    # the glossary's last tier), by the same fuzzy pair: the common word is the likelier one meant.
+    assert {"自动", "制动"} <= known_words()
+    assert homophone_corrections("资动保存") == [("资动", "自动")]
+
+
 def test_the_regional_fuzzy_pairs_are_not() -> None:
     # l/n (牛量 niu for 流量 liu) and f/h (胡务 hu for 服务 fu) pair too many frequent syllables to be typos.
     assert fuzzy("niu") != fuzzy("liu")
@@ -114,10 +121,10 @@ def test_a_window_across_a_word_typed_right_is_not_read_as_a_typo() -> None:
 
 
 def test_a_common_word_of_the_language_is_taken_at_its_word() -> None:
-    # 超市 sounds like 超时, a known word, but is ten times as common: a request saying it means a supermarket.
+    # 重点 sounds like 终点, a known word, but is far more common: a request saying it means a key point.
     # 一下 (a number and measure word) is grammar, never read as 以下.
-    assert "超市" in pinyin_table().not_typos
-    assert homophone_corrections("帮我在超市买菜") == []
+    assert "重点" in pinyin_table().not_typos
+    assert homophone_corrections("这是重点") == []
     assert homophone_corrections("帮我查一下") == []
 
 
