@@ -24,6 +24,7 @@ from rapidfuzz import fuzz, process
 
 from mcp_gateway.search.fields import CONCEPT_FIELDS, ServerField, ToolField
 from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key
+from mcp_gateway.search.lexicon import translations_of
 from mcp_gateway.search.name_fit import NAME_FIT_DEPTH, NameFits
 from mcp_gateway.search.query import FULL_SIMILARITY, ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
@@ -303,6 +304,8 @@ def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
 
 def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
     """Servers the query names, 0..1: a whole name phrase must be present; rarer, more specific names count more.
+    A request names a server in its own language too: the English words its Chinese stands for (我的世界 is
+    Minecraft, by the glossary) name a server as the English words would.
 
     A one-word name is also a word of the language (`price`, `time`, `weather`): when that word is spread over
     many servers' tools it is the topic of the request, which the tools' own text already matches, not a
@@ -310,6 +313,7 @@ def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
     share of the tools using the word that belong to the server.
     """
     words = set(query.words) | {term.term for term in query.terms if term.kind == "typo"}
+    words.update(translations_of(query.cjk_runs))
     count = max(len(index.servers), 1)
     unique = bm25_idf(count, 1)
     named: dict[str, float] = {}

@@ -9,6 +9,7 @@ catalogs.
 from __future__ import annotations
 
 import pytest
+from search_catalog import engine_with
 
 from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
 
@@ -110,6 +111,14 @@ def test_an_english_request_finds_a_tool_described_in_chinese(engine: SearchEngi
 def test_a_chinese_alias_in_the_request_focuses_on_its_server(engine: SearchEngine) -> None:
     ranked = top(engine, "在代码仓库里搜索", count=2)
     assert ranked[0].startswith("github.")
+
+
+def test_a_product_named_in_chinese_names_its_server_as_its_english_name_would() -> None:
+    # 我的世界 is what Chinese players call Minecraft (the glossary says so); two servers find entities alike.
+    finds = "Find the nearest entity of a given type."
+    engine = engine_with({"roblox": [("find_entity", finds)], "minecraft": [("find-entity", finds)]})
+    for query in ("find the nearest entity in minecraft", "在我的世界里找最近的实体"):
+        assert top(engine, query, count=1) == ["minecraft.find-entity"], query
 
 
 def test_a_chinese_server_hint_resolves_by_alias(engine: SearchEngine) -> None:
