@@ -7,8 +7,9 @@ judged to have a description that does not say what the tool does (`UNCLEAR`, ea
 
 Two sets are drawn this way. `zh` (seed 14002) is the first. `zh2` (seed 14003) was drawn later to make the
 Chinese estimates less noisy; it also skips every target of the English sample and of `zh`, and every
-near-copy of one, so no two sets share a target and each set measures tools the others do not. A later set
-never changes an earlier one: its exclusions and its own unclear pairs apply to its walk only.
+near-copy of one, so it measures 120 tools neither of them does (the English and `zh` samples, drawn
+independently, share 10 targets). A later set never changes an earlier one: its exclusions and its own
+unclear pairs apply to its walk only.
 
 The samples are reproducible: `python -m benchmarks.styled.sample_zh [--set zh2]` prints the picked pairs in
 order, with the skipped ones and why (`--skipped`).
