@@ -5,6 +5,7 @@
 every tool whose server key, aliases, name or description matches one of the patterns (the request's content
 words, in English and Chinese, case-insensitive regular expressions). Nothing here decides an alternative:
 the lists are read and each true equivalent is written into the request's gold by hand (NOTES-zh.md).
+`--set zh2` lists for the picks of the second Chinese set instead (NOTES-zh2.md).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import re
 from typing import Any, cast
 
-from benchmarks.styled.sample_zh import CATALOG, load_pairs, sample
+from benchmarks.styled.sample_zh import CATALOG, DRAWS, sample_set
 
 SHOWN = 15
 DESCRIPTION_SHOWN = 110
@@ -30,11 +31,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("picks", nargs="*", type=int, help="1-based sample positions (default: all)")
     parser.add_argument("--pattern", action="append", default=[], help="content-word regex, repeatable")
+    parser.add_argument("--set", choices=sorted(DRAWS), default="zh", help="which Chinese set (default: zh)")
     args = parser.parse_args()
     document = cast(dict[str, Any], json.loads(CATALOG.read_text()))
     servers = cast(dict[str, dict[str, Any]], document["servers"])
     patterns = [re.compile(p, re.IGNORECASE) for p in cast(list[str], args.pattern)]
-    taken, _ = sample(load_pairs())
+    taken, _ = sample_set(cast(str, args.set))
     for index, pick in enumerate(taken, start=1):
         if args.picks and index not in args.picks:
             continue

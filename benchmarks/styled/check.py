@@ -3,9 +3,10 @@
 Every `*.jsonl` here must load with `benchmarks.bench_data.load_queries`, carry exactly the fields of
 `queries.jsonl` plus a known `style` (source `styled`, kind `single`, a non-empty query), have ids unique across
 files, and name only (server, tool) pairs of `catalog.json`, for its one gold (the same as its `server` and
-`tool`) and every alternative, none repeating the gold or another. Each language's files must also hold exactly
-the targets its seeded sample picks (`sample_en.py`, `sample_zh.py`), in order, with the styles dealt round-robin
-and every third request (by id number) in the held-out file (NOTES-en.md, NOTES-zh.md).
+`tool`) and every alternative, none repeating the gold or another. Each set's files (`en`, `zh`, `zh2`) must also
+hold exactly the targets its seeded sample picks (`sample_en.py`, `sample_zh.py`), in order, with the styles dealt
+round-robin and every third request (by id number) in the held-out file (NOTES-en.md, NOTES-zh.md, NOTES-zh2.md),
+and no two sets may share a target.
 
 Run: `python -m benchmarks.styled.check` prints one line per file and exits 1 on any problem, one line each.
 """
@@ -67,15 +68,22 @@ def row_problems(where: str, row: Row, known: set[tuple[str, str]]) -> list[str]
     return problems
 
 
-def construction_problems(lang: str, targets: list[tuple[str, str]], rows_by_file: dict[str, list[Row]]) -> list[str]:
-    """A language's files hold its sample's targets in order, styles round-robin, every third id held out."""
-    dev, held_out = f"{lang}-dev.jsonl", f"{lang}-heldout.jsonl"
+# Each set's language; a set's files, ids and sample are named after the set, its requests carry the language.
+SET_LANGS = {"en": "en", "zh": "zh", "zh2": "zh"}
+
+
+def construction_problems(
+    set_name: str, targets: list[tuple[str, str]], rows_by_file: dict[str, list[Row]], lang: str | None = None
+) -> list[str]:
+    """A set's files hold its sample's targets in order, styles round-robin, every third id held out."""
+    lang = lang or set_name
+    dev, held_out = f"{set_name}-dev.jsonl", f"{set_name}-heldout.jsonl"
     by_id = {str(row["id"]): (name, row) for name in (dev, held_out) for row in rows_by_file.get(name, [])}
     problems: list[str] = []
     if len(by_id) != len(targets):
-        problems.append(f"{lang}: {len(by_id)} requests, {len(targets)} sampled targets")
+        problems.append(f"{set_name}: {len(by_id)} requests, {len(targets)} sampled targets")
     for number, (server, tool) in enumerate(targets, start=1):
-        request_id = f"styled-{lang}-{number:03d}"
+        request_id = f"styled-{set_name}-{number:03d}"
         if request_id not in by_id:
             problems.append(f"{request_id}: missing")
             continue
@@ -91,8 +99,28 @@ def construction_problems(lang: str, targets: list[tuple[str, str]], rows_by_fil
 
 def sampled_targets() -> dict[str, list[tuple[str, str]]]:
     english, _ = sample_en.sample(CATALOG)
-    chinese, _ = sample_zh.sample(sample_zh.load_pairs())
-    return {"en": list(english), "zh": [(pick.server, pick.tool) for pick in chinese]}
+    pairs = sample_zh.load_pairs()
+    targets = {"en": list(english)}
+    for name in ("zh", "zh2"):
+        picks, _ = sample_zh.sample_set(name, pairs)
+        targets[name] = [(pick.server, pick.tool) for pick in picks]
+    return targets
+
+
+def shared_target_problems(targets: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """A set drawn after others (`sample_zh.DRAWS[...].after`) shares no target with them.
+
+    The English and the first Chinese set were drawn independently and share 10 targets (NOTES-zh2.md); only
+    the sets drawn later promise to be disjoint from those before them.
+    """
+    problems: list[str] = []
+    for name, draw in sample_zh.DRAWS.items():
+        own = set(targets[name])
+        for earlier in draw.after:
+            problems += [
+                f"{s}.{t} is a target of both {earlier} and {name}" for s, t in sorted(own & set(targets[earlier]))
+            ]
+    return problems
 
 
 def main() -> int:
@@ -108,8 +136,10 @@ def main() -> int:
         styles = Counter(str(row.get("style")) for row in rows)
         print(f"{path.name}: {len(rows)} requests, " + ", ".join(f"{style} {styles[style]}" for style in STYLES))
     problems += [f"id {request_id} appears {count} times" for request_id, count in ids.items() if count > 1]
-    for lang, targets in sampled_targets().items():
-        problems += construction_problems(lang, targets, rows_by_file)
+    targets = sampled_targets()
+    for name, set_targets in targets.items():
+        problems += construction_problems(name, set_targets, rows_by_file, SET_LANGS[name])
+    problems += shared_target_problems(targets)
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0
