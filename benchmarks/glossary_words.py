@@ -14,12 +14,13 @@ of servers that use it anywhere (tool names, server keys, aliases or description
   domains (a geology server's strata, a trading server's candlesticks) that a request about such a tool uses,
   among typos and fragments of a single author's prose.
 
-Tier A comes first, then B, then C, each most-used first (ties alphabetically). `--context` adds, after each
-word, a stretch of the first description that uses it, so whoever renders it sees the sense catalogs use.
+Tier A comes first, then B, then C, each most-used first (ties alphabetically). `--context N` adds, after each
+word, stretches of the first descriptions that use it on up to N servers, so whoever renders it sees the senses
+catalogs use it in.
 Identifiers are split with the search's own `split_identifier`, descriptions into runs of ASCII letters; the
 search's stop words, words under `MIN_WORD_LENGTH` letters and anything not purely alphabetic are dropped.
 
-    python -m benchmarks.glossary_words [--catalog PATH] [--tier A|B|C] [--context]
+    python -m benchmarks.glossary_words [--catalog PATH] [--tier A|B|C] [--context N]
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ class CatalogWord:
     servers: int
     """How many servers use the word anywhere: tool names, server key, aliases or descriptions."""
     tier: str
-    context: str = ""
-    """A stretch of the first description that uses the word, for `--context`; empty for a word no description
-    uses."""
+    contexts: tuple[str, ...] = ()
+    """A stretch of the first description using the word on each server that uses it in a description, in
+    catalog order, for `--context`."""
 
 
 def _kept(words: Iterable[str]) -> set[str]:
@@ -75,7 +76,7 @@ def catalog_words(document: dict[str, Any]) -> list[CatalogWord]:
     identifier_servers: Counter[str] = Counter()  # words of tool names, server keys and aliases
     description_servers: Counter[str] = Counter()
     any_servers: Counter[str] = Counter()
-    contexts: dict[str, str] = {}
+    contexts: dict[str, list[str]] = {}
     for key, entry in cast(dict[str, dict[str, Any]], document["servers"]).items():
         tools = cast(list[dict[str, Any]], entry.get("tools", []))
         aliases = cast(list[str], entry.get("aliases", []))
@@ -83,9 +84,13 @@ def catalog_words(document: dict[str, Any]) -> list[CatalogWord]:
         identifiers = tool_names | _kept(word for text in [key, *aliases] for word in split_identifier(text))
         texts = [str(tool.get("description") or "") for tool in tools]
         descriptions = _kept(match.lower() for text in texts for match in _LETTERS.findall(text))
+        seen: set[str] = set()
         for text in texts:
             for match in _LETTERS.finditer(text):
-                contexts.setdefault(match.group().lower(), _around(text, match.start(), match.end()))
+                word = match.group().lower()
+                if word not in seen:
+                    seen.add(word)
+                    contexts.setdefault(word, []).append(_around(text, match.start(), match.end()))
         name_servers.update(tool_names)
         identifier_servers.update(identifiers)
         description_servers.update(descriptions)
@@ -99,7 +104,7 @@ def catalog_words(document: dict[str, Any]) -> list[CatalogWord]:
 
     def ordered(words: set[str], tier: str) -> list[CatalogWord]:
         return [
-            CatalogWord(word, any_servers[word], tier, contexts.get(word, ""))
+            CatalogWord(word, any_servers[word], tier, tuple(contexts.get(word, ())))
             for word in sorted(words, key=lambda w: (-any_servers[w], w))
         ]
 
@@ -121,7 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--catalog", type=Path, default=DEFAULT_CATALOG, help="a catalog in bench-data's format")
     parser.add_argument("--tier", choices=["A", "B", "C"], help="print only this tier")
     parser.add_argument("--with-tier", action="store_true", help="prefix each line with its tier")
-    parser.add_argument("--context", action="store_true", help="follow each word with a description using it")
+    parser.add_argument(
+        "--context", type=int, default=0, metavar="N", help="follow each word with its use on up to N servers"
+    )
     args = parser.parse_args(argv)
     catalog = cast(Path, args.catalog)
     try:
@@ -136,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.tier and entry.tier != args.tier:
             continue
         prefix = f"{entry.tier} " if args.with_tier else ""
-        context = f"\t{entry.context}" if args.context and entry.context else ""
+        context = "".join(f"\t{use}" for use in entry.contexts[: cast(int, args.context)])
         print(f"{prefix}{entry.word} {entry.servers}{context}")
     return 0
 
