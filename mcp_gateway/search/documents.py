@@ -7,6 +7,7 @@ more than the same word in a long description; the weights live in `ranking.py`.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -116,7 +117,7 @@ def server_phrases(entry: ServerEntry) -> tuple[tuple[str, ...], ...]:
     .452 → .455); single+step, high precision, abstention and catalog-xl.json unchanged.
     """
     phrases: set[tuple[str, ...]] = set()
-    for label in (entry.name, *entry.aliases):
+    for label in (entry.name, *(variant for alias in entry.aliases for variant in _label_variants(alias))):
         parts = [part for part in split_identifier(label) if part not in SERVER_NAME_NOISE]
         if not parts:
             continue
@@ -127,6 +128,18 @@ def server_phrases(entry: ServerEntry) -> tuple[tuple[str, ...], ...]:
         if len(parts) > 1 and not any(is_cjk(part) for part in parts):
             phrases.add((stem("".join(parts)),))
     return tuple(sorted(phrases))
+
+
+_PARENTHESIS = re.compile(r"[(（]([^()（）]*)[)）]")
+
+
+def _label_variants(label: str) -> list[str]:
+    """A label, and the names a parenthesis gives it: a listing's name says its short name or its service in
+    one (`OpenStreetMap (OSM) MCP Server`, `计算器(Calc MCP)`), and a request says either name alone, not both."""
+    inside = [found.strip() for found in _PARENTHESIS.findall(label)]
+    if not inside:
+        return [label]
+    return [label, _PARENTHESIS.sub(" ", label), *(name for name in inside if name)]
 
 
 def index_server(entry: ServerEntry) -> dict[ServerField, Mapping[str, int]]:

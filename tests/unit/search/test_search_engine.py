@@ -186,6 +186,18 @@ def test_a_server_key_naming_its_transport_is_named_by_the_service_alone() -> No
     assert result.hits[0].server == "amap-amap-sse"
 
 
+@pytest.mark.parametrize("name", ["OpenStreetMap", "OSM"])
+def test_a_listing_name_with_a_parenthesis_is_named_by_either_of_its_names(name: str) -> None:
+    # Listings name a server `OpenStreetMap (OSM) MCP Server`: a request says one name or the other, never both.
+    engine = SearchEngine()
+    finds = "Find schools near a point, within a radius."
+    engine.replace_server(ServerEntry("places-db"), [ToolEntry("places-db", "find_schools", finds)])
+    alias = ("OpenStreetMap (OSM) MCP Server",)
+    engine.replace_server(ServerEntry("osm-mcp-server", alias), [ToolEntry("osm-mcp-server", "find_schools", finds)])
+    result = engine.search(f"find schools near me with {name}")
+    assert result.hits[0].server == "osm-mcp-server"
+
+
 def test_a_server_hint_restricts_results_to_that_server(engine: SearchEngine) -> None:
     result = engine.search("list", server="github")
     assert result.hits
