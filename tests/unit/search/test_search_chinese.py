@@ -121,6 +121,21 @@ def test_a_product_named_in_chinese_names_its_server_as_its_english_name_would()
         assert top(engine, query, count=1) == ["minecraft.find-entity"], query
 
 
+def test_a_chinese_look_it_up_weighs_no_more_than_the_english_search_it_stands_for() -> None:
+    # 查一下 reads as search, a word most tools' text uses: typed in English it says little, and translated it
+    # must not say more, or every Chinese request to look something up finds the search tools first.
+    engine = engine_with(
+        {
+            "web": [("search", "Search the web for any query.")],
+            "files": [("search_files", "Search files by name.")],
+            "mail": [("search_emails", "Search emails by sender or subject.")],
+            "geology": [("mineral_info", "Get information about a mineral.")],
+        }
+    )
+    assert top(engine, "search this mineral", count=1) == ["geology.mineral_info"]
+    assert top(engine, "帮我查一下这种矿物", count=1) == ["geology.mineral_info"]
+
+
 def test_a_chinese_server_hint_resolves_by_alias(engine: SearchEngine) -> None:
     result = engine.search("列出来", server="文件系统")
     assert result.focused_server == "filesystem"
