@@ -179,10 +179,11 @@ def homophone_corrections(run: str) -> list[tuple[str, str]]:
     table, index = pinyin_table(), reading_index()
     words = _known_word_spans(run)
     uncovered = _uncovered(len(run), words)
+    splits_a_word = _inside_a_word(len(run), words)
     taken = [False] * len(run)
     found: list[tuple[str, str]] = []
     for start, end in _windows(uncovered, _grammar(run)):
-        if any(taken[start:end]) or any(_cuts(start, end, word) for word in words):
+        if any(taken[start:end]) or splits_a_word[start] or splits_a_word[end]:
             continue
         typed = run[start:end]
         if typed in table.not_typos:
@@ -243,10 +244,13 @@ def _known_word_spans(run: str) -> list[tuple[int, int]]:
     ]
 
 
-def _cuts(start: int, end: int, word: tuple[int, int]) -> bool:
-    """Whether the window [start, end) holds part of `word` but not all of it."""
-    word_start, word_end = word
-    return word_start < start < word_end or word_start < end < word_end
+def _inside_a_word(length: int, words: list[tuple[int, int]]) -> list[bool]:
+    """For each boundary between characters of a run of `length` (0 to `length`), whether it falls strictly inside
+    one of the known `words`: a window starting or ending there would cut that word in two."""
+    inside = [False] * (length + 1)
+    for start, end in words:
+        inside[start + 1 : end] = [True] * (end - start - 1)
+    return inside
 
 
 def _uncovered(length: int, words: list[tuple[int, int]]) -> list[bool]:
