@@ -210,7 +210,7 @@ class _Terms:
             elif word.isdigit():
                 self.add(QueryTerm(word, VALUE_WEIGHT, "value"))
             else:
-                self.add(QueryTerm(word, GENERIC_WEIGHT if word in GENERIC_WORDS else WORD_WEIGHT, "word"))
+                self.add(QueryTerm(word, typed_weight(word), "word"))
 
     def add_values(self, values: list[Value]) -> None:
         for value in values:
