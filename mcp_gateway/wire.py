@@ -96,6 +96,12 @@ def _members(text: str) -> dict[str, Any] | Unreadable:
     return cast(dict[str, Any], raw)
 
 
+def leading_id(text: str) -> types.RequestId | None:
+    """The request id of a JSON object of which `text` is only the beginning (a line too long to read whole),
+    when the id is among its first complete members, as clients write it."""
+    return _usable_id(_leading_members(text).get("id"))
+
+
 def _leading_members(text: str) -> dict[str, Any]:
     """The complete top-level members at the start of a broken JSON object (clients write the id early)."""
     members: dict[str, Any] = {}

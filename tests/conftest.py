@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import compileall
 import os
+import shutil
+import tempfile
 from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 from process_leaks import Leak, RunTimeline, find_leaks, report, start_session
 
-from mcp_gateway.front.launch import STANDALONE_ENV
+from mcp_gateway.front.rendezvous import RUNTIME_DIR_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = ("mcp_gateway", "fixtures")
@@ -19,6 +21,7 @@ does, since under `PYTHONDONTWRITEBYTECODE` (this project's machines) each of th
 starts would compile them again (about 0.3 s a gateway)."""
 
 _marker = pytest.StashKey[str]()
+_runtime = pytest.StashKey[Path]()
 _timeline = pytest.StashKey[RunTimeline]()
 _leaks = pytest.StashKey[list[Leak]]()
 
@@ -29,9 +32,11 @@ def anyio_backend() -> str:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    # Each test's gateway is its own and ends with the test; the shared daemon has its own tests
-    # (tests/e2e/test_e2e_daemon.py), which lift this.
-    os.environ[STANDALONE_ENV] = "1"
+    # Gateways serve as a user's do, through a shared daemon per workspace; the run's sockets meet in a runtime
+    # directory of its own (short, as a socket's path must be), never a user's.
+    runtime = Path(tempfile.mkdtemp(prefix="mgw-", dir="/tmp"))
+    os.environ[RUNTIME_DIR_ENV] = str(runtime / "mcp-gateway")
+    session.config.stash[_runtime] = runtime
     for directory in COMPILED:
         compileall.compile_dir(ROOT / directory, quiet=1)
     session.config.stash[_marker] = start_session()
@@ -45,6 +50,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    shutil.rmtree(session.config.stash[_runtime], ignore_errors=True)
     leaks = find_leaks(session.config.stash[_marker], session.config.stash[_timeline])
     session.config.stash[_leaks] = leaks
     if leaks:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from mcp_gateway import __version__
 from mcp_gateway.cli import help_text
-from mcp_gateway.cli.serve import Serve, run_serve
+from mcp_gateway.cli.serve import run_serve
 from mcp_gateway.client_names import canonical_client, unknown_client_message
 from mcp_gateway.errors import GatewayError, ImportUsageError, ToolCallError
 
@@ -153,10 +153,18 @@ def build_parser() -> argparse.ArgumentParser:
     for name, texts in help_text.CONFIG_COMMANDS.items():
         config_commands.add_parser(name, **texts.parser_texts())
 
-    command("serve").add_argument(
-        "--standalone", action="store_true", help="serve in this process, not through the workspace's shared daemon"
-    )
+    _add_serve_command(command("serve"))
     return parser
+
+
+def _add_serve_command(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument(
+        "--standalone",
+        action="store_true",
+        help="serve through a gateway of this session's own, not the workspace's shared daemon",
+    )
+    # Also after the command, as the front reads it (`front.launch.serve_request`); not overriding the global one.
+    serve.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> None:
@@ -169,10 +177,9 @@ def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> 
     logout.add_argument("server", help="the server's name, as when it signed in")
 
 
-def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command in (None, "serve"):
-        # Before anything else is imported: a client waits for this one's handshake at every session start.
-        return run_serve(args, serve)
+        return run_serve(args)
     from mcp_gateway.cli import inspect, live, manage
 
     handlers: dict[str, Command] = {
@@ -208,10 +215,10 @@ def _dispatch(args: argparse.Namespace, serve: Serve | None) -> int:
     return handlers[args.command](args)
 
 
-def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> int:
-    """Run one command; its exit code. `serve` is the MCP server, for the `serve` command (and no command)."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code."""
     try:
-        status = _run(argv, serve)
+        status = _run(argv)
         sys.stdout.flush()  # a reader that left is met here, not in the interpreter's exit
     except SystemExit:
         # argparse after --help or --version. It ignores a failed write of that text (with an unbuffered
@@ -231,10 +238,10 @@ def main(argv: Sequence[str] | None = None, *, serve: Serve | None = None) -> in
     return status
 
 
-def _run(argv: Sequence[str] | None, serve: Serve | None) -> int:
+def _run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return _dispatch(args, serve)
+        return _dispatch(args)
     except ToolCallError as error:  # one no command turned into its own failure: told to a person all the same
         from mcp_gateway.cli.people import PersonWords
 

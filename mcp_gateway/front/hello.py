@@ -2,10 +2,12 @@
 
 The front says who the session is: the protocol and gateway version it speaks, its working directory and
 its environment (a server's `${VAR}`s and an `inheritEnv` server's whole environment come from the session
-that uses it, as they would in a gateway the client started itself). The daemon answers whether it serves
-the session and, if not, why, in words the front prints for the person; when it does, with the `Handshake`
-the session's MCP server is built from, so the front answers the client's `initialize` and `tools/list` at
-once (`early_answers`) instead of waiting for the daemon's event loop, and says exactly what the daemon would.
+that uses it, as they would in a gateway the client started itself), and the instructions it answers the
+client's `initialize` with if it already has them (a cold start's remembered handshake). The daemon answers
+whether it serves the session and, if not, why, in words the front prints for the person; when it does,
+with the `Handshake` the session's MCP server is built from (with the front's instructions, when it said
+some), so the front answers the client's `initialize` and `tools/list` at once (`early_answers`) instead of
+waiting for the daemon's event loop, and says exactly what the daemon's session would.
 Both lines are JSON objects on one line, bounded by `MAX_HELLO_BYTES`; standard library only, as the front is.
 """
 
@@ -34,13 +36,19 @@ class Hello(NamedTuple):
     version: str
     cwd: str
     environ: dict[str, str]
+    instructions: str | None = None
+    """The instructions the front answers the client's `initialize` with, when it has them before the daemon's
+    answer: the session is then built with them, whatever the daemon would say now."""
 
     @classmethod
-    def of_this_process(cls, cwd: str, environ: dict[str, str]) -> Hello:
-        return cls(FRONT_PROTOCOL, __version__, cwd, environ)
+    def of_this_process(cls, cwd: str, environ: dict[str, str], handshake: Handshake | None = None) -> Hello:
+        return cls(FRONT_PROTOCOL, __version__, cwd, environ, None if handshake is None else handshake.instructions)
 
     def encode(self) -> bytes:
-        body = {"protocol": self.protocol, "version": self.version, "cwd": self.cwd, "environ": self.environ}
+        body: dict[str, Any] = {"protocol": self.protocol, "version": self.version, "cwd": self.cwd}
+        body["environ"] = self.environ
+        if self.instructions is not None:
+            body["instructions"] = self.instructions
         return json.dumps({"mcpGatewayHello": body}).encode() + b"\n"
 
     @classmethod
@@ -54,7 +62,10 @@ class Hello(NamedTuple):
         pairs = cast(dict[str, Any], environ)
         if not all(isinstance(value, str) for value in pairs.values()):
             raise BadHello("a hello's environment values must be strings")
-        return cls(protocol, version, cwd, cast(dict[str, str], pairs))
+        instructions = body.get("instructions")
+        if instructions is not None and not isinstance(instructions, str):
+            raise BadHello("a hello's instructions must be a string")
+        return cls(protocol, version, cwd, cast(dict[str, str], pairs), instructions)
 
 
 class Answer(NamedTuple):

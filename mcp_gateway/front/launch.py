@@ -1,150 +1,260 @@
-"""Whether this `mcp-gateway` serves as a session front, and the front's whole run when it does.
+"""How a client's `mcp-gateway` serves its session: always as a front, through a daemon.
 
-Called by the program before the command line is even parsed: a client's `mcp-gateway` (no command, or
-`serve`, with at most `--home`) becomes a front of the workspace's daemon unless `serve --standalone`,
-`MCP_GATEWAY_STANDALONE=1` or the config's `settings.shared: false` says otherwise, or the platform has no
-Unix sockets (Windows). Anything else, and any reason a daemon cannot be had (said on stderr in one line),
-serves standalone as before. The config is read here with the standard library, for that one setting only:
-the daemon reads and checks it whole.
+Called by the program before the command line is even parsed. The front is the only code that touches the
+client's stdin and stdout; what serves the session is always the daemon's code, in one of two places:
+- the workspace's shared daemon, reached on its socket (`rendezvous`) and started there if none runs, so
+  every session of the workspace shares one catalog and one pool;
+- a private daemon, started for this session alone over a socket pair it inherits: no listening socket, no
+  state file, nobody else may connect, and it leaves when the session does. That is standalone serving
+  (`serve --standalone`, `MCP_GATEWAY_STANDALONE=1`, the config's `settings.shared: false`, a platform
+  without Unix sockets, a terminal) and what any reason a shared daemon cannot be had falls back to (said
+  on stderr in one line).
+The two differ only in who else may connect. The config is read here with the standard library for that
+one setting only; the daemon reads and checks it whole.
 
-With no daemon running, the front starts one and stays thin all the same: it answers the client's `initialize`
-and `tools/list` while the daemon starts, from the handshake the last cold start made (`remembered_handshake`)
-when nothing it was made from changed, else from one a child forked from the front (no thread runs in it yet,
-and no new interpreter starts) makes: it loads the config, keeps the handshake for the next cold start, writes
-it to the front through a pipe and exits. A front never loads the config, so it never holds pydantic;
-what makes the handshake is given by the program (`HandshakeOf`), as the front imports no config itself.
+A daemon answers the front's hello with the handshake it serves with, as soon as it has read its config and
+before it imports the SDK; the front answers the client's `initialize` and `tools/list` from it itself
+(`early_answers`), or at once from the handshake the last cold start remembered (`remembered_handshake`)
+when nothing it was made from changed. A front never loads the config, so it never holds pydantic.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
+import signal
+import socket
 import stat
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from types import FrameType
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 if TYPE_CHECKING:
-    import socket
-
     from mcp_gateway.front.client_lines import ClientLines
-    from mcp_gateway.front.early_answers import Handshake
-    from mcp_gateway.front.hello import Hello
-    from mcp_gateway.front.remembered_handshake import Made
+    from mcp_gateway.front.early_answers import EarlyAnswers
+    from mcp_gateway.front.hello import Answer
 
 STANDALONE_ENV = "MCP_GATEWAY_STANDALONE"
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
 """As `config.loader` reads it: a larger file is no config, and the daemon says so."""
 DAEMON_COMMAND = "daemon"
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOPPED_STATUS = 0
+"""A front told to stop by its client has done what it was for: the daemon stops what only it used."""
+IN_A_TERMINAL = (
+    "mcp-gateway: this is an MCP server, waiting for an AI client to talk JSON-RPC on stdin (Ctrl-D ends it); "
+    "to try it, run `mcp-gateway demo`, and see `mcp-gateway --help` for the commands"
+)
+
+
+class ServeRequest(NamedTuple):
+    """What an invocation that serves asks for."""
+
+    home: str | None
+    standalone: bool = False
+
+
+def serve_request(argv: Sequence[str]) -> ServeRequest | None:
+    """The one rule for what serves: no command or `serve`, with `--home H` (or `--home=H`) before or after it
+    and `--standalone` after it, each at most once; None for anything else (the command line decides, and its
+    `serve` comes back here with what it parsed)."""
+    home: str | None = None
+    seen_home = standalone = serving = False
+    rest = list(argv)
+    while rest:
+        token = rest.pop(0)
+        if token == "--home" and rest and not seen_home:
+            home, seen_home = rest.pop(0), True
+        elif token.startswith("--home=") and not seen_home:
+            home, seen_home = token.removeprefix("--home="), True
+        elif token == "serve" and not serving:
+            serving = True
+        elif token == "--standalone" and serving and not standalone:
+            standalone = True
+        else:
+            return None
+    return ServeRequest(home, standalone)
 
 
 def sharing_allowed() -> bool:
-    """Neither the environment (`MCP_GATEWAY_STANDALONE=1`) nor the platform (Windows) rules the daemon out."""
-    return os.environ.get(STANDALONE_ENV, "") in ("", "0") and sys.platform != "win32"
+    """Neither the environment (`MCP_GATEWAY_STANDALONE=1`) nor the platform rules the shared daemon out."""
+    return os.environ.get(STANDALONE_ENV, "") in ("", "0") and sys.platform != "win32" and hasattr(socket, "AF_UNIX")
 
 
-def front_home(argv: Sequence[str]) -> tuple[str | None] | None:
-    """`(home,)` when `argv` asks to serve with nothing a front cannot pass on; None otherwise."""
-    if not sharing_allowed():
-        return None
-    rest = list(argv)
-    home: str | None = None
-    if rest[:1] == ["--home"] and len(rest) >= 2:  # the option and its value
-        home, rest = rest[1], rest[2:]
-    elif rest[:1] and rest[0].startswith("--home="):
-        home, rest = rest[0].removeprefix("--home="), rest[1:]
-    if rest not in ([], ["serve"]):
-        return None
-    return (home,)
-
-
-HandshakeOf = Callable[[str | None], "Made"]
-"""The handshake a gateway serving the workspace at `home` gives, and the files it is made from (the program's:
-it loads the config)."""
-
-
-def run_as_front(home: str | None, handshake_of: HandshakeOf) -> int | ClientLines | None:
-    """Serve this session through the workspace's daemon, started now if none runs; the exit status.
-
-    None when no daemon can be had (said on stderr) before the client's stdin was read: the session is to be
-    served standalone. The `ClientLines` already reading it when a daemon that started and sent its handshake
-    then failed to accept: the session is to be served standalone from those lines.
-    """
-    from mcp_gateway.front.rendezvous import NoRendezvous, connect_or_start
-
-    started: list[ClientLines] = []
-
-    def answer_with(handshake: Handshake) -> None:
-        from mcp_gateway.front.client_lines import ClientLines
-        from mcp_gateway.front.early_answers import EarlyAnswers
-
-        started.append(ClientLines.on_stdio(EarlyAnswers(handshake)))
-
-    try:
-        path = _socket_path(home)
-        if path is None:
-            return None
-        sock = connect_or_start(path, _starter(home, path, (handshake_of, answer_with)))
-        # Imported only now, or while the child of a cold start makes the handshake (`_starter`): a running
-        # daemon answers the hello at once, and a front that finds one needs these only after it.
-        from mcp_gateway.front.client_lines import ClientLines
-        from mcp_gateway.front.early_answers import EarlyAnswers
-        from mcp_gateway.front.pipe import Front, greeted
-
-        hello = _hello()
-        answer = greeted(sock, hello)
-    except (NoRendezvous, OSError) as reason:
-        print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
-        return started[0] if started else None
-    if started:  # this front started the daemon, and has answered from its pipe meanwhile
-        return Front(sock, _reconnect(home, path), hello, started[0]).run()
-    early = None if answer.handshake is None else EarlyAnswers(answer.handshake)
-    return Front(sock, _reconnect(home, path), hello, ClientLines.on_stdio(None), early).run()
-
-
-def daemon_session(home: str | None) -> Callable[[ClientLines], int] | None:
-    """The cold path: start (or find) the daemon and return how to pipe `lines` through it; None when none
-    can be had (said on stderr), and the session is served standalone."""
-    from mcp_gateway.front.pipe import Front, greeted
+def serve_session(request: ServeRequest) -> int:
+    """Serve the client on stdin and stdout through a daemon until it leaves; the exit status."""
+    from mcp_gateway.front.early_answers import EarlyAnswers
+    from mcp_gateway.front.remembered_handshake import remembered, remembered_path
     from mcp_gateway.front.rendezvous import NoRendezvous
 
+    _leave_on_stop_signals()
+    standalone = request.standalone or not sharing_allowed()
+    if os.isatty(0):  # a person trying it: say what it is, and leave no shared daemon behind
+        print(IN_A_TERMINAL, file=sys.stderr, flush=True)
+        standalone = True
     try:
-        path = _socket_path(home)
-        if path is None:
-            return None
-        hello = _hello()
-        reconnect = _reconnect(home, path)
-        sock = reconnect()
-        greeted(sock, hello)
+        place = _place(request.home)
     except (NoRendezvous, OSError) as reason:
         print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
-        return None
-    return lambda lines: Front(sock, reconnect, hello, lines).run()
+        place = None
+    shared = place is not None and not standalone and place.shared
+    running = _running_daemon(place.socket) if shared and place is not None else None
+    # A running daemon answers the hello at once; a cold start answers from what the last one remembered.
+    kept = None if running is not None or place is None else remembered(remembered_path(place.socket), os.environ)
+    lines = _client_lines(None if kept is None else EarlyAnswers(kept))
+    return _run(request.home, place, lines, shared=shared, running=running)
 
 
-def _socket_path(home: str | None) -> Path | None:
+class Place(NamedTuple):
+    """Where the workspace's daemon listens, and whether its config lets sessions share it."""
+
+    socket: Path
+    shared: bool
+
+
+def _place(home: str | None) -> Place:
     from mcp_gateway.front.rendezvous import private_directory, runtime_dir, socket_path
 
     directory = runtime_dir()
-    config_path = _config_path(home, directory)
-    if not _shared(config_path):
-        return None
-    return socket_path(config_path, private_directory(directory))
+    config = _config_path(home, directory)
+    return Place(socket_path(config.parent, private_directory(directory)), _shared(config))
 
 
-def _hello() -> Hello:
+def _client_lines(early: EarlyAnswers | None) -> ClientLines:
+    from mcp_gateway.front.client_lines import ClientLines
+
+    return ClientLines.on_stdio(early)
+
+
+def _running_daemon(path: Path) -> socket.socket | None:
+    from mcp_gateway.front.rendezvous import connect
+
+    try:
+        return connect(path)
+    except OSError:
+        return None  # said once the front tries to reach it for real
+
+
+def _run(
+    home: str | None, place: Place | None, lines: ClientLines, *, shared: bool, running: socket.socket | None
+) -> int:
     from mcp_gateway.front.hello import Hello
+    from mcp_gateway.front.pipe import Front, greeted
+    from mcp_gateway.front.rendezvous import NoRendezvous
 
-    return Hello.of_this_process(os.getcwd(), dict(os.environ))
+    early = lines.early
+    hello = Hello.of_this_process(os.getcwd(), dict(os.environ), None if early is None else early.handshake)
+    start_private = _private(home, place)
+
+    def private() -> tuple[socket.socket, Answer]:
+        sock = start_private()
+        return sock, greeted(sock, hello)
+
+    def shared_or_private() -> tuple[socket.socket, Answer]:
+        nonlocal running
+        assert place is not None
+        try:
+            sock, running = running or _shared_connection(home, place.socket), None
+            return sock, greeted(sock, hello)
+        except (NoRendezvous, OSError) as reason:
+            print(f"mcp-gateway: serving this session on its own: {reason}", file=sys.stderr, flush=True)
+        return private()
+
+    reach = shared_or_private if shared else private
+    try:
+        sock, answer = reach()
+    except (NoRendezvous, OSError) as reason:
+        print(f"mcp-gateway: the gateway could not be started: {reason}", file=sys.stderr, flush=True)
+        return 1
+    return Front(sock, lambda: reach()[0], hello, lines, answer).run()
 
 
-def _reconnect(home: str | None, path: Path) -> Callable[[], socket.socket]:
+def _shared_connection(home: str | None, path: Path) -> socket.socket:
     from mcp_gateway.front.rendezvous import connect_or_start
 
-    return lambda: connect_or_start(path, _starter(home, path))
+    return connect_or_start(path, lambda: _start_shared(home, path))
+
+
+def _private(home: str | None, place: Place | None) -> Callable[[], socket.socket]:
+    """How to start a private daemon for this session: a socket pair, the other end of which it inherits."""
+
+    def start() -> socket.socket:
+        import subprocess  # the cold path's alone: a front with its daemon running is spared its imports
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        command = [*_daemon_command(home), "--connection", str(theirs.fileno())]
+        if place is not None:
+            command += ["--remember", os.fspath(place.socket)]
+        try:
+            subprocess.Popen(  # our own interpreter and module
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,  # its stderr is the session's, as a gateway's own would be
+                pass_fds=(theirs.fileno(),),
+                close_fds=True,
+            )
+        except OSError:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        return ours
+
+    return start
+
+
+def _start_shared(home: str | None, path: Path) -> Callable[[], bool]:
+    """Start the shared daemon at `path`; a check that says whether it is still running."""
+    import subprocess
+
+    log = _daemon_log(home)
+    try:
+        process = subprocess.Popen(
+            [*_daemon_command(home), "--socket", os.fspath(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if log is None else log,  # not this session's stderr: it outlives it
+            start_new_session=True,  # outlives this session; a client's signals to its front are not its own
+            close_fds=True,
+        )
+    finally:
+        if log is not None:
+            os.close(log)
+    return lambda: process.poll() is None
+
+
+def _daemon_command(home: str | None) -> list[str]:
+    command = [sys.executable, "-m", "mcp_gateway"]
+    if home is not None:
+        command += ["--home", home]
+    return [*command, DAEMON_COMMAND]
+
+
+def _daemon_log(home: str | None) -> int | None:
+    """The shared daemon's stderr (`front/daemon_log.py`); None, said on this session's stderr, when it cannot
+    be had."""
+    from mcp_gateway.front.daemon_log import open_daemon_log
+    from mcp_gateway.paths import Workspace
+
+    logs = Workspace.from_environment(home).logs_dir
+    try:
+        return open_daemon_log(logs)
+    except OSError as error:
+        print(f"mcp-gateway: the daemon's stderr is not logged in {logs}: {error}", file=sys.stderr, flush=True)
+        return None
+
+
+def _leave_on_stop_signals() -> None:
+    """A stop signal ends the front at once: its daemon sees the session's connection gone and stops, urgently,
+    what only this session used (a client that signals kills soon after: Claude Code 500 ms later)."""
+
+    def leave(signum: int, frame: FrameType | None) -> None:
+        os._exit(STOPPED_STATUS)
+
+    for stop in STOP_SIGNALS:
+        signal.signal(stop, leave)
 
 
 def _config_path(home: str | None, runtime: Path) -> Path:
@@ -162,149 +272,10 @@ def _shared(config_path: Path) -> bool:
     daemon's to report, as it reports any other problem of it."""
     try:
         raw: object = json.loads(_read_regular(config_path))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return True
     settings = cast(dict[str, object], raw).get("settings") if isinstance(raw, dict) else None
     return not (isinstance(settings, dict) and cast(dict[str, object], settings).get("shared") is False)
-
-
-def _starter(
-    home: str | None,
-    path: Path,
-    answering: tuple[HandshakeOf, Callable[[Handshake], None]] | None = None,
-) -> Callable[[], Callable[[], bool]]:
-    """How to start the daemon; with `answering`, the handshake is made first, in a forked child, and given
-    to its second member (if the child makes one)."""
-
-    def start() -> Callable[[], bool]:
-        import subprocess  # the cold path's alone: a front with its daemon running is spared its imports
-
-        # The handshake first, the daemon after: started together, the daemon's imports would take the CPU from
-        # the client's answers (2 CPUs: a cold start then took half as long again as a standalone one).
-        if answering is not None:
-            _answer_first(answering, home, path)
-        command = [sys.executable, "-m", "mcp_gateway"]
-        if home is not None:
-            command += ["--home", home]
-        command += [DAEMON_COMMAND, "--socket", os.fspath(path)]
-        log = _daemon_log(home)
-        try:
-            process = subprocess.Popen(  # our own interpreter and module
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL if log is None else log,  # not this session's stderr: it outlives it
-                start_new_session=True,  # outlives this session; a client's signals to its front are not its own
-                close_fds=True,
-            )
-        finally:
-            if log is not None:
-                os.close(log)
-        return lambda: process.poll() is None
-
-    return start
-
-
-def _answer_first(answering: tuple[HandshakeOf, Callable[[Handshake], None]], home: str | None, path: Path) -> None:
-    """Give the handshake to `answering[1]`: the one remembered from the last cold start, if what it was made
-    from is unchanged, else one made now in a forked child (which remembers it)."""
-    from mcp_gateway.front.remembered_handshake import remembered, remembered_path
-
-    handshake_of, answer_with = answering
-    kept = remembered_path(path)
-    handshake = remembered(kept, os.environ)
-    if handshake is None:
-        child = _handshake_in_a_child(handshake_of, home, kept)
-        if child is None:
-            return
-        importlib.import_module("mcp_gateway.front.pipe")  # the rest of the front's, while the child works
-        handshake = _first_handshake(*child)
-    if handshake is not None:
-        answer_with(handshake)
-
-
-def _daemon_log(home: str | None) -> int | None:
-    """The daemon's stderr (`front/daemon_log.py`); None, said on this session's stderr, when it cannot be had."""
-    from mcp_gateway.front.daemon_log import open_daemon_log
-    from mcp_gateway.paths import Workspace
-
-    logs = Workspace.from_environment(home).logs_dir
-    try:
-        return open_daemon_log(logs)
-    except OSError as error:
-        print(f"mcp-gateway: the daemon's stderr is not logged in {logs}: {error}", file=sys.stderr, flush=True)
-        return None
-
-
-def _handshake_in_a_child(handshake_of: HandshakeOf, home: str | None, kept: Path) -> tuple[int, int] | None:
-    """A forked child making the handshake: the pipe's end it writes it to, as an accepting hello answer's
-    line, and its pid. None when no child can be forked (then the daemon answers the handshake itself). The
-    child then remembers it at `kept` for the next cold start (`front.remembered_handshake`).
-
-    Sound without an exec: the front has started no thread yet, and the child touches nothing of the
-    front's. It keeps stderr (the config's warnings reach the client's log, as a standalone start's do),
-    and closes every other descriptor, the start lock's among them (the front keeps holding the lock).
-    """
-    from mcp_gateway import __version__
-    from mcp_gateway.front.hello import Answer
-    from mcp_gateway.front.remembered_handshake import remember
-
-    read_end, write_end = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return None
-    if pid == 0:
-        status = 1
-        try:
-            null = os.open(os.devnull, os.O_RDWR)
-            os.dup2(null, 0)
-            os.dup2(null, 1)
-            os.closerange(3, write_end)
-            os.closerange(write_end + 1, os.sysconf("SC_OPEN_MAX"))
-            made = handshake_of(home)
-            line = Answer(True, __version__, handshake=made.handshake).encode()
-            # Remembered before it is sent: once the front has its line it reaps this child, or ends it.
-            remember(kept, os.environ, made.sources, line)
-            view = memoryview(line)
-            while view:
-                view = view[os.write(write_end, view) :]
-            status = 0
-        finally:
-            os._exit(status)  # nothing of the front's to flush or run at exit
-    os.close(write_end)
-    return read_end, pid
-
-
-def _first_handshake(fd: int, pid: int) -> Handshake | None:
-    """The handshake the child `pid` writes on `fd` (which is closed, the child reaped); None when it exits
-    without one or takes longer than `START_SECONDS` (then it is killed, and the daemon answers instead)."""
-    import select
-    import signal
-
-    from mcp_gateway.front.hello import MAX_HELLO_BYTES, Answer, BadHello
-    from mcp_gateway.front.rendezvous import START_SECONDS
-
-    deadline = time.monotonic() + START_SECONDS
-    data = b""
-    try:
-        while not data.endswith(b"\n") and len(data) <= MAX_HELLO_BYTES:
-            readable, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            chunk = os.read(fd, MAX_HELLO_BYTES) if readable else b""
-            if not chunk:
-                return None
-            data += chunk
-    finally:
-        os.close(fd)
-        if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still working past the deadline: ours to end
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-    try:
-        return Answer.decode(data).handshake
-    except BadHello:
-        return None
 
 
 def _read_regular(path: Path) -> bytes:

@@ -4,17 +4,21 @@ Standard library only. With the workspace's daemon running, a client's connect c
 rendezvous and one hello: no MCP SDK, no pydantic, no catalog. The front says hello (its environment and
 working directory), reads the daemon's answer, and then copies whole lines, stdin to the socket and the
 socket to stdout, until the client leaves: the daemon speaks MCP to the client through it. The client's
-`initialize` and `tools/list` are answered by the front itself from the handshake in the daemon's answer
-(`early_answers`, as a standalone gateway answers them before its SDK is imported) and still passed on: the
-daemon's session sees the whole handshake, and its own answers to those two are dropped (`settle`).
+`initialize` and `tools/list` are answered by the front itself from the handshake it has (`early_answers`)
+and still passed on: the daemon's session sees the whole handshake, and its own answers to those two are
+dropped (`settle`). The same holds whether the daemon is the workspace's shared one or a private one.
 
-- The client closing stdin shuts the socket's writing half; the daemon ends the session and closes, and the
-  front exits 0. A stop signal ends the front at once: the socket closes and the daemon cancels the
-  session's calls.
+- The client closing stdin shuts the socket's writing half; the daemon ends the session and closes (a
+  private daemon once it has stopped its servers), and the front exits 0. A stop signal ends the front at
+  once: the socket closes and the daemon cancels the session's calls (a private one stops every server
+  urgently).
 - The daemon going away mid-session (a crash, a kill) is seen as the socket's end while the client is still
   there. Every request the client has in flight is answered with a JSON-RPC error saying so, and the front
   reaches a daemon again (starting a fresh one) and replays the client's handshake to it, swallowing the
   answer: the client's next request is served as if nothing had happened.
+- A daemon that stops answering (stopped, deadlocked, its machine swapping) is found out by a ping sent once
+  a request has waited `QUIET_SECONDS` with nothing from it: unanswered for `PING_SECONDS`, it is left as a
+  lost one is, and the session goes on through another daemon.
 """
 
 from __future__ import annotations
@@ -41,6 +45,19 @@ DAEMON_LOST_MESSAGE = (
     "The gateway daemon stopped before answering this request (it crashed or was killed); the gateway has "
     "started again, so send the request again."
 )
+DAEMON_WEDGED_MESSAGE = (
+    "The gateway daemon stopped answering (it did not answer a ping within its deadline); this session now goes "
+    "on through a gateway started for it, so send the request again."
+)
+QUIET_SECONDS = 10.0
+"""How long a request may wait with nothing at all from the daemon before the front pings it: a tool call may
+run for minutes, so silence alone says nothing; an unanswered ping does."""
+PING_SECONDS = 10.0
+"""How long the front's ping may go unanswered before the daemon is taken as wedged (stopped, deadlocked): its
+requests get an error and the session moves to another daemon. A loaded machine answers in milliseconds."""
+POLL_QUIET_SECONDS = 1.0
+"""How often a quiet connection is looked at."""
+PROBE_ID_PREFIX = "mcp-gateway-front:ping-"
 MAX_TRACKED_LINE_BYTES = 1024 * 1024
 """Client lines longer than this are not parsed for their request id: such a request, if unanswered when the
 daemon goes, gets no error from the front (the client's own timeout ends it)."""
@@ -50,7 +67,8 @@ HANDSHAKE_METHODS = ("initialize", "notifications/initialized")
 
 
 class Front:
-    """One session's pipe over a daemon connection; `reconnect` reaches a daemon again after one is lost."""
+    """One session's pipe over a daemon connection; `reconnect` reaches a daemon again after one is lost (or
+    stopped answering)."""
 
     def __init__(
         self,
@@ -58,15 +76,18 @@ class Front:
         reconnect: Callable[[], socket.socket],
         hello: Hello,
         lines: ClientLines,
-        early: EarlyAnswers | None = None,
+        answer: Answer,
     ) -> None:
-        """`lines`: the client's lines, read from the start (the handshake may have been answered early).
-        `early`: what to answer the client's handshake with from now on (the daemon's, from its answer)."""
+        """`sock`: a connection whose daemon accepted `hello` with `answer`. `reconnect`: a new daemon
+        connection, greeted and accepted. `lines`: the client's lines, read from the start (the handshake may
+        have been answered early from what `lines.early` knew; otherwise from the daemon's handshake)."""
         self._sock = sock
         self._reconnect = reconnect
         self._hello = hello
         self._lines = lines
-        self._early = early
+        self._early = (
+            lines.early if lines.early is not None or answer.handshake is None else EarlyAnswers(answer.handshake)
+        )
         self._stdout = lines.wire_out
         self._lock = threading.Lock()
         self._pending: dict[str, Any] = {}
@@ -79,6 +100,11 @@ class Front:
         self._writing = threading.Lock()
         """Held while writing to the client: the daemon's lines and the front's own errors never interleave."""
         self._reconnected = threading.Condition(self._lock)
+        self._heard = time.monotonic()
+        """When the daemon last sent anything."""
+        self._probe: tuple[str, float] | None = None
+        """The front's own ping in flight (its id as JSON text) and when it was sent."""
+        self._probes = 0
 
     def run(self) -> int:
         with self._sending:  # the backlog goes first: a line `take` is given waits for it
@@ -89,11 +115,13 @@ class Front:
         if ended:
             self._end()
         while True:
-            self._daemon_to_client()
-            if self._client_gone.is_set():
+            wedged = self._daemon_to_client()
+            if self._client_gone.is_set() and not wedged:
                 return 0
             with self._sending:  # a send under way either reached the lost daemon or will go to the next
-                self._answer_pending()
+                self._answer_pending(DAEMON_WEDGED_MESSAGE if wedged else DAEMON_LOST_MESSAGE)
+            if self._client_gone.is_set():
+                return 0
             try:
                 self._reach_again()
             except (NoRendezvous, OSError) as exc:
@@ -118,15 +146,11 @@ class Front:
                 _write_all(self._stdout, reply)
 
     def _was_answered_early(self, request_id: object) -> bool:
-        return self._lines.answered_early(request_id) or (
-            self._early is not None and self._early.answered_early(request_id)
-        )
+        return self._early is not None and self._early.answered_early(request_id)
 
     def _settled(self, request_id: int | str, line: bytes) -> bool:
         """Whether `line`, the daemon's answer to `request_id`, was given early (then it is not sent again)."""
-        return self._lines.settle(request_id, line) or (
-            self._early is not None and self._early.settle(request_id, line)
-        )
+        return self._early is not None and self._early.settle(request_id, line)
 
     def _end(self) -> None:
         self._client_gone.set()
@@ -181,20 +205,54 @@ class Front:
 
     # The daemon's side, in the main thread.
 
-    def _daemon_to_client(self) -> None:
-        """Copy the daemon's lines to the client until the daemon closes."""
+    def _daemon_to_client(self) -> bool:
+        """Copy the daemon's lines to the client until the daemon closes; True when it stopped answering instead
+        (wedged: a request waited `QUIET_SECONDS` with nothing from the daemon, and then its ping `PING_SECONDS`).
+        """
         buffer = b""
         with self._lock:
             sock = self._sock
+        sock.settimeout(POLL_QUIET_SECONDS)
+        self._heard = time.monotonic()
         try:
-            while chunk := sock.recv(CHUNK_BYTES):
+            while True:
+                try:
+                    chunk = sock.recv(CHUNK_BYTES)
+                except TimeoutError:
+                    if self._wedged(sock):
+                        sock.close()
+                        return True
+                    continue
+                if not chunk:
+                    return False
+                self._heard = time.monotonic()
                 whole, newline, buffer = (buffer + chunk).rpartition(b"\n")
                 if newline:
                     kept = self._answered(whole + newline)
                     with self._writing:
                         _write_all(self._stdout, kept)
         except OSError:
-            pass
+            return False
+
+    def _wedged(self, sock: socket.socket) -> bool:
+        """Whether the daemon has stopped answering: called when it has been quiet for a while."""
+        now = time.monotonic()
+        with self._lock:
+            waiting = bool(self._pending)
+        if self._probe is not None:
+            return now - self._probe[1] > PING_SECONDS
+        if not waiting or now - self._heard < QUIET_SECONDS:
+            return False
+        self._probes += 1
+        probe_id = f"{PROBE_ID_PREFIX}{self._probes}"
+        ping = json.dumps({"jsonrpc": "2.0", "id": probe_id, "method": "ping"}).encode() + b"\n"
+        with self._sending:
+            try:
+                sock.sendall(ping)
+            except OSError:
+                return False  # the daemon is gone: its end will be seen
+        self._probe = (json.dumps(probe_id), now)
+        return False
 
     def _answered(self, lines: bytes) -> bytes:
         """`lines` without the answer to a replayed handshake; the requests they answer are no longer pending."""
@@ -202,6 +260,9 @@ class Front:
         for line in lines.split(b"\n")[:-1]:
             answered = _answered_id(line)
             if answered == json.dumps(REPLAYED_ID):
+                continue
+            if self._probe is not None and answered == self._probe[0]:
+                self._probe = None  # the daemon answers: not wedged
                 continue
             if answered is not None and self._settled(json.loads(answered), line + b"\n"):
                 continue  # answered early, by the front
@@ -211,14 +272,15 @@ class Front:
             kept.append(line + b"\n")
         return b"".join(kept)
 
-    def _answer_pending(self) -> None:
-        """Answer the requests the lost daemon took with it, each with the error saying so."""
+    def _answer_pending(self, message: str) -> None:
+        """Answer the requests the lost daemon took with it, each with the error `message`."""
         with self._lock:
             ids = list(self._pending.values())
             self._pending.clear()
+        self._probe = None
         with self._writing:
             for request_id in ids:
-                error = {"code": DAEMON_LOST, "message": DAEMON_LOST_MESSAGE}
+                error = {"code": DAEMON_LOST, "message": message}
                 with contextlib.suppress(OSError):
                     _write_all(
                         self._stdout, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n"
@@ -232,11 +294,13 @@ class Front:
         """
         deadline = time.monotonic() + START_SECONDS
         while True:
-            sock = self._reconnect()
+            sock: socket.socket | None = None
             try:
+                sock = self._reconnect()
                 self._hand_over(sock)
             except (OSError, NoRendezvous):
-                sock.close()
+                if sock is not None:
+                    sock.close()
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(POLL_SECONDS)
@@ -244,7 +308,7 @@ class Front:
                 return
 
     def _hand_over(self, sock: socket.socket) -> None:
-        greeted(sock, self._hello)
+        """`sock`, greeted and accepted, gets the client's handshake replayed and becomes the session's."""
         with self._lock:
             replay = [self._handshake[method] for method in HANDSHAKE_METHODS if method in self._handshake]
         for line in replay:
@@ -301,7 +365,7 @@ def _message(line: bytes) -> dict[str, Any] | None:
         return None
     try:
         parsed: Any = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested too deeply: the daemon answers it with its error
         return None
     return cast(dict[str, Any], parsed) if isinstance(parsed, dict) else None
 

@@ -1,67 +1,154 @@
-"""One session's MCP streams over its front's socket, in the daemon.
+"""One session's MCP streams over its front's socket, in the daemon: the gateway's transport towards its client.
 
-The same newline-delimited JSON-RPC as the stdio transport (`stdio`), judged the same way: a line that is
-no usable message is answered here with the error it deserves, never dropped in silence, and a response too
-deep to write becomes an error for the same request. Decoding and encoding run in worker threads; the
-socket is read and written by the event loop, which only moves bytes.
+Newline-delimited JSON-RPC, as a client speaks it on stdio (the front passes its lines through unchanged). It
+differs from the SDK's stdio transport in three ways:
+- No line is dropped in silence. The SDK's dispatcher logs and drops what its transport cannot parse, and the
+  client waits for its own timeout. Lines are read with `wire.decode` (which also takes the deep messages the
+  SDK's validator refuses), and one that is no usable message is answered here: a request, or what may have
+  been one, gets the JSON-RPC error it deserves with its id when the line holds one (null when not, as
+  JSON-RPC asks); a notification or a response is never answered, only logged.
+- Lines are bounded (`max_line_bytes`, smaller for the shared daemon than for a private one): a longer line is
+  never held whole, let alone parsed; it is read past in chunks and its request, named by the id at its
+  start, gets an error saying why, and the session goes on.
+- Messages are written with `wire.encode`, at any depth the gateway accepted. A response too deep to be
+  written at all becomes an error response for the same request, so its client is never left waiting.
 
-Each hop between the loop and a worker thread is a wake-up on the critical path of every call, and on a
-busy machine a wake-up waits for a CPU (about 3 ms each at a load of 10 on 2 CPUs, measured): a short line
-(`INLINE_JUDGE_BYTES`) is judged on the loop itself, a bounded fraction of a millisecond, and the worker that
-encodes a message also sends it, as far as the socket takes it at once, so a reply reaches the front
-without the loop waking first; whatever the socket does not take, the loop sends.
+Decoding and encoding run in worker threads; the socket is read and written by the event loop, which only
+moves bytes. Each hop between the loop and a worker thread is a wake-up on the critical path of every call,
+and on a busy machine a wake-up waits for a CPU (about 3 ms each at a load of 10 on 2 CPUs, measured): a
+short line (`INLINE_JUDGE_BYTES`) is judged on the loop itself, a bounded fraction of a millisecond, and the
+worker that encodes a message also sends it, as far as the socket takes it at once, so a reply reaches the
+front without the loop waking first; whatever the socket does not take, the loop sends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 import anyio
 import anyio.abc
 import anyio.to_thread
 import mcp_types as types
 from anyio.streams.buffered import BufferedByteReceiveStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
-from mcp_gateway.server.stdio import Streams, judge, undeliverable
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""One message from a client, as the gateway takes one from a remote server (`downstream.connect`)."""
+logger = logging.getLogger(__name__)
+
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+
 INLINE_JUDGE_BYTES = 1024
 """Lines judged on the event loop: a call's request is a few hundred bytes; judging 1 KiB of the densest JSON
 (small nested objects) took 0.3 ms at a load of 10 on 2 CPUs, a plain one 0.03 ms."""
+CHUNK_BYTES = 64 * 1024
+ID_SEARCH_BYTES = 64 * 1024
+"""How much of a line too long to read is kept to find its request's id: clients write the id first or early."""
+UNANSWERED_KINDS = frozenset({"notification", "response"})
+"""What a line that is no usable message tried to be when it gets no answer (JSON-RPC answers neither)."""
+_ERROR_TITLES = {
+    types.PARSE_ERROR: "Parse error",
+    types.INVALID_REQUEST: "Invalid request",
+    types.INVALID_PARAMS: "Invalid params",
+}
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What one client line becomes: a message for the session, or the transport's own answer to it."""
+
+    to_session: SessionMessage | None = None
+    to_client: SessionMessage | None = None
+
+
+@dataclass(frozen=True)
+class TooLong:
+    """A line longer than the session takes, read past: its beginning, and its length."""
+
+    head: bytes
+    size: int
+
+
+class Lines:
+    """The client's lines on `stream`, each at most `max_bytes` (`TooLong` for one that is longer)."""
+
+    def __init__(self, stream: anyio.abc.ByteReceiveStream, leftover: bytes, max_bytes: int) -> None:
+        self._stream = stream
+        self._buffer = bytearray(leftover)
+        self._max_bytes = max_bytes
+        self._searched = 0
+        """How much of the buffer is known to hold no newline."""
+
+    async def next(self) -> bytes | TooLong | None:
+        """The next line without its newline; None once the client has closed its side."""
+        while True:
+            index = self._buffer.find(b"\n", self._searched)
+            if index >= 0:
+                line = bytes(self._buffer[:index])
+                del self._buffer[: index + 1]
+                self._searched = 0
+                return line
+            self._searched = len(self._buffer)
+            if len(self._buffer) > self._max_bytes:
+                return await self._read_past()
+            chunk = await self._receive()
+            if chunk is None:
+                return None  # a last line without its newline is no whole message
+            self._buffer += chunk
+
+    async def _read_past(self) -> TooLong | None:
+        """Read to the end of the current line without keeping it (memory stays bounded whatever its size)."""
+        head = bytes(self._buffer[:ID_SEARCH_BYTES])
+        size = len(self._buffer)
+        self._buffer.clear()
+        while True:
+            chunk = await self._receive()
+            if chunk is None:
+                return None
+            index = chunk.find(b"\n")
+            if index >= 0:
+                self._buffer += chunk[index + 1 :]
+                self._searched = 0
+                return TooLong(head, size + index)
+            size += len(chunk)
+
+    async def _receive(self) -> bytes | None:
+        try:
+            return await self._stream.receive(CHUNK_BYTES)
+        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            return None
 
 
 @asynccontextmanager
 async def socket_streams(
-    stream: anyio.abc.SocketStream, reader: BufferedByteReceiveStream, ended: anyio.Event
+    stream: anyio.abc.SocketStream, reader: BufferedByteReceiveStream, ended: anyio.Event, max_line_bytes: int
 ) -> AsyncGenerator[Streams]:
-    """The session's streams; `reader` reads `stream` (it may hold bytes the hello left behind). `ended` is set
-    when the front has closed its side: the client left, or the front was killed."""
+    """The session's streams; `reader` read the hello off `stream` (it may hold bytes that followed it). `ended`
+    is set when the front has closed its side: the client left, or the front was killed."""
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     answers = write_send.clone()
+    lines = Lines(stream, reader.buffer, max_line_bytes)
 
     async def read_lines() -> None:
         async with read_send, answers:
             try:
-                await read_each_line()
+                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await read_each_line()  # until the client's end, or the session's (then nothing reads on)
             finally:
                 ended.set()
 
     async def read_each_line() -> None:
-        while True:
-            try:
-                line = await reader.receive_until(b"\n", MAX_LINE_BYTES)
-            except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                return
-            except anyio.DelimiterNotFound:
-                await answers.send(SessionMessage(_too_long()))
-                return  # the rest of the line cannot be told from the next message: end the session
+        while (line := await lines.next()) is not None:
+            if isinstance(line, TooLong):
+                await answers.send(SessionMessage(_too_long(line, max_line_bytes)))
+                continue
             judged = judge(line) if len(line) <= INLINE_JUDGE_BYTES else await anyio.to_thread.run_sync(judge, line)
             if judged is not None and judged.to_session is not None:
                 await read_send.send(judged.to_session)
@@ -89,6 +176,50 @@ async def socket_streams(
             tg.cancel_scope.cancel()
 
 
+def judge(line: bytes) -> Judged | None:
+    """What the client's `line` becomes (None for a blank line, or an unusable one that gets no answer)."""
+    item = wire.decode(line)
+    if item is None:
+        return None
+    if isinstance(item, wire.Unreadable):
+        answer = answer_to(item)
+        return None if answer is None else Judged(to_client=SessionMessage(answer))
+    return Judged(to_session=SessionMessage(item))
+
+
+def answer_to(line: wire.Unreadable) -> types.JSONRPCError | None:
+    """The error response a client line that is no usable message deserves; None when it gets none."""
+    answered = line.kind not in UNANSWERED_KINDS
+    logger.warning(
+        "a client line is not a usable JSON-RPC message (%s%s): %s; %s",
+        line.kind,
+        "" if line.request_id is None else f" {line.request_id!r}",
+        line.reason,
+        "answered with an error" if answered else "ignored it",
+    )
+    logger.debug("the unusable client line began with %r", line.preview)
+    if not answered:
+        return None
+    title = _ERROR_TITLES.get(line.code, "Invalid message")
+    return wire.error_response(
+        line.request_id, line.code, f"{title}: {line.reason}, so nothing was run; fix the message and send it again."
+    )
+
+
+def undeliverable(message: types.JSONRPCMessage) -> types.JSONRPCError | None:
+    """What to send instead of a message too deep to write: an error for the same request, if it answers one."""
+    if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError) or message.id is None:
+        logger.warning("dropped a %s to the client nested too deeply to write as JSON", type(message).__name__)
+        return None
+    logger.warning("the answer to client request %r is nested too deeply to write; sent an error instead", message.id)
+    return wire.error_response(
+        message.id,
+        types.INTERNAL_ERROR,
+        f"The answer to this request is nested too deeply to send as JSON (the gateway accepts {wire.MAX_DEPTH} "
+        "levels); ask for a smaller or flatter result.",
+    )
+
+
 def _encoded_and_sent(sock: socket.socket, message: types.JSONRPCMessage) -> bytes:
     """In a worker thread: `message` encoded and sent as far as the non-blocking socket takes it now; the rest.
     OSError when the front is gone."""
@@ -110,9 +241,17 @@ def _encoded(message: types.JSONRPCMessage) -> bytes | None:
         return None if replacement is None else wire.encode(replacement)
 
 
-def _too_long() -> types.JSONRPCError:
+def _too_long(line: TooLong, max_line_bytes: int) -> types.JSONRPCError:
+    request_id = wire.leading_id(line.head.decode("utf-8", errors="replace"))
+    logger.warning(
+        "a client line of %d bytes%s is longer than the %d this session reads; answered with an error",
+        line.size,
+        "" if request_id is None else f" (request {request_id!r})",
+        max_line_bytes,
+    )
     return wire.error_response(
-        None,
+        request_id,
         types.INVALID_REQUEST,
-        f"A message longer than {MAX_LINE_BYTES} bytes cannot be read, so the session ends; send smaller arguments.",
+        f"Invalid request: this message is {line.size} bytes, more than the {max_line_bytes} the gateway reads in "
+        "one, so nothing was run; send the data in smaller pieces, or give the tool a file path to read instead.",
     )

@@ -210,6 +210,10 @@ class Gateway:
         """
         return self._instructions
 
+    async def current_instructions(self) -> str:
+        """`instructions()` as a session opened now is to hear them (a daemon serves sessions hours apart)."""
+        return await current_instructions(self._config, self._catalog, self.mask)
+
     # Operations.
 
     async def search(

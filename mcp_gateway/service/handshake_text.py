@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from mcp_gateway.catalog.fingerprint import fingerprint
 from mcp_gateway.catalog.summary import DIGEST_NAME, EMPTY_DIGEST, MAX_DIGEST_BYTES, Digest, parse_digest
@@ -33,6 +34,12 @@ def handshake_instructions(
     }
     mask = SecretMask.for_servers(config.servers.values(), dict(os.environ if environ is None else environ))
     return instructions(config, summaries, mask=mask.mask)
+
+
+def handshake_sources(home: str | os.PathLike[str] | None) -> list[Path]:
+    """The files `handshake_instructions` reads: what a remembered handshake is valid for while they are unchanged."""
+    workspace = Workspace.from_environment(home)
+    return [workspace.config_path, workspace.cache_path.with_name(DIGEST_NAME)]
 
 
 def _read_digest(workspace: Workspace) -> Digest:

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 from e2e_gateway import everything_server, run_cli
 from gateway_testing import write_workspace
+from process_leaks import TEST_RUN_ENV
+from shared_daemons import DAEMON_STOP_SECONDS, stop_daemons
+
+
+@pytest.fixture(autouse=True)
+def shared_daemons_stopped() -> Generator[None]:
+    """Whatever shared daemon a test's sessions left is stopped when it ends, and must stop in time."""
+    yield
+    stubborn = stop_daemons(os.environ[TEST_RUN_ENV])
+    assert not stubborn, f"a shared daemon did not stop within {DAEMON_STOP_SECONDS}s of SIGTERM: {stubborn}"
 
 
 @pytest.fixture(scope="session")

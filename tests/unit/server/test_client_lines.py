@@ -1,4 +1,4 @@
-"""The client's lines before and after the session takes over: answered early, kept in order, none lost.
+"""The client's lines before and after the front's pipe takes over: answered early, kept in order, none lost.
 
 Over two pipes, as the process's stdin and stdout would be; every wait is bounded by STEP_SECONDS.
 """
@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import threading
+import time
 from collections.abc import Generator
 from contextlib import contextmanager
 from typing import Any
@@ -47,6 +48,15 @@ class Taken:
             return list(self.lines)
 
 
+def wait_for_backlog(lines: ClientLines, count: int) -> list[bytes]:
+    """The reader's backlog once it holds `count` lines (read without taking over)."""
+    deadline = time.monotonic() + STEP_SECONDS
+    while len(lines._backlog) < count:  # pyright: ignore[reportPrivateUsage]  # the reader's own state, watched
+        assert time.monotonic() < deadline, "the reader never got to the lines"
+        time.sleep(0.01)
+    return list(lines._backlog)  # pyright: ignore[reportPrivateUsage]
+
+
 @contextmanager
 def client_lines(*, early: bool = True) -> Generator[tuple[int, Any, ClientLines]]:
     gateway_reads, client_writes = os.pipe()
@@ -67,10 +77,11 @@ def test_the_handshake_is_answered_before_the_session_takes_over_and_every_line_
     with client_lines() as (writes, reads, lines):
         os.write(writes, INITIALIZE)
         assert json.loads(reads.readline())["id"] == 1
-        assert not lines.handshake_over.is_set(), "tools/list is still to come"
+        assert lines.early is not None
+        assert not lines.early.over, "tools/list is still to come"
         os.write(writes, INITIALIZED + TOOLS_LIST)
         assert json.loads(reads.readline())["id"] == 2
-        assert lines.handshake_over.wait(STEP_SECONDS)
+        assert lines.early.over
         os.write(writes, PING)
         taken = Taken()
         backlog, ended = lines.hand_over(taken.take, taken.ended.set)
@@ -84,32 +95,40 @@ def test_lines_after_the_handover_go_to_the_session_in_order_and_so_does_the_end
     with client_lines() as (writes, _reads, lines):
         taken = Taken()
         assert lines.hand_over(taken.take, taken.ended.set) == ([], False)
-        assert lines.handshake_over.is_set()
         os.write(writes, INITIALIZE + PING)
-        assert taken.wait_for(2) == [INITIALIZE, PING], "after the handover nothing is answered early"
+        assert taken.wait_for(2) == [INITIALIZE, PING], "after the handover the pipe answers, not the reader"
         os.close(writes)
         assert taken.ended.wait(STEP_SECONDS)
 
 
 def test_stdin_ending_before_the_handover_is_told_with_the_backlog() -> None:
     with client_lines() as (writes, _reads, lines):
-        os.write(writes, INITIALIZED)  # a notification: the wait for the handshake goes on until stdin ends
+        os.write(writes, INITIALIZED)
         os.close(writes)
-        assert lines.handshake_over.wait(STEP_SECONDS)
+        deadline = time.monotonic() + STEP_SECONDS
+        while not lines._ended:  # pyright: ignore[reportPrivateUsage]  # the reader's own state, watched
+            assert time.monotonic() < deadline, "stdin's end never reached the reader"
+            time.sleep(0.01)
         taken = Taken()
         assert lines.hand_over(taken.take, taken.ended.set) == ([INITIALIZED], True)
         assert not taken.ended.is_set(), "the end was told once, by the handover"
 
 
-def test_a_request_other_than_the_handshake_ends_the_wait_for_it() -> None:
-    with client_lines() as (writes, _reads, lines):
-        os.write(writes, PING)
-        assert lines.handshake_over.wait(STEP_SECONDS)
+def test_a_request_other_than_the_handshake_ends_early_answering() -> None:
+    with client_lines() as (writes, reads, lines):
+        os.write(writes, PING + INITIALIZE)
+        taken = Taken()
+        backlog = wait_for_backlog(lines, 2)
+        assert backlog == [PING, INITIALIZE]
+        assert lines.early is not None
+        assert lines.early.over
+        lines.hand_over(taken.take, taken.ended.set)
+        os.close(lines.wire_out)
+        assert reads.read() == b"", "a session that began otherwise is the daemon's to answer"
 
 
-def test_without_early_answers_nothing_is_written_and_nothing_is_waited_for() -> None:
+def test_without_early_answers_nothing_is_written() -> None:
     with client_lines(early=False) as (writes, reads, lines):
-        assert lines.handshake_over.is_set()
         os.write(writes, INITIALIZE)
         os.close(writes)
         taken = Taken()
@@ -123,7 +142,9 @@ def test_a_client_that_reads_nothing_more_stops_early_answering_but_not_reading(
     with client_lines() as (writes, reads, lines):
         reads.close()  # the client's end of our stdout: writing to it now fails
         os.write(writes, INITIALIZE)
-        assert lines.handshake_over.wait(STEP_SECONDS), "nothing more can be answered early"
+        wait_for_backlog(lines, 1)
+        assert lines.early is not None
+        assert lines.early.over, "nothing more can be answered early"
         os.write(writes, PING)
         os.close(writes)
         taken = Taken()

@@ -15,11 +15,15 @@ import socket
 import threading
 from typing import Any, cast
 
+import pytest
+
 from mcp_gateway import __version__
+from mcp_gateway.front import pipe
 from mcp_gateway.front.client_lines import ClientLines
-from mcp_gateway.front.early_answers import EarlyAnswers, Handshake
+from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.hello import Answer, Hello
-from mcp_gateway.front.pipe import DAEMON_LOST, REPLAYED_ID, Front, greeted
+from mcp_gateway.front.pipe import DAEMON_LOST, PROBE_ID_PREFIX, REPLAYED_ID, Front, greeted
+from mcp_gateway.front.rendezvous import NoRendezvous
 
 STEP_SECONDS = 10.0
 """Generous bound for a thread of the front to get to a line."""
@@ -69,9 +73,13 @@ def test_the_front_answers_the_handshake_from_the_daemons_answer_and_a_lost_daem
         end.settimeout(STEP_SECONDS)
     fresh_daemon.sendall(Answer(True, __version__).encode())  # waiting for the hello the front will send
     hello = Hello.of_this_process("/", {})
-    front = Front(
-        front_side, lambda: fresh_front_side, hello, ClientLines(front_in, front_out), EarlyAnswers(HANDSHAKE)
-    )
+
+    def reconnect() -> socket.socket:
+        greeted(fresh_front_side, hello)
+        return fresh_front_side
+
+    lines = ClientLines(front_in, front_out)
+    front = Front(front_side, reconnect, hello, lines, Answer(True, __version__, handshake=HANDSHAKE))
     status: list[int] = []
     runner = threading.Thread(target=lambda: status.append(front.run()), daemon=True)
     runner.start()
@@ -132,3 +140,89 @@ def test_an_answer_with_a_handshake_of_another_shape_is_taken_without_one() -> N
     body["mcpGatewayAnswer"]["handshake"]["tools"] = "four tools"
     answer = Answer.decode(json.dumps(body).encode())
     assert (answer.accepted, answer.handshake) == (True, None)
+
+
+def test_a_wedged_daemon_is_found_out_by_its_unanswered_ping_and_the_session_moves_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pipe, "QUIET_SECONDS", 0.2)
+    monkeypatch.setattr(pipe, "PING_SECONDS", 0.3)
+    monkeypatch.setattr(pipe, "POLL_QUIET_SECONDS", 0.05)
+    front_in, client_writes = os.pipe()
+    client_reads, front_out = os.pipe()
+    daemon, front_side = socket.socketpair()
+    fresh_daemon, fresh_front_side = socket.socketpair()
+    for end in (daemon, fresh_daemon):
+        end.settimeout(STEP_SECONDS)
+    fresh_daemon.sendall(Answer(True, __version__).encode())
+    hello = Hello.of_this_process("/", {})
+
+    def reconnect() -> socket.socket:
+        greeted(fresh_front_side, hello)
+        return fresh_front_side
+
+    front = Front(front_side, reconnect, hello, ClientLines(front_in, front_out), Answer(True, __version__, HANDSHAKE))
+    status: list[int] = []
+    runner = threading.Thread(target=lambda: status.append(front.run()), daemon=True)
+    runner.start()
+    try:
+        os.write(client_writes, INITIALIZE + INITIALIZED + CALL)
+        assert json.loads(client_line(client_reads))["id"] == 1
+        assert [read_line(daemon) for _ in range(3)] == [INITIALIZE, INITIALIZED, CALL]
+        ping = json.loads(read_line(daemon))  # the call waited with nothing from the daemon
+        assert (ping["method"], ping["id"].startswith(PROBE_ID_PREFIX)) == ("ping", True)
+        wedged = json.loads(client_line(client_reads))  # and the ping was never answered
+        assert wedged["id"] == 3
+        assert wedged["error"]["code"] == DAEMON_LOST
+        assert "stopped answering" in wedged["error"]["message"]
+        assert Hello.decode(read_line(fresh_daemon)) == hello, "the session moved on to another daemon"
+        assert json.loads(read_line(fresh_daemon))["id"] == REPLAYED_ID
+        os.close(client_writes)
+        assert json.loads(read_line(fresh_daemon)) == json.loads(INITIALIZED)
+        fresh_daemon.close()
+        runner.join(STEP_SECONDS)
+        assert status == [0]
+    finally:
+        for end in (daemon, fresh_daemon):
+            end.close()
+        for fd in (client_writes, client_reads):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def test_a_line_nested_past_what_python_reads_passes_through_the_front_untouched() -> None:
+    front_in, client_writes = os.pipe()
+    client_reads, front_out = os.pipe()
+    daemon, front_side = socket.socketpair()
+    daemon.settimeout(STEP_SECONDS)
+    deep = b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+    front = Front(
+        front_side,
+        reconnect_nowhere,
+        Hello.of_this_process("/", {}),
+        ClientLines(front_in, front_out),
+        Answer(True, __version__),
+    )
+    runner = threading.Thread(target=front.run, daemon=True)
+    runner.start()
+    try:
+        os.write(client_writes, INITIALIZE)
+        assert read_line(daemon) == INITIALIZE
+        threading.Thread(target=os.write, args=(client_writes, deep), daemon=True).start()
+        received = b""
+        while not received.endswith(b"\n"):
+            chunk = daemon.recv(1 << 16)
+            assert chunk, "the front closed: it did not survive the line"
+            received += chunk
+        assert received == deep, "the daemon judges it; the front only passes it on"
+        daemon.sendall(answer_of(4, {}))
+        assert json.loads(client_line(client_reads))["id"] == 4
+    finally:
+        daemon.close()
+        for fd in (client_writes, client_reads):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def reconnect_nowhere() -> socket.socket:
+    raise NoRendezvous("no other daemon in this test")

@@ -1,30 +1,31 @@
-"""The client-facing line transport over two pipes: no line is dropped in silence, no message is unwritable.
+"""The client-facing line transport over a socket pair, as a daemon's session has it: no line is dropped in
+silence, none is held whole past the session's bound, no message is unwritable.
 
-Lines go in through one pipe and the transport's output is read from the other; the transport writes in
+Lines go in through one end and the transport's output is read from the same end; the transport writes in
 order, so "nothing was written for X" is proven by the next message's line coming first.
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import os
+import socket
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
+import anyio.abc
 import anyio.to_thread
 import mcp_types as types
 import pytest
+from anyio.streams.buffered import BufferedByteReceiveStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import wire
-from mcp_gateway.front.client_lines import ClientLines
-from mcp_gateway.server.stdio import line_streams
+from mcp_gateway.server.socket_streams import socket_streams
 
 pytestmark = pytest.mark.anyio
 
@@ -32,6 +33,8 @@ STEP_SECONDS = 10.0
 """Generous bound for one line to go through the transport."""
 UNWRITABLE_LEVELS = 3000
 """Deeper than the standard library's JSON writer can go."""
+MAX_LINE_BYTES = 64 * 1024
+"""The session's bound in these tests: small, so that a line past it is cheap to send."""
 
 
 def nested(depth: int) -> Any:
@@ -43,13 +46,13 @@ def nested(depth: int) -> Any:
 
 @dataclass
 class Wire:
-    client_writes: int
+    client: socket.socket
     client_reads: io.BufferedReader
     messages: MemoryObjectReceiveStream[SessionMessage | Exception]
     outgoing: MemoryObjectSendStream[SessionMessage]
 
     def send_line(self, line: bytes) -> None:
-        os.write(self.client_writes, line + b"\n")
+        self.client.sendall(line + b"\n")
 
     async def next_line(self) -> dict[str, Any]:
         with anyio.fail_after(STEP_SECONDS):
@@ -67,15 +70,17 @@ class Wire:
 
 @asynccontextmanager
 async def transport() -> AsyncGenerator[Wire]:
-    gateway_reads, client_writes = os.pipe()
-    client_reads, gateway_writes = os.pipe()
-    with os.fdopen(client_reads, "rb") as reads:
-        try:
-            async with line_streams(ClientLines(gateway_reads, gateway_writes)) as (messages, outgoing):
-                yield Wire(client_writes, reads, messages, outgoing)
-        finally:
-            with contextlib.suppress(OSError):
-                os.close(client_writes)
+    client, gateway = socket.socketpair()
+    with client, client.makefile("rb") as reads:
+        stream = await anyio.abc.UNIXSocketStream.from_socket(gateway)
+        async with (
+            stream,
+            socket_streams(stream, BufferedByteReceiveStream(stream), anyio.Event(), MAX_LINE_BYTES) as (
+                messages,
+                outgoing,
+            ),
+        ):
+            yield Wire(client, reads, messages, outgoing)
 
 
 def ping(request_id: int) -> types.JSONRPCResponse:
@@ -162,3 +167,19 @@ async def test_a_notification_too_deep_to_write_is_dropped_and_writing_goes_on()
         await lines.write(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/progress", params=params))
         await lines.write(ping(6))
         assert await lines.next_line() == {"jsonrpc": "2.0", "id": 6, "result": {}}
+
+
+async def test_a_line_past_the_bound_is_read_past_and_its_request_answered_and_the_session_goes_on() -> None:
+    arguments = {"blob": "x" * (4 * MAX_LINE_BYTES)}
+    call = {"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "n", "arguments": arguments}}
+    async with transport() as lines:
+        await anyio.to_thread.run_sync(lines.send_line, json.dumps(call).encode())
+        answer = await lines.next_line()
+        assert answer["id"] == 11
+        assert answer["error"]["code"] == types.INVALID_REQUEST
+        assert f"more than the {MAX_LINE_BYTES} the gateway reads" in answer["error"]["message"]
+        lines.send_line(b'{"jsonrpc":"2.0","id":12,"method":"ping"}')
+        item = await lines.next_message()
+        assert isinstance(item, SessionMessage)
+        assert isinstance(item.message, types.JSONRPCRequest)
+        assert item.message.id == 12, "the line past the bound never reached the session, the next one did"

@@ -1,0 +1,181 @@
+"""How connections reach a daemon: the workspace's socket (`ListeningDoor`) or a private daemon's one inherited
+connection (`PrivateDoor`).
+
+The listening door accepts each front in a task of its own and never lets `accept` end the daemon: out of
+descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) it waits and tries again, a connection gone before it
+was accepted is skipped; and the daemon raises its own soft descriptor limit (`raise_descriptor_limit`). The
+private door keeps its connection open until the daemon is done, so the front leaves once every server of its
+session has stopped, and tells a front that is gone (exited: a hang-up) from one that only stopped writing
+(its client closed stdin and it waits for the rest): the first makes the stop urgent.
+Light: the standard library and anyio only, as the daemon's first steps are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import select
+import socket
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+import anyio.abc
+
+logger = logging.getLogger(__name__)
+
+SOCKET_MODE = 0o600
+LISTEN_BACKLOG = 128
+"""Fronts that may wait to be accepted: twenty sessions of a workspace starting at once fit many times."""
+BUSY_ACCEPT_ERRORS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+"""What `accept` says when the process or system is out of descriptors or memory: a reason to wait, not to end."""
+LOST_ACCEPT_ERRORS = frozenset({errno.ECONNABORTED, errno.EPROTO})
+"""A connection that went away before it was accepted: nothing to serve, and nothing wrong with the door."""
+ACCEPT_BACKOFF_SECONDS = (0.01, 1.0)
+"""The first and the longest wait before `accept` is tried again after one of those."""
+DESCRIPTOR_LIMIT = 8192
+"""The soft limit on open descriptors the daemon raises itself to, within the hard limit: a session holds two or
+three (its connection), each server it uses about three (macOS starts processes at 256)."""
+MAX_PRIVATE_LINE_BYTES = 64 * 1024 * 1024
+"""One message from a private daemon's client, as the gateway takes one from a remote server (`downstream.connect`):
+no other session shares its event loop."""
+MAX_SHARED_LINE_BYTES = 4 * 1024 * 1024
+"""One message from a client of the shared daemon, whose event loop and memory every session of the workspace
+shares: a larger line is refused unread (its request answered with an error) rather than parsed in one piece,
+which would hold the interpreter for a moment per megabyte while the other sessions wait. A tool's arguments
+are a few kilobytes; a file sent inline that large belongs in a path the tool reads."""
+FRONT_WATCH_SECONDS = 0.02
+"""How often a private daemon whose session ended looks whether its front is gone, while it stops its servers."""
+
+
+class Door(Protocol):
+    """How connections reach a daemon."""
+
+    @property
+    def private(self) -> bool: ...
+
+    @property
+    def socket_path(self) -> Path | None: ...
+
+    @property
+    def max_line_bytes(self) -> int: ...
+
+    async def accept_each(self, welcome: Callable[[anyio.abc.SocketStream], Coroutine[Any, Any, None]]) -> None:
+        """Hand each connection to `welcome`, each in a task of its own, until cancelled (or, for a private
+        door, until its one connection has been handed over)."""
+        ...
+
+    def session_ended(self, hurry: Callable[[], None]) -> None:
+        """The door's session is over (a private door's only one): `hurry` is called if its front is gone."""
+        ...
+
+    async def watch(self, hurry: Callable[[], None]) -> None:
+        """Until cancelled: call `hurry` once the front of a private door's ended session goes away."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class ListeningDoor:
+    """The workspace's socket, where every front of the workspace connects."""
+
+    private = False
+    max_line_bytes = MAX_SHARED_LINE_BYTES
+
+    def __init__(self, path: Path) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(os.fspath(path))
+            os.chmod(path, SOCKET_MODE)
+            sock.listen(LISTEN_BACKLOG)
+        except OSError:
+            sock.close()
+            raise
+        self._socket = sock
+        self.socket_path = path
+
+    async def accept_each(self, welcome: Callable[[anyio.abc.SocketStream], Coroutine[Any, Any, None]]) -> None:
+        listener = await anyio.abc.SocketListener.from_socket(self._socket)
+        backoff = ACCEPT_BACKOFF_SECONDS[0]
+        async with anyio.create_task_group() as connections:
+            while True:
+                try:
+                    stream = await listener.accept()
+                except OSError as error:
+                    if error.errno in LOST_ACCEPT_ERRORS:
+                        continue
+                    if error.errno not in BUSY_ACCEPT_ERRORS:
+                        raise
+                    logger.warning("could not accept a session (%s); trying again in %gs", error.strerror, backoff)
+                    await anyio.sleep(backoff)
+                    backoff = min(backoff * 2, ACCEPT_BACKOFF_SECONDS[1])
+                    continue
+                backoff = ACCEPT_BACKOFF_SECONDS[0]
+                connections.start_soon(welcome, stream)
+
+    def session_ended(self, hurry: Callable[[], None]) -> None:
+        """Other sessions may use what this one used: nothing to hurry."""
+
+    async def watch(self, hurry: Callable[[], None]) -> None:
+        await anyio.sleep_forever()
+
+    def close(self) -> None:
+        # Before the servers stop: a front arriving now starts a fresh daemon.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.socket_path)
+        self._socket.close()
+
+
+class PrivateDoor:
+    """The one connection a private daemon inherited from its front, kept open until the daemon is done: the
+    front leaves once every server of its session has stopped."""
+
+    private = True
+    socket_path: Path | None = None
+    max_line_bytes = MAX_PRIVATE_LINE_BYTES
+
+    def __init__(self, fd: int) -> None:
+        self._socket = socket.socket(fileno=fd)
+        self._ended = anyio.Event()
+
+    async def accept_each(self, welcome: Callable[[anyio.abc.SocketStream], Coroutine[Any, Any, None]]) -> None:
+        # The stream owns a duplicate, so that closing it (as every session's end does) leaves the front
+        # connected until `close`.
+        stream = await anyio.abc.UNIXSocketStream.from_socket(self._socket.dup())
+        await welcome(stream)
+
+    def session_ended(self, hurry: Callable[[], None]) -> None:
+        self._ended.set()
+        if self.front_gone():
+            hurry()
+
+    async def watch(self, hurry: Callable[[], None]) -> None:
+        await self._ended.wait()
+        # Polled: past its end the socket is always readable, and a hang-up has no event of its own here.
+        while not self.front_gone():  # noqa: ASYNC110
+            await anyio.sleep(FRONT_WATCH_SECONDS)
+        hurry()
+
+    def front_gone(self) -> bool:
+        """Whether the front has closed its end entirely (it exited), not only stopped writing (its client
+        closed stdin and it waits for the rest): the kernel reports the former as a hang-up."""
+        poller = select.poll()
+        poller.register(self._socket.fileno(), select.POLLIN | select.POLLHUP)
+        return any(events & (select.POLLHUP | select.POLLERR) for _, events in poller.poll(0))
+
+    def close(self) -> None:
+        self._socket.close()
+
+
+def raise_descriptor_limit() -> None:
+    """Raise this process's soft limit on open descriptors towards `DESCRIPTOR_LIMIT`, within the hard limit."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = DESCRIPTOR_LIMIT if hard == resource.RLIM_INFINITY else min(DESCRIPTOR_LIMIT, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
