@@ -17,9 +17,13 @@ MCP roots do not enter it: the gateway does not relay `roots/list` (`server/aski
 
 Two sessions share a process only when their definitions are equal: the `digest` covers everything the process
 or the request is given, so one session's environment never reaches a process serving another, save the few
-inherited variables that only name a terminal (`TERMINAL_VARIABLES`). The gateway's
-own origin resolves to the server as loaded (the loader expanded it with the same environment), so a
-standalone gateway starts its servers exactly as before, in its own working directory.
+inherited variables that only name a terminal (`TERMINAL_VARIABLES`). What a client sets in each session's
+environment to describe itself and the session (`CLIENT_SESSION_VARIABLES`: Claude Code's session id and its
+messaging socket and token, OpenCode's pid, …) is not inherited at all: it is the client's business with the
+gateway it started, no server's, it differs between every two sessions (so nothing could be shared) and some of
+it is a secret of that session (so nothing must be). A server whose entry names one (`${CLAUDE_CODE_SESSION_ID}`
+in its `env` or `args`) still gets it, and a process of its own per value. The gateway's own origin resolves to
+the server as loaded (the loader expanded it with the same environment), in its own working directory.
 """
 
 from __future__ import annotations
@@ -50,6 +54,22 @@ TERMINAL_VARIABLES = frozenset(
 (the default) two terminals' sessions would otherwise never share a process. They name no secret and configure
 no server (`PWD` follows the working directory, which is in the key itself), so they are left out of the key,
 and a shared process has the values of the session that started it. Everything else inherited separates."""
+CLIENT_SESSION_VARIABLES = frozenset(
+    {
+        "CLAUDECODE", "AI_AGENT", "COREPACK_ENABLE_AUTO_PIN", "NoDefaultCurrentDirectoryInExePath",
+        "OPENCODE", "OPENCODE_PID", "AGENT", "npm_config_user_agent",
+        "GEMINI_CLI", "GEMINI_CLI_NO_RELAUNCH",
+    }
+)  # fmt: skip
+CLIENT_SESSION_PREFIXES = ("CLAUDE_CODE_",)
+"""What AI clients put in the environment of the servers they start, measured in their real CLIs (Claude Code
+2.1.332: `CLAUDE_CODE_SESSION_ID`, `CLAUDE_CODE_MESSAGING_TOKEN` and three more new in every session, and
+`CLAUDECODE`, `AI_AGENT`, `CLAUDE_CODE_ENTRYPOINT` and two tweaks of its own runtime in all; OpenCode: `OPENCODE`,
+`AGENT` and a new `OPENCODE_PID` every session; Gemini CLI: `GEMINI_CLI` and one of its own; Codex: none).
+They describe the client and its session to what it starts, which is the gateway: no server of the user's needs
+them, two sessions never have the same, and one session's messaging token must never reach a process another
+session uses. So an inherited environment leaves them out. `CLAUDE_PROJECT_DIR` is kept: it names the project,
+as the working directory does, and servers read it."""
 SHELL_FUNCTION_PREFIX = "()"
 """How bash exports a function in the environment; the SDK passes none on (a known injection path)."""
 
@@ -86,12 +106,22 @@ def default_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def child_environment(spec: StdioServer, environ: Mapping[str, str]) -> dict[str, str]:
-    """A stdio server's environment (before the gateway's marker): inherited from `environ`, then its `env`."""
-    base = dict(environ) if spec.inherit_env else default_environment(environ)
+    """A stdio server's environment (before the gateway's marker): inherited from `environ` (without what a
+    client says of its session), then its `env`."""
+    base = inherited_environment(environ) if spec.inherit_env else default_environment(environ)
     if spec.share_across_projects and spec.cwd is not None and "PWD" in base:
         base["PWD"] = spec.cwd  # the project it was started from is none of its business
     base.update(spec.env)
     return base
+
+
+def inherited_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` as an `inheritEnv` server inherits it: all of it but `CLIENT_SESSION_VARIABLES`."""
+    return {
+        key: value
+        for key, value in environ.items()
+        if key not in CLIENT_SESSION_VARIABLES and not key.startswith(CLIENT_SESSION_PREFIXES)
+    }
 
 
 def remote_definition_headers(spec: HttpServer | SseServer, environ: Mapping[str, str]) -> dict[str, str]:

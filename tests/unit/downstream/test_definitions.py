@@ -107,6 +107,44 @@ def test_variables_that_only_name_a_terminal_do_not_separate_sessions(tmp_path: 
     assert resolve(pinned, origin(TAB="1"), own=False).digest != resolve(pinned, origin(TAB="2"), own=False).digest
 
 
+CLAUDE_SESSION = {
+    "CLAUDECODE": "1",
+    "AI_AGENT": "claude-code_2-1-332_harness",
+    "CLAUDE_CODE_ENTRYPOINT": "sdk-cli",
+    "CLAUDE_CODE_SESSION_ID": "31088fe1-c729-45f0-b945-cc777aeade5d",
+    "CLAUDE_CODE_MESSAGING_SOCKET": "/tmp/cc-socks/31488.sock",
+    "CLAUDE_CODE_MESSAGING_TOKEN": "13cddb896ecc4f6a2be26faf128cb6c2",
+    "CLAUDE_PROJECT_DIR": "/work/project",
+}
+"""What Claude Code 2.1.332 put in one session's environment of the servers it started (measured)."""
+OPENCODE_SESSION = {"OPENCODE": "1", "AGENT": "1", "OPENCODE_PID": "445"}
+
+
+def test_what_a_client_says_of_its_session_is_not_inherited_and_does_not_separate_sessions(tmp_path: Path) -> None:
+    server = loaded(tmp_path, {"command": "srv"})
+    another = CLAUDE_SESSION | {"CLAUDE_CODE_SESSION_ID": "b9a52377", "CLAUDE_CODE_MESSAGING_TOKEN": "1dbeacfd7d61"}
+
+    first = resolve(server, origin(**CLAUDE_SESSION), own=False)
+    second = resolve(server, origin(**another), own=False)
+    opencode = resolve(server, origin(**OPENCODE_SESSION, CLAUDE_PROJECT_DIR="/work/project"), own=False)
+
+    assert first.digest == second.digest == opencode.digest, "sessions of one user, project and definition share"
+    child = child_environment(stdio(first), first.environ)
+    assert "CLAUDE_CODE_MESSAGING_TOKEN" not in child, "a session's token never reaches a process others use"
+    assert not {"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "AI_AGENT", "OPENCODE_PID"} & child.keys()
+    assert child["CLAUDE_PROJECT_DIR"] == "/work/project"
+
+
+def test_a_client_session_variable_an_entry_names_is_passed_and_separates_its_sessions(tmp_path: Path) -> None:
+    server = loaded(tmp_path, {"command": "srv", "env": {"SESSION": "${CLAUDE_CODE_SESSION_ID}"}})
+    another = CLAUDE_SESSION | {"CLAUDE_CODE_SESSION_ID": "b9a52377"}
+
+    first = resolve(server, origin(**CLAUDE_SESSION), own=False)
+
+    assert child_environment(stdio(first), first.environ)["SESSION"] == CLAUDE_SESSION["CLAUDE_CODE_SESSION_ID"]
+    assert first.digest != resolve(server, origin(**another), own=False).digest
+
+
 def test_a_server_without_a_cwd_runs_in_the_sessions_directory_and_its_own_cwd_wins(tmp_path: Path) -> None:
     plain = loaded(tmp_path, {"command": "srv"})
     placed = loaded(tmp_path, {"command": "srv", "cwd": "~/${PLACE}"})
