@@ -137,6 +137,12 @@ class ToolCallError(GatewayError):
         self.said = self.said.masked(mask)
         super().redact(mask)
 
+    def add(self, text: str) -> None:
+        """Say `text` too, after what was said."""
+        self.said = Said.of(*self.said.parts, text)
+        self.message = self.said.for_model()
+        self.args = (self.message,)
+
 
 class UnknownServerError(ToolCallError):
     pass

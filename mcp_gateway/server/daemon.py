@@ -95,8 +95,10 @@ async def run_daemon(
     *,
     grace_seconds: float,
     leave: Callable[[int], NoReturn],
+    problem: str | None = None,
 ) -> int:
-    """Serve whoever comes through `door` until stopped (see the module's docstring); the exit status."""
+    """Serve whoever comes through `door` until stopped (see the module's docstring); the exit status.
+    `problem`: why config.json could not be used (then `config` is its last good version, or empty)."""
     raise_descriptor_limit()
     stopper = Stopper(leave)
     handshakes = Handshakes(early)
@@ -114,7 +116,7 @@ async def run_daemon(
                 watchers.start_soon(door.accept_each, welcome)
                 # Imported while the door already answers hellos: the SDK, the service, the catalog and the pool.
                 module = await anyio.to_thread.run_sync(importlib.import_module, "mcp_gateway.server.session")
-                async with module.Serving(home, config, door.socket_path, grace_seconds) as serving:
+                async with module.Serving(home, config, door.socket_path, grace_seconds, problem) as serving:
                     stopper.kill_everything = serving.kill_everything
                     stopper.hurry_everything = serving.hurry
                     handshakes.serving(serving)

@@ -35,11 +35,20 @@ from mcp_gateway.service.surface import meta_tool_definitions
 class Serving:
     """The daemon's gateway, from before its first session is served until after its last has ended."""
 
-    def __init__(self, home: str | None, config: GatewayConfig, socket_path: Path | None, grace_seconds: float) -> None:
-        """`socket_path`: the shared daemon's socket (None: a private daemon, which keeps no state file)."""
+    def __init__(
+        self,
+        home: str | None,
+        config: GatewayConfig,
+        socket_path: Path | None,
+        grace_seconds: float,
+        problem: str | None = None,
+    ) -> None:
+        """`socket_path`: the shared daemon's socket (None: a private daemon, which keeps no state file).
+        `problem`: why config.json could not be used, if `config` stands in for it."""
         self._socket_path = socket_path
         self._grace_seconds = grace_seconds
-        self.gateway = DaemonGateway(Workspace.from_environment(home), config, DaemonSessions())
+        workspace = Workspace.from_environment(home)
+        self.gateway = DaemonGateway(workspace, config, DaemonSessions(), config_problem=problem)
 
     async def __aenter__(self) -> Serving:
         await self.gateway.__aenter__()

@@ -1,10 +1,10 @@
 """What each reader of search notes has been told of live config edits: every session hears each edit once.
 
-A standalone gateway has one reader, its client; a shared daemon has one per session, and an edit must reach
-every session's next search, not only the first one to search. So the news is kept in order, not consumed:
-for each server the last edit that added or removed it (and when, as a number of one sequence that only
-grows), and when anything else last changed. Each reader (`Reader`, one per session) remembers when it was
-last told, and which refused edit it heard of; its notes are the news after that. A new reader has heard
+A daemon has one reader per session, and an edit must reach every session's next search, not only the first
+one to search. So the news is kept in order, not consumed: for each server the last edit that added or removed
+it (and when, as a number of one sequence that only grows), and when anything else last changed. Each reader
+(`Reader`, one per session) remembers when it was last told; its notes are the news after that. A file that
+cannot be used is no news but a state: every search says it until it is fixed (`problem`). A new reader has heard
 nothing: the instructions every session gets were built when the gateway started (`Gateway.instructions`), so
 a session opened after an edit still needs to hear of it. The news is bounded by the servers ever configured,
 and a reader costs two numbers: nothing grows with the edits or the sessions.
@@ -39,8 +39,6 @@ class Reader:
     instructions are as old as the gateway)."""
 
     told_at: int = -1
-    problem_told: int = -1
-    """When the refused edit it last heard of was refused."""
 
 
 _READER: ContextVar[Reader | None] = ContextVar("the session whose request this is", default=None)
@@ -66,11 +64,10 @@ class ConfigNews:
         """When an edit last changed anything else (a server's definition or settings, the gateway's settings)."""
         self._default = Reader()
         self.problem: str | None = None
-        """Why the file as it is now cannot be used; None when it can."""
-        self._problem_at = -1
+        """Why the file as it is now cannot be used; None when it can. Said in every search until then."""
 
     def refused(self, problem: str) -> None:
-        self.problem, self._problem_at = problem, _now()
+        self.problem = problem
 
     def resolved(self) -> None:
         self.problem = None
@@ -81,15 +78,11 @@ class ConfigNews:
         if changes.changed or changes.updated or changes.settings:
             self._other_at = now
 
-    def untold(self) -> tuple[dict[str, bool] | None, str | None]:
+    def untold(self) -> dict[str, bool] | None:
         """For the reader asking: the servers added (True) or removed (False) since it was last told (None when
-        nothing changed), and the refused edit's problem if it has not heard it; it is told them now."""
+        nothing changed); it is told them now."""
         reader = _READER.get() or self._default
         since = reader.told_at
         reader.told_at = _now()
         moved = {name: present for name, (at, present) in self._servers.items() if at > since}
-        changed = moved if moved or self._other_at > since else None
-        problem = None
-        if self.problem is not None and reader.problem_told != self._problem_at:
-            problem, reader.problem_told = self.problem, self._problem_at
-        return changed, problem
+        return moved if moved or self._other_at > since else None

@@ -20,8 +20,15 @@ from mcp_gateway.service.gateway import Gateway
 
 
 class DaemonGateway(Gateway):
-    def __init__(self, workspace: Workspace, config: GatewayConfig, sessions: DaemonSessions) -> None:
-        super().__init__(workspace, config, load_in_background=True)
+    def __init__(
+        self,
+        workspace: Workspace,
+        config: GatewayConfig,
+        sessions: DaemonSessions,
+        *,
+        config_problem: str | None = None,
+    ) -> None:
+        super().__init__(workspace, config, load_in_background=True, config_problem=config_problem)
         self.workspace = workspace
         self.sessions = sessions
 

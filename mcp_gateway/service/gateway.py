@@ -50,6 +50,7 @@ from mcp_gateway.service.background_journal import BackgroundJournal, GatewayPro
 from mcp_gateway.service.changes import ChangeFollower
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, examine
+from mcp_gateway.service.home import keep_last_good
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
 from mcp_gateway.service.live_config import LiveConfig
 from mcp_gateway.service.offerings import Offerings
@@ -83,12 +84,14 @@ class Gateway:
         load_in_background: bool = False,
         probe_seconds: float = PROBE_SECONDS,
         listing_wait_seconds: float = LISTING_WAIT_SECONDS,
+        config_problem: str | None = None,
     ) -> None:
         """`load_in_background`: read cache.json after entering, not before (every operation waits for it), so
         a serving gateway answers `initialize` at once: indexing thousands of cached tools takes about a second.
         `connector`, `probe_seconds` (how long a connection whose call timed out gets to answer a liveness
         probe) and `listing_wait_seconds` (how long a read waits for a listing, see `listing_wait`) are seams
-        for tests, which reach servers in-process and cannot wait seconds.
+        for tests, which reach servers in-process and cannot wait seconds. `config_problem`: why config.json
+        could not be used when `config` (its last good version) was chosen instead (`home.serving_config`).
         """
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -110,10 +113,22 @@ class Gateway:
             problems=self._problems,
             secrets=self._secrets,
             probe_seconds=probe_seconds,
-            on_notification=lambda server, notification: self.offerings.notified(server, notification),  # noqa: PLW0108  # made below
+            # `offerings` is made below, with the pool: looked up when a notification comes.
+            on_notification=lambda server, process, notification: self.offerings.notified(  # noqa: PLW0108
+                server, process, notification
+            ),
             on_change=self.changes.heard,
         )
-        self._live = LiveConfig(config, self._environ, self._catalog, self._pool, self._secrets, relist=self.refresh)
+        self._live = LiveConfig(
+            config,
+            self._environ,
+            self._catalog,
+            self._pool,
+            self._secrets,
+            relist=self.refresh,
+            keep=partial(keep_last_good, workspace),
+            problem=config_problem,
+        )
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
         self.offerings = Offerings(self._catalog, self._pool, self._waiting, self.loaded)  # prompts, resources
         directory = CatalogDirectory(self._catalog)
@@ -254,7 +269,7 @@ class Gateway:
             loading=missing.loading,
             failed=missing.failed,
             unlisted=missing.unlisted,
-            no_servers_hint=no_servers_hint(self._config),
+            no_servers_hint=None if self._live.problem else no_servers_hint(self._config),
         )
 
     def resolve_server(self, server: str) -> str:
@@ -270,20 +285,23 @@ class Gateway:
             StillLoadingError: its listing was under way and outlasted the wait for it.
         """
         await self.loaded()
-        name = self._resolver.server(server)
+        with self._live.naming_the_problem():
+            name = self._resolver.server(server)
         if self._catalog.entry(name) is None and await self._waiting.settle([name], on_progress):
             raise self._waiting.still_loading(name, "list")
         await self._ensure_listed(name)
         tools = self._catalog.tools(name)
         end = len(tools) if limit is None else offset + limit
         page = tuple(ToolDefinition(name, tool) for tool in tools[offset:end])
-        return ToolPage(name, page, len(tools), offset, self._server_instructions(name))
+        notes = (self._live.problem,) if self._live.problem else ()
+        return ToolPage(name, page, len(tools), offset, self._server_instructions(name), notes)
 
     async def describe(
         self, tool: str, *, server: str | None = None, on_progress: ProgressCallback | None = None
     ) -> ToolDescription:
         await self.loaded()
-        resolved = await self._resolver.tool(tool, server, patient=False, on_progress=on_progress)
+        with self._live.naming_the_problem():
+            resolved = await self._resolver.tool(tool, server, patient=False, on_progress=on_progress)
         instructions = self._server_instructions(resolved.server)
         return ToolDescription(ToolDefinition(resolved.server, resolved.tool), instructions)
 
@@ -304,7 +322,8 @@ class Gateway:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
         # No progress from a wait for a listing: the tool's own follows on this token, and it must only grow.
-        resolved = await self._resolver.tool(tool, server)
+        with self._live.naming_the_problem():
+            resolved = await self._resolver.tool(tool, server)
         await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
         safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True

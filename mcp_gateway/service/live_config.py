@@ -16,7 +16,10 @@ Contract (the gateway runs `watch` in its background group; a shared daemon woul
 - An edit that cannot be used keeps the last good config: a file that is not JSON, unreadable or missing,
   or one with errors the served config did not have (a server entry that would be rejected, a bad setting).
   The error is `problem` (for `status`) until a usable file replaces it, recorded as a background problem
-  (so `mcp-gateway status` in another process sees it), and said once in each session's next search's notes.
+  (so `mcp-gateway status` in another process sees it), and said in every search's and list's notes until
+  then, with where in the file it is. A gateway started while the file could not be used begins so, serving
+  the last good config the workspace kept (`home.serving_config`), or no servers; each usable version it
+  applies is kept as the last good one.
 - The gateway's instructions were sent at `initialize` and cannot change; what changed is said once in each
   session's next search's notes instead (`config_news`: every session of a daemon hears it, each once), and
   search and list answer from the new set of servers from then on.
@@ -25,7 +28,8 @@ Contract (the gateway runs `watch` in its background group; a shared daemon woul
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -36,7 +40,7 @@ from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.config import GatewayConfig, load_config
 from mcp_gateway.config.diff import ConfigChanges, config_changes
 from mcp_gateway.downstream.pool import Pool
-from mcp_gateway.errors import ConfigError
+from mcp_gateway.errors import ConfigError, UnknownServerError, UnknownToolError
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.service.config_news import ConfigNews
 
@@ -72,9 +76,13 @@ class LiveConfig:
         secrets: SecretMask,
         *,
         relist: Callable[[Sequence[str]], Awaitable[object]],
+        keep: Callable[[GatewayConfig], None] = lambda _: None,
+        problem: str | None = None,
         poll_seconds: float = CONFIG_POLL_SECONDS,
     ) -> None:
-        """`relist`: list these servers now and store their tools (the gateway's `refresh`)."""
+        """`relist`: list these servers now and store their tools (the gateway's `refresh`). `keep`: keep a
+        config just applied as the workspace's last good one (in a worker thread). `problem`: why config.json
+        could not be used when `config` was chosen instead of it (None: `config` is the file as it is)."""
         self.config = config
         """The config served now: the last good version of config.json."""
         self._environ = environ
@@ -87,6 +95,11 @@ class LiveConfig:
         """The file's signature when last judged. Not taken here: the config was loaded before the gateway was
         made (a client's handshake is answered first), and an edit saved in between must not pass for it."""
         self._news = ConfigNews()
+        self._keep = keep
+        self._recorded: str | None = None
+        """The problem last recorded as a background problem (what `status` in another process reads)."""
+        if problem is not None:
+            self._news.refused(self._problem_text(problem))  # recorded by the first look, once tasks run
 
     @property
     def problem(self) -> str | None:
@@ -124,6 +137,7 @@ class LiveConfig:
     async def apply(self, new: GatewayConfig, tasks: BackgroundTasks | None = None) -> ConfigChanges:
         """Serve `new` from now on (see the module docstring for the order, and why)."""
         changes = config_changes(self.config, new)
+        await anyio.to_thread.run_sync(self._keep, new)
         if changes.empty:  # as served (the first look, or an edit undone): nothing to restart or re-index
             self.config = new
             await self._resolved(tasks)
@@ -143,12 +157,29 @@ class LiveConfig:
         return changes
 
     def search_notes(self) -> tuple[str, ...]:
-        """What the session searching should hear once: the config changed under it, or an edit could not be used."""
-        changed, problem = self._news.untold()
+        """What the session searching should hear: the config changed under it (once), and that the file cannot be
+        used (until it can)."""
+        changed = self._news.untold()
         notes = [_changes_note(changed)] if changed is not None else []
-        return (*notes, problem) if problem is not None else tuple(notes)
+        return (*notes, self.problem) if self.problem is not None else tuple(notes)
+
+    @contextmanager
+    def naming_the_problem(self) -> Generator[None]:
+        """A server or tool the model names that is not known carries, while config.json cannot be used, why:
+        the name may well be in the file the gateway cannot read."""
+        try:
+            yield
+        except (UnknownServerError, UnknownToolError) as error:
+            if self.problem is not None:
+                error.add(f" {self.problem}")
+            raise
 
     # Inside.
+
+    def _problem_text(self, reason: str) -> str:
+        return self._secrets.mask(
+            f"config.json cannot be used: {reason}. Until it is fixed, the gateway serves {_served(self.config)}."
+        )
 
     def _load(self) -> GatewayConfig:
         return load_config(self.config.path, environ=self._environ, create_missing=False)
@@ -159,17 +190,20 @@ class LiveConfig:
             if tasks is not None:
                 await tasks.problems.resolved(TASK)
         self._news.resolved()
+        self._recorded = None
 
     async def _refuse(self, reason: str, tasks: BackgroundTasks | None) -> None:
-        problem = self._secrets.mask(
-            f"config.json was edited but cannot be used: {reason}; the gateway serves its last good config until "
-            "the file is fixed"
-        )
-        if problem == self.problem:
-            return
+        problem = self._problem_text(reason)
         self._news.refused(problem)
-        if tasks is not None:  # for `mcp-gateway status`, run in another process
+        if tasks is not None and problem != self._recorded:  # for `mcp-gateway status`, run in another process
+            self._recorded = problem
             await tasks.problems.record(TASK, ConfigError(problem))
+
+
+def _served(config: GatewayConfig) -> str:
+    if not config.servers:
+        return "no servers (it has read no usable version of the file yet)"
+    return f"the last version of the file it could use ({', '.join(config.servers)})"
 
 
 def _new_errors(served: GatewayConfig, loaded: GatewayConfig) -> str:

@@ -113,6 +113,8 @@ class ToolPage:
     offset: int
     instructions: str | None
     """The server's own instructions from its handshake, if it gave any (masked and bounded)."""
+    notes: tuple[str, ...] = ()
+    """What the gateway must say besides the page: that config.json cannot be used, while it cannot."""
 
     @property
     def next_offset(self) -> int | None:

@@ -107,6 +107,8 @@ def list_payload(page: ToolPage) -> dict[str, Any]:
         payload["nextOffset"] = page.next_offset
     if page.instructions and page.offset == 0:
         payload["serverInstructions"] = page.instructions
+    if page.notes:
+        payload["notes"] = list(page.notes)
     return payload
 
 

@@ -40,7 +40,7 @@ async def status_problem(gateway: Gateway, *, present: bool) -> str | None:
             await anyio.sleep(POLL_SECONDS)
 
 
-async def test_an_unusable_edit_is_in_status_and_said_once_in_search_until_a_good_one_replaces_it(
+async def test_an_unusable_edit_is_in_status_and_said_in_every_search_and_list_until_a_good_one_replaces_it(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "home"
@@ -54,13 +54,14 @@ async def test_an_unusable_edit_is_in_status_and_said_once_in_search_until_a_goo
         problem = await status_problem(gateway, present=True)
 
         assert problem is not None
-        assert "invalid JSON" in problem
-        assert "last good config" in problem
+        assert "invalid JSON at line 1" in problem
+        assert "last version of the file it could use (one)" in problem
         first = await gateway.search("echo")
         assert problem in [str(note) for note in first.notes]
         assert first.hits, "the last good config still serves its tools"
         again = await gateway.search("echo")
-        assert problem not in [str(note) for note in again.notes], "said once"
+        assert problem in [str(note) for note in again.notes], "said until it is fixed"
+        assert (await gateway.list_tools("one")).notes == (problem,)
 
         save(home, json.dumps({"mcpServers": {"one": {"command": "in-process"}, "two": {"command": "in-process"}}}))
         assert await status_problem(gateway, present=False) is None
@@ -70,4 +71,5 @@ async def test_an_unusable_edit_is_in_status_and_said_once_in_search_until_a_goo
         assert any("added: two" in note for note in told), told
         page = await gateway.list_tools("two")
         assert page.total > 0
+        assert page.notes == ()
         assert one.connections == 1, "the unchanged server kept its connection"

@@ -14,8 +14,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mcp_gateway"
 PYPROJECT = PACKAGE.parent / "pyproject.toml"
-MAX_MODULE_LINES = 410
-"""The house rule is "under ~400 lines"."""
+MAX_MODULE_LINES = 600
+"""A smell detector, not a rule to split by: a module grows past it only when it holds more than one concept."""
 BEHIND_THE_SERVICE = ("mcp_gateway.downstream", "mcp_gateway.catalog")
 
 
@@ -49,7 +49,7 @@ def test_a_door_imports_neither_what_stands_behind_the_service_nor_the_other_doo
     assert {module: names for module, names in crossing.items() if names} == {}
 
 
-def test_no_module_of_the_package_is_much_over_400_lines() -> None:
+def test_no_module_of_the_package_is_over_600_lines() -> None:
     long = {
         str(path.relative_to(PACKAGE.parent)): n
         for path in modules()
