@@ -89,8 +89,9 @@ class ProtocolMemory(Protocol):
     def remember(self, server: str, protocol_version: str) -> None: ...
 
 
-Notified = Callable[[str, types.ServerNotification], Awaitable[None]]
-"""Hears a server's notifications (its name, the notification): the gateway forwards `resources/updated`."""
+Notified = Callable[[str, str, types.ServerNotification], Awaitable[None]]
+"""Hears a server's notifications (its name, the key of the process that sent it, the notification): the
+gateway forwards `resources/updated` to those who subscribed on that process."""
 
 
 class Pool:
@@ -270,6 +271,12 @@ class Pool:
             raise held.error
         return held.released
 
+    async def process_key(self, server: str, origin: Origin | None = None) -> str:
+        """What tells `server` as resolved for `origin` from the same server resolved otherwise: sessions with one
+        key are served by one process (`definitions.Definition.digest`)."""
+        await self._slots.prepare(self._servers.get(server), origin)
+        return self._slot(server, origin).definition.digest
+
     def status(self, server: str) -> ServerStatus:
         status = self._slots.status(server)
         if status is not None:
@@ -362,7 +369,7 @@ class Pool:
                 records=self._records,
                 log=self._log_for(name),
                 notes=notes,
-                on_message=self._notifications_of(name),
+                on_message=self._notifications_of(name, definition.digest),
                 on_change=None if self._on_change is None else functools.partial(self._on_change, name),
                 sign_ins=SignInContext(SignInStore(self._workspace.sign_ins_dir), self._secrets.learn),
             )
@@ -387,14 +394,14 @@ class Pool:
             probe_seconds=self._probe_seconds,
         )
 
-    def _notifications_of(self, server: str) -> MessageHandlerFnT | None:
+    def _notifications_of(self, server: str, process: str) -> MessageHandlerFnT | None:
         heard = self._on_notification
         if heard is None:
             return None
 
         async def forward(message: types.ServerNotification | Exception) -> None:
             if not isinstance(message, Exception):  # a transport's exception is the connection's own to judge
-                await heard(server, message)
+                await heard(server, process, message)
 
         return forward
 

@@ -18,9 +18,10 @@ Contract:
 - `resources/updated` from a server is forwarded, with the URI subscribed to, to each holder of that
   subscription and no one else: a daemon serves many sessions, and one never hears of another's resources.
 - Each request and subscription carries the `Origin` of the session that made it (None: the gateway's own), so
-  the pool serves it from that session's resolution of the server (`downstream/definitions.py`). A resource
-  held for several sessions is held once, on the process of the session that subscribed first: what it sends
-  is that the resource changed, and each session reads it on its own.
+  the pool serves it from that session's resolution of the server (`downstream/definitions.py`). A subscription
+  is held per process, not per server name: sessions whose resolutions are equal share one (held once, whoever
+  holds it), a session resolving the server otherwise (another project, another environment) holds its own on
+  its own process, and an update reaches only the holders of the process that sent it.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ ORIGIN_META = "io.github.mcp-gateway/origin"
 
 Sink = Callable[[str], Awaitable[None]]
 """Sends the client `notifications/resources/updated` for a client-facing URI."""
+_Key = tuple[str, str, str]
+"""A subscription's server, the key of the process it is held on (`Pool.process_key`), and the server's URI."""
 
 
 @dataclass
@@ -74,10 +77,10 @@ class Offerings:
         self._pool = pool
         self._waiting = waiting
         self._loaded = loaded
-        self._subscribed: dict[tuple[str, str], _Subscription] = {}
-        """(server, its URI) → the subscription held there."""
-        self._joining: dict[tuple[str, str], _Subscription] = {}
-        """(server, its URI) → who waits for its first subscribe: a server may send an update at once."""
+        self._subscribed: dict[_Key, _Subscription] = {}
+        """(server, its process's key, its URI) → the subscription held there."""
+        self._joining: dict[_Key, _Subscription] = {}
+        """(server, its process's key, its URI) → who waits for its first subscribe: an update may come at once."""
 
     # Listings, from the catalog.
 
@@ -159,13 +162,15 @@ class Offerings:
 
     async def unsubscribe(self, uri: str, holder: object) -> None:
         await self._ready()
-        self._let_go(self._subscribable(uri), holder)  # never subscribed: nothing to undo
+        route = self._subscribable(uri)
+        for key in [key for key in self._subscribed if key[::2] == (route.server, route.uri)]:
+            self._let_go_of(key, holder)  # never subscribed: nothing to undo
 
     def release(self, holder: object) -> int:
         """Let go of every subscription `holder` holds (its session ended without unsubscribing); how many."""
         held = [key for key, subscription in self._subscribed.items() if holder in subscription.holders]
-        for server, uri in held:
-            self._let_go(Route(server, uri), holder)
+        for key in held:
+            self._let_go_of(key, holder)
         return len(held)
 
     def holders(self) -> int:
@@ -181,16 +186,14 @@ class Offerings:
         failed) is left out and logged, as the stream's acknowledgment leaves it out for the client."""
         await self._ready()
         holder = object()
-        held: dict[str, Route] = {}
+        held: dict[str, _Key] = {}
 
         async def hold(uri: str) -> None:
             try:
                 route = self._subscribable(uri)
-                await self._hold(route, uri, holder, sink, origin)
+                held[uri] = await self._hold(route, uri, holder, sink, origin)
             except GatewayError as error:  # unknown, not subscribable, or its server failed
                 logger.warning("a listen stream's subscription to %s is not held: %s", uri, error.message)
-                return
-            held[uri] = route
 
         try:
             async with anyio.create_task_group() as holding:  # each may start its server: side by side
@@ -198,20 +201,20 @@ class Offerings:
                     holding.start_soon(hold, uri)
             yield [uri for uri in dict.fromkeys(uris) if uri in held]
         finally:
-            for route in held.values():
-                self._let_go(route, holder)
+            for key in held.values():
+                self._let_go_of(key, holder)
 
-    def _let_go(self, route: Route, holder: object) -> None:
-        subscription = self._subscribed.get((route.server, route.uri))
+    def _let_go_of(self, key: _Key, holder: object) -> None:
+        subscription = self._subscribed.get(key)
         if subscription is None or holder not in subscription.holders:
             return
         del subscription.holders[holder]
         if not subscription.holders:
-            del self._subscribed[(route.server, route.uri)]
+            del self._subscribed[key]
             subscription.release.set()
 
-    async def _hold(self, route: Route, uri: str, holder: object, sink: Sink, origin: Origin | None) -> None:
-        key = (route.server, route.uri)
+    async def _hold(self, route: Route, uri: str, holder: object, sink: Sink, origin: Origin | None) -> _Key:
+        key = (route.server, await self._pool.process_key(route.server, origin), route.uri)
         if key not in self._subscribed:  # else subscribed already: one subscription per resource, as for a server
             joining = self._joining.setdefault(key, _Subscription(uri, anyio.Event()))
             joining.holders[holder] = sink
@@ -226,13 +229,14 @@ class Offerings:
             else:
                 self._subscribed[key] = _Subscription(uri, release)
         self._subscribed[key].holders[holder] = sink
+        return key
 
-    async def notified(self, server: str, notification: types.ServerNotification) -> None:
-        """A server's notification (the pool's `on_notification`): `resources/updated` goes to each holder of the
-        subscription (none holds it: nobody asked to hear of it)."""
+    async def notified(self, server: str, process: str, notification: types.ServerNotification) -> None:
+        """A notification of the `server` process whose key is `process` (the pool's `on_notification`):
+        `resources/updated` goes to each holder of that process's subscription (none: nobody asked to hear)."""
         if not isinstance(notification, types.ResourceUpdatedNotification):
             return
-        key = (server, notification.params.uri)
+        key = (server, process, notification.params.uri)
         subscribed = self._subscribed.get(key) or self._joining.get(key)
         if subscribed is None:
             return

@@ -180,3 +180,48 @@ async def test_a_session_that_leaves_lets_go_of_its_subscriptions(tmp_path: Path
             await wait_for(lambda: f"resources/unsubscribe {SHARED_DOCUMENT}" in read_lines(log), SESSION_SECONDS)
             assert text_of(await execute(staying, "fake.echo", {"message": "still here"})) == "still here"
     assert read_lines(log) == [f"resources/subscribe {SHARED_DOCUMENT}", f"resources/unsubscribe {SHARED_DOCUMENT}"]
+
+
+async def test_a_subscription_is_held_on_the_process_of_the_session_that_made_it(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    """Two sessions whose environments resolve the server differently (each names its own log) are served by two
+    processes; each session's subscription is made on its own process, and each hears only its own process."""
+    home = tmp_path / "home"
+    logged = {
+        **fake_server(surface="serve"),
+        "env": {"FAKE_MCP_SURFACE": "serve", "FAKE_MCP_SUBSCRIPTION_LOG": "${LOG}"},
+    }
+    write_workspace(home, {"fake": logged}, {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False})
+    logs = {name: tmp_path / f"{name}.subscriptions" for name in ("first", "second")}
+    heard: dict[str, list[str]] = {name: [] for name in logs}
+    told = {name: anyio.Event() for name in logs}
+
+    def listener(name: str) -> MessageHandlerFnT:
+        async def on_message(message: object) -> None:
+            if isinstance(message, types.ResourceUpdatedNotification):
+                heard[name].append(message.params.uri)
+                told[name].set()
+
+        return on_message
+
+    def params(name: str) -> StdioServerParameters:
+        command, *args = gateway_command(home)
+        env = shared_environment(runtime_dir) | {"LOG": str(logs[name])}
+        return StdioServerParameters(command=command, args=args, env=env)
+
+    async with (
+        daemon_cleanup(runtime_dir),
+        Client(params("first"), mode="legacy", cache=None, message_handler=listener("first")) as first,
+        Client(params("second"), mode="legacy", cache=None, message_handler=listener("second")) as second,
+    ):
+        with anyio.fail_after(SESSION_SECONDS):
+            assert await downstream_pid(first, "fake") != await downstream_pid(second, "fake")
+            await first.subscribe_resource(SHARED_DOCUMENT)  # pyright: ignore[reportDeprecated]
+            await told["first"].wait()
+            await second.subscribe_resource(SHARED_DOCUMENT)  # pyright: ignore[reportDeprecated]
+            await told["second"].wait()
+            assert text_of(await execute(first, "fake.echo", {"message": "after"})) == "after"
+    assert read_lines(logs["first"])[:1] == [f"resources/subscribe {SHARED_DOCUMENT}"]
+    assert read_lines(logs["second"])[:1] == [f"resources/subscribe {SHARED_DOCUMENT}"], "not on the first's process"
+    assert heard == {"first": [SHARED_DOCUMENT], "second": [SHARED_DOCUMENT]}, "each heard its own process only"

@@ -161,7 +161,9 @@ def test_a_wedged_daemon_is_found_out_by_its_unanswered_ping_and_the_session_mov
         greeted(fresh_front_side, hello)
         return fresh_front_side
 
-    front = Front(front_side, reconnect, hello, ClientLines(front_in, front_out), Answer(True, __version__, HANDSHAKE))
+    front = Front(
+        front_side, reconnect, hello, ClientLines(front_in, front_out), Answer(True, __version__, handshake=HANDSHAKE)
+    )
     status: list[int] = []
     runner = threading.Thread(target=lambda: status.append(front.run()), daemon=True)
     runner.start()
