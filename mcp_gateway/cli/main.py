@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from mcp_gateway import __version__
 from mcp_gateway.cli import help_text
 from mcp_gateway.cli.serve import run_serve
+from mcp_gateway.terminal import guard_terminals
 from mcp_gateway.client_names import canonical_client, unknown_client_message
 from mcp_gateway.errors import GatewayError, ImportUsageError, ToolCallError
 
@@ -217,6 +218,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit code."""
+    guard_terminals()  # text from outside never reaches a person's terminal with its control characters
     try:
         status = _run(argv)
         sys.stdout.flush()  # a reader that left is met here, not in the interpreter's exit

@@ -28,6 +28,7 @@ from mcp_gateway.masking import SecretMask
 from mcp_gateway.service.handshake_text import handshake_instructions, handshake_sources
 from mcp_gateway.service.home import gateway_log_path, serving_config
 from mcp_gateway.service.surface import meta_tool_definitions
+from mcp_gateway.terminal import guard_terminals
 
 
 def run_daemon_command(argv: Sequence[str]) -> int:
@@ -40,6 +41,7 @@ def run_daemon_command(argv: Sequence[str]) -> int:
     parser.add_argument("--remember", type=Path, help="the shared socket's path, to remember the handshake beside")
     parser.add_argument("--grace", type=float)
     args = parser.parse_args(argv)
+    guard_terminals()  # a private daemon's stderr is its session's, a terminal when a person runs it
     sources = taken(handshake_sources(args.home))  # before they are read
     config, problem = serving_config(args.home)
     secrets = SecretMask.for_servers(config.servers.values(), os.environ)
