@@ -179,3 +179,81 @@ def _start_lock(path: Path) -> Generator[None]:
 def supported() -> bool:
     """Unix domain sockets and `flock`: Linux and macOS. Windows serves standalone (see the README)."""
     return sys.platform != "win32" and hasattr(socket, "AF_UNIX")
+
+
+STALE_SECONDS = 24 * 60 * 60.0
+"""How long a workspace's files may outlive its daemon: a lock and a remembered handshake only spare a cold start
+work, so a day of no daemon at all makes them worth nothing."""
+MAX_SWEPT_ENTRIES = 10_000
+"""Entries looked at per sweep: the directory of a machine that made workspaces by the thousand is cleaned over
+several daemon starts, never in one long pause."""
+SWEPT_SUFFIXES = (".lock", ".handshake")
+KEPT_PREFIX = "default-"
+TEMPORARY_SUFFIX = ".tmp"
+
+
+def sweep(directory: Path, now: float | None = None) -> list[str]:
+    """Remove from the private runtime directory what no daemon will use: sockets nobody listens on (and whose
+    start lock nobody holds), and, a day after their last use, the locks and remembered handshakes of workspaces
+    with no daemon, the remembered default workspace paths and the temporary files of a write that died. Every
+    version and workspace a user ever ran leaves such files; without this they pile up for good. The names of
+    what was removed."""
+    moment = time.time() if now is None else now
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)[:MAX_SWEPT_ENTRIES]
+    except OSError:
+        return []
+    kinds: dict[str, tuple[os.DirEntry[str], os.stat_result]] = {}
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            kinds[entry.name] = (entry, entry.stat(follow_symlinks=False))
+    removed: list[str] = []
+
+    def remove(name: str) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(kinds.pop(name)[0].path)
+            removed.append(name)
+
+    for name, (entry, info) in list(kinds.items()):  # sockets first: a dead one frees its workspace's files
+        stem = name.removesuffix(".sock")
+        stale = stem != name and stat.S_ISSOCK(info.st_mode) and _nobody_listens(Path(entry.path))
+        if stale and not _lock_held(directory / f"{stem}.lock"):
+            remove(name)
+    for name, (_, info) in list(kinds.items()):
+        if moment - info.st_mtime <= STALE_SECONDS or not stat.S_ISREG(info.st_mode):
+            continue
+        stem, dot, suffix = name.rpartition(".")
+        if dot and f".{suffix}" in SWEPT_SUFFIXES:
+            if f"{stem}.sock" not in kinds and not _lock_held(directory / f"{stem}.lock"):
+                remove(name)
+        elif name.startswith(KEPT_PREFIX) or name.endswith(TEMPORARY_SUFFIX):
+            remove(name)
+    return removed
+
+
+def _nobody_listens(path: Path) -> bool:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(os.fspath(path))
+    except ConnectionRefusedError:
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()
+    return False
+
+
+def _lock_held(path: Path) -> bool:
+    """Whether a front holds `path` (it is starting that daemon now); a lock that cannot be opened is not held."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # releases it, if it was ours
+    return False

@@ -45,7 +45,7 @@ from mcp_gateway import __version__
 from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
 from mcp_gateway.front.launch import STOP_SIGNALS
-from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
+from mcp_gateway.front.rendezvous import FRONT_PROTOCOL, sweep
 from mcp_gateway.server.doors import Door, raise_descriptor_limit
 from mcp_gateway.server.peer import same_user
 from mcp_gateway.server.stopping import Stopper
@@ -114,6 +114,8 @@ async def run_daemon(
                 watchers.start_soon(stopper.watch, signals)
                 watchers.start_soon(stopper.enforce_bound)
                 watchers.start_soon(door.accept_each, welcome)
+                if door.socket_path is not None:  # what earlier daemons and versions left in the runtime directory
+                    watchers.start_soon(anyio.to_thread.run_sync, sweep, door.socket_path.parent)
                 # Imported while the door already answers hellos: the SDK, the service, the catalog and the pool.
                 module = await anyio.to_thread.run_sync(importlib.import_module, "mcp_gateway.server.session")
                 async with module.Serving(home, config, door.socket_path, grace_seconds, problem) as serving:
