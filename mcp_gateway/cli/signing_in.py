@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import anyio
 
 from mcp_gateway.cli.context import load, secret_mask
-from mcp_gateway.errors import UnknownServerError, UsageError
+from mcp_gateway.errors import GatewayError, UnknownServerError, UsageError
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.signing_in import SIGN_IN_WAIT_SECONDS, LoginReport, LogoutReport, login, logout
@@ -56,6 +56,9 @@ def run_login(args: argparse.Namespace) -> int:
         report = anyio.run(main)
     except UnknownServerError as error:
         raise UsageError(error.message) from error
+    except GatewayError as error:  # a refusal quotes the server's own words, which may quote a secret
+        error.redact(secrets.mask)
+        raise
     print(secrets.mask(_signed_in(report)))
     return 0
 

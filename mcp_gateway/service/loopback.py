@@ -1,11 +1,14 @@
 """Where a browser comes back to `mcp-gateway login`: a one-shot HTTP listener on 127.0.0.1 (RFC 8252 §7.3).
 
 The authorization server redirects the browser to `http://127.0.0.1:PORT/callback?code=…&state=…` (or
-`?error=…`). The listener answers each request with a short page, keeps the first answer on the callback path
-and ignores everything else (a browser also asks for `/favicon.ico`). It listens on the loopback address only,
-so nothing off the machine can answer in the browser's place; the `state` check (in the SDK) rejects an answer
-to a sign-in this run did not start. Each connection is read for at most `REQUEST_READ_SECONDS` and at most
-`MAX_REQUEST_BYTES`, so a stray client that connects and says nothing holds nothing.
+`?error=…&state=…`). The listener answers each request with a short page and keeps the first answer on the
+callback path that carries the `state` of the sign-in this run started (`expect`): any local program can reach a
+loopback port, so an answer without it, a refusal included, is turned away and the sign-in goes on waiting,
+rather than one request from anyone ending it. Everything else is ignored (a browser also asks for
+`/favicon.ico`). It listens on the loopback address only, so nothing off the machine can answer in the
+browser's place; the SDK checks the state again before the code is exchanged. Each connection is read for at
+most `REQUEST_READ_SECONDS` and at most `MAX_REQUEST_BYTES`, so a stray client that connects and says nothing
+holds nothing.
 """
 
 from __future__ import annotations
@@ -38,13 +41,19 @@ class Callback:
 
 
 class Loopback:
-    """Listens while `serve` runs; `answer` is set by the first request to `CALLBACK_PATH`."""
+    """Listens while `serve` runs; `answer` is set by the first request to `CALLBACK_PATH` with the expected state."""
 
     def __init__(self, listener: anyio.abc.Listener[anyio.abc.SocketStream], server: str) -> None:
         self._listener = listener
         self._server = server
+        self._state: str | None = None
         self.answered = anyio.Event()
         self.answer: Callback | None = None
+
+    def expect(self, authorization_url: str) -> None:
+        """The sign-in sent to `authorization_url` is the one an answer must belong to (its `state`)."""
+        states = parse_qs(urlsplit(authorization_url).query).get("state")
+        self._state = states[0] if states else None
 
     @classmethod
     async def open(cls, port: int | None, server: str) -> Loopback:
@@ -80,6 +89,9 @@ class Loopback:
                 await _reply(stream, 404, "Not found", "This is where a sign-in comes back; nothing else is here.")
                 return
             callback = _callback(target)
+            if self._state is None or callback.state != self._state:
+                await _reply(stream, 400, "Not this sign-in", "This is not the sign-in mcp-gateway is waiting for.")
+                return
             if self.answer is None:
                 self.answer = callback
                 self.answered.set()
@@ -117,7 +129,7 @@ def _callback(target: str) -> Callback:
 
 async def _reply(stream: anyio.abc.SocketStream, status: int, title: str, text: str) -> None:
     page = f"<!doctype html><title>{html.escape(title)}</title><p>{html.escape(text)}</p>\n".encode()
-    reason = "OK" if status == 200 else "Not Found"
+    reason = {200: "OK", 400: "Bad Request"}.get(status, "Not Found")
     head = (
         f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
         f"Content-Length: {len(page)}\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"

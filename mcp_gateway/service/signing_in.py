@@ -30,6 +30,7 @@ import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
+from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.config import GatewayConfig, ServerConfig
 from mcp_gateway.config.models import RemoteServer, StdioServer
 from mcp_gateway.downstream.sign_in_store import SignIn, SignInStore
@@ -38,6 +39,8 @@ from mcp_gateway.paths import Workspace
 from mcp_gateway.service.loopback import Loopback
 from mcp_gateway.wire import bare_initialize
 
+MAX_ERROR_DESCRIPTION_CHARS = 300
+"""An authorization server's `error_description`, quoted: a sentence, not a page."""
 SIGN_IN_WAIT_SECONDS = 300.0
 """How long `login` waits for the browser to come back: a person reads a consent page, perhaps signs in with a
 second factor; five minutes is what the `gh` and `gcloud` sign-ins allow, and a run can always be repeated."""
@@ -147,6 +150,7 @@ async def login(
     storage = _Memory(configured)
 
     async def redirect(url: str) -> None:
+        loopback.expect(url)
         if scopes is not None:
             url = _with_scope(url, scopes)  # the SDK asks for what the server advertises; the config says otherwise
         opened = open_browser and await anyio.to_thread.run_sync(webbrowser.open, url)
@@ -162,8 +166,10 @@ async def login(
                 "the sign-in in the browser"
             )
         if answer.error is not None or answer.code is None:
-            why = answer.error or "no authorization code"
-            detail = f": {answer.error_description}" if answer.error_description else ""
+            why = clip(answer.error or "no authorization code", MAX_ECHOED_NAME_CHARS)
+            detail = (
+                f": {clip(answer.error_description, MAX_ERROR_DESCRIPTION_CHARS)}" if answer.error_description else ""
+            )
             raise _Refused(
                 f"The sign-in to '{server.name}' was refused ({why}{detail}); run the command again to retry"
             )

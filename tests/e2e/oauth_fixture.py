@@ -10,10 +10,10 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import sys
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import anyio
 import httpx2
@@ -86,9 +86,11 @@ class Signed:
     """The page the loopback listener showed the browser ("" when no URL was printed)."""
 
 
-async def signing_in(home: Path, server: str, *, decision: str | None = None) -> Signed:
+async def signing_in(home: Path, server: str, *, decision: str | None = None, first: Sequence[str] = ()) -> Signed:
     """`mcp-gateway login SERVER --no-browser`, with a browser following the printed URL (`decision`: the
-    fixture's `deny` or `wrong-state`, added to the URL as a person's choice on the consent page would be)."""
+    fixture's `deny` or `wrong-state`, added to the URL as a person's choice on the consent page would be).
+    `first`: what reaches the loopback listener before that: `wrong-state` (the consent page answered for
+    another sign-in), `forged-refusal` (another local program's `error=access_denied` without the state)."""
     seen = ""
     printed: list[str] = []
     with anyio.fail_after(CLI_SECONDS):
@@ -102,12 +104,22 @@ async def signing_in(home: Path, server: str, *, decision: str | None = None) ->
                 lines = "".join(printed).splitlines()
                 url = next((line for line in lines if line.startswith("http")), None)
                 if url is not None:
-                    if decision is not None:
-                        url = f"{url}&{urlencode({'fixture': decision})}"
                     async with httpx2.AsyncClient(follow_redirects=True, timeout=BROWSER_SECONDS) as browser:
-                        seen = (await browser.get(url)).text
+                        for early in first:
+                            seen += (await browser.get(_early_answer(url, early))).text
+                        if decision is not None:
+                            url = f"{url}&{urlencode({'fixture': decision})}"
+                        seen += (await browser.get(url)).text
                     break
             printed.extend([chunk async for chunk in TextReceiveStream(process.stderr)])
             out = "".join([chunk async for chunk in TextReceiveStream(process.stdout)])
             returncode = await process.wait()
     return Signed(returncode, out, "".join(printed), seen)
+
+
+def _early_answer(url: str, kind: str) -> str:
+    """Where a browser (or another program) is sent before the real answer: see `signing_in`'s `first`."""
+    if kind == "forged-refusal":
+        redirect = parse_qs(urlsplit(url).query)["redirect_uri"][0]
+        return f"{redirect}?{urlencode({'error': 'access_denied', 'error_description': 'forged'})}"
+    return f"{url}&{urlencode({'fixture': kind})}"

@@ -148,24 +148,29 @@ async def test_a_server_never_signed_in_says_to_run_login_at_the_shell_and_to_th
     assert (again.is_error, text_of(again)) == (False, "y")
 
 
-@pytest.mark.parametrize(
-    ("decision", "said"),
-    [
-        ("deny", "The sign-in to 'web' was refused (access_denied: the user said no); run the command again"),
-        ("wrong-state", "is not the one it started for 'web' (state mismatch), so it was not used"),
-    ],
-)
-async def test_a_refused_or_foreign_sign_in_fails_clearly_and_stores_nothing(
-    tmp_path: Path, oauth_server: OAuthFixture, decision: str, said: str
-) -> None:
+async def test_a_refused_sign_in_fails_clearly_and_stores_nothing(tmp_path: Path, oauth_server: OAuthFixture) -> None:
     home = tmp_path / "home"
     workspace_for(home, oauth_server)
-    signed = await signing_in(home, "web", decision=decision)
+    signed = await signing_in(home, "web", decision="deny")
     assert signed.returncode == 1
-    assert said in signed.stderr
+    assert "The sign-in to 'web' was refused (access_denied: the user said no); run the command again" in signed.stderr
     assert "Traceback" not in signed.stderr
     assert not list((home / "oauth").glob("*.json")) if (home / "oauth").exists() else True
     assert oauth_server.stats()["codes"] == 0
+
+
+async def test_an_answer_without_the_sign_ins_state_neither_ends_it_nor_is_used(
+    tmp_path: Path, oauth_server: OAuthFixture
+) -> None:
+    """Any local program can reach the loopback port: a refusal it forges, and a code sent back for another
+    sign-in, are turned away, and the person's own sign-in, coming back after them, is the one used."""
+    home = tmp_path / "home"
+    workspace_for(home, oauth_server)
+    signed = await signing_in(home, "web", first=["forged-refusal", "wrong-state"])
+    assert signed.returncode == 0, signed.stderr
+    assert signed.browser_saw.count("This is not the sign-in mcp-gateway is waiting for.") == 2
+    assert "signed in" in signed.browser_saw.lower()
+    assert len(list((home / "oauth").glob("*.json"))) == 1
 
 
 async def test_a_server_without_oauth_metadata_has_no_sign_in_to_run(tmp_path: Path) -> None:
