@@ -2,9 +2,11 @@
 before it expires, and a clear "sign in" answer when there is no usable one. It never signs in itself.
 
 `SignInAuth` is the `httpx2.Auth` of a remote server's HTTP client (Streamable HTTP and SSE alike):
-- the sign-in is read from the workspace (`SignInStore`) at the first request, and again whenever it is due
-  for renewal or the server refuses it: another gateway serving the workspace may have renewed it (a renewed
-  refresh token often invalidates the old one), and `mcp-gateway login`/`logout` change it from outside;
+- the sign-in is read from the workspace (`SignInStore`) at the first request, and again whenever its file
+  has changed since (one `stat` a request, in a worker thread), it is due for renewal or the server refuses it:
+  another gateway serving the workspace may have renewed it (a renewed refresh token often invalidates the old
+  one), and `mcp-gateway login`/`logout` change it from outside: a person who signs out expects the account
+  to stop being used at once, by a daemon that has served for hours too;
 - a token that expires within `refresh_margin` is renewed first with its refresh token, at the token endpoint
   recorded at sign-in, and the renewed sign-in is written back for every gateway; renewals are serialised
   across processes (`sign_in_lock`) and the sign-in is read again once the lock is held, so two gateways
@@ -75,6 +77,8 @@ class SignInAuth(httpx2.Auth):
         self._context = context
         self._sign_in: SignIn | None = None
         self._loaded = False
+        self._signature: tuple[int, int, int, int] | None = None
+        """The stored sign-in's file as it was when last read (`SignInStore.signature`)."""
         self._lock = anyio.Lock()
         self.needed = False
         """The last request met a refusal no token could answer: the server needs `mcp-gateway login`."""
@@ -82,7 +86,8 @@ class SignInAuth(httpx2.Auth):
     async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         await request.aread()  # kept, so the request can be sent again with a renewed token
         async with self._lock:
-            sign_in = self._sign_in if self._loaded else await self._reload()
+            stored = await anyio.to_thread.run_sync(self._context.store.signature, self._server)
+            sign_in = self._sign_in if self._loaded and stored == self._signature else await self._reload()
             if sign_in is not None and _due(sign_in):
                 sign_in = await self._reload()  # another gateway may have renewed it meanwhile
             if sign_in is not None and _due(sign_in):
@@ -116,6 +121,7 @@ class SignInAuth(httpx2.Auth):
         await _answer_in_stead(request, response, self._server)
 
     async def _reload(self) -> SignIn | None:
+        self._signature = await anyio.to_thread.run_sync(self._context.store.signature, self._server)  # first
         try:
             sign_in = await anyio.to_thread.run_sync(self._context.store.load, self._server, self._url)
         except (OSError, UnusableFileError):
@@ -140,6 +146,7 @@ class SignInAuth(httpx2.Auth):
         self._sign_in = renewed
         with contextlib.suppress(OSError, UnusableFileError):  # used here all the same; the next gateway renews it
             await anyio.to_thread.run_sync(self._context.store.save, renewed)
+            self._signature = await anyio.to_thread.run_sync(self._context.store.signature, self._server)
         return renewed
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +122,15 @@ class SignInStore:
         if sign_in.server != server or sign_in.url != url:
             return None
         return sign_in
+
+    def signature(self, server: str) -> tuple[int, int, int, int] | None:
+        """What changes whenever `server`'s stored sign-in is written or removed (inode, size, times); None when
+        there is none. A link is not followed: it stands for itself, as `load` refuses it."""
+        try:
+            info = os.stat(self.path_of(server), follow_symlinks=False)
+        except OSError:
+            return None
+        return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
     def save(self, sign_in: SignIn) -> None:
         """Write `sign_in` (0600, atomically, replacing a planted link rather than following it).

@@ -48,9 +48,12 @@ class OAuthFixture:
 
 
 @contextlib.contextmanager
-def running_oauth_fixture(token_seconds: float = 2.0, refresh_delay: float = 0.0) -> Generator[OAuthFixture]:
+def running_oauth_fixture(
+    token_seconds: float = 2.0, refresh_delay: float = 0.0, *, revocation: bool = True
+) -> Generator[OAuthFixture]:
     """The authorization server and the resource server, for as long as the block runs (`refresh_delay`: seconds
-    between a refresh token being spent and the new tokens being answered)."""
+    between a refresh token being spent and the new tokens being answered; `revocation`: whether it offers
+    token revocation)."""
     fixture = OAuthFixture(free_port(), free_port())
     process = subprocess.Popen(
         [
@@ -64,6 +67,7 @@ def running_oauth_fixture(token_seconds: float = 2.0, refresh_delay: float = 0.0
             str(token_seconds),
             "--refresh-delay",
             str(refresh_delay),
+            *([] if revocation else ["--no-revocation"]),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

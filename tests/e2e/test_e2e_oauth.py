@@ -249,3 +249,21 @@ async def test_import_brings_a_claude_code_oauth_server_marked_for_login_and_log
     after = await run_cli_async("call", "web.echo", "--args", '{"message": "imported"}', home=home)
     assert after.returncode == 0, after.stderr
     assert "imported" in after.stdout
+
+
+async def test_logout_stops_a_running_daemon_using_the_account_even_where_tokens_cannot_be_revoked(
+    tmp_path: Path,
+) -> None:
+    """A long-lived token the daemon already holds is not sent again once the person signed out, though the
+    authorization server, offering no revocation, would still take it."""
+    with running_oauth_fixture(token_seconds=3600.0, revocation=False) as server:
+        home = tmp_path / "home"
+        workspace_for(home, server)
+        assert (await signing_in(home, "web")).returncode == 0
+        async with gateway_session(home) as client:
+            assert text_of(await call_echo(client, "before")) == "before"
+            done = await run_cli_async("logout", "web", home=home)
+            assert done.returncode == 0, done.stderr
+            after = await call_echo(client, "after")
+        assert after.is_error
+        assert sign_in_message("web") in text_of(after)
