@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from urllib.parse import urlsplit, urlunsplit
 
 from mcp_gateway.config.gateway_config import ServerConfig
 from mcp_gateway.config.models import StdioServer
@@ -289,3 +290,10 @@ class SecretMask:
 
 def _to_mask(_: str) -> str:
     return MASK
+
+
+def display_url(url: object) -> str:
+    """A URL fit for a message: without userinfo, query or fragment, which may carry credentials."""
+    parts = urlsplit(str(url))
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

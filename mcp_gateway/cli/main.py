@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from mcp_gateway import __version__
 from mcp_gateway.cli import help_text
 from mcp_gateway.cli.serve import run_serve
-from mcp_gateway.terminal import guard_terminals
 from mcp_gateway.client_names import canonical_client, unknown_client_message
 from mcp_gateway.errors import GatewayError, ImportUsageError, ToolCallError
+from mcp_gateway.terminal import guard_terminals
 
 Command = Callable[[argparse.Namespace], int]
 

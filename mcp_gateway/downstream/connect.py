@@ -188,7 +188,7 @@ async def open_client(server: ServerConfig, options: ConnectOptions, stack: Asyn
         client = await _handshake(stack, link.around(remote), mode, options, link, askers=askers)
     except Exception as exc:
         if signed_in is not None and signed_in.needed:
-            raise sign_in_required(server.name) from exc
+            raise sign_in_required(server.name, renewal_failed=signed_in.renewal_failed) from exc
         raise remote_start_failure(server.name, spec.url, watch.last_error, exc) from exc
     return OpenedClient(client=client, exited=None, pid=None, link=link, askers=askers)
 

@@ -10,7 +10,9 @@ before it expires, and a clear "sign in" answer when there is no usable one. It 
 - a token that expires within `refresh_margin` is renewed first with its refresh token, at the token endpoint
   recorded at sign-in, and the renewed sign-in is written back for every gateway; renewals are serialised
   across processes (`sign_in_lock`) and the sign-in is read again once the lock is held, so two gateways
-  never spend the same single-use refresh token;
+  never spend the same single-use refresh token. A renewal is a request of its own, bounded by
+  `TOKEN_ENDPOINT_SECONDS`: a token endpoint that hangs or cannot be reached costs that, and its request is
+  answered saying so (`renewal_failure`), not left to the call's or the start's whole timeout;
 - a request the server answers with HTTP 401, when no renewed or newer token helps, gets an answer in the
   server's stead: a JSON-RPC error for that request saying the server needs a sign-in (marked with this
   process's nonce, which a server cannot know, so `translate` can tell it from a server's own error), and
@@ -40,6 +42,7 @@ from pydantic import ValidationError
 from mcp_gateway.downstream.sign_in_lock import renewal_lock
 from mcp_gateway.downstream.sign_in_store import SignIn, SignInStore
 from mcp_gateway.errors import UnusableFileError
+from mcp_gateway.masking import display_url
 
 SIGN_IN_MARK = "mcp-gateway/sign-in"
 """The key, in the `data` of the error answered in a server's stead, whose value is `SIGN_IN_NONCE`."""
@@ -47,6 +50,8 @@ SIGN_IN_NONCE = secrets.token_hex(16)
 REFRESH_MARGIN_SECONDS = 60.0
 """A token is renewed when it has less than this left: a call takes a token from here to the server, and a
 minute covers clock skew and a slow network (the margin most OAuth clients use)."""
+TOKEN_ENDPOINT_SECONDS = 15.0
+"""The longest a renewal may take at the token endpoint: it answers in milliseconds, a slow one in a few seconds."""
 REFRESH_MARGIN_FRACTION = 0.1
 """…or less than this part of its lifetime, for tokens that live less than ten minutes."""
 MAX_TOKEN_RESPONSE_BYTES = 256 * 1024
@@ -55,6 +60,8 @@ HTTP_UNAUTHORIZED = 401
 HTTP_OK = 200
 SIGN_IN_ERROR_CODE = -32001
 """The JSON-RPC code of the answer given in a server's stead (MCP SDKs use -32001 for auth failures)."""
+RENEWAL_KEY = "renewal"
+"""The key, beside `SIGN_IN_MARK`, of why a renewal failed at the token endpoint (it did not answer in time)."""
 
 
 @dataclass(frozen=True)
@@ -63,11 +70,19 @@ class SignInContext:
 
     store: SignInStore
     learn: Callable[[Iterable[str]], None]
+    token_transport: httpx2.AsyncBaseTransport | None = None
+    """How renewals reach token endpoints (None: the network, as any HTTP client does); a seam for tests."""
 
 
 def is_sign_in_reply(data: object) -> bool:
     """`data` (an error's, as the server sent it) is what `SignInAuth` answered in the server's stead."""
     return isinstance(data, dict) and cast(dict[str, object], data).get(SIGN_IN_MARK) == SIGN_IN_NONCE
+
+
+def renewal_failure(data: object) -> str | None:
+    """Why the renewal failed at the token endpoint, in a sign-in reply's `data`; None when it did not."""
+    said = cast(dict[str, object], data).get(RENEWAL_KEY) if is_sign_in_reply(data) else None
+    return said if isinstance(said, str) else None
 
 
 class SignInAuth(httpx2.Auth):
@@ -82,6 +97,9 @@ class SignInAuth(httpx2.Auth):
         self._lock = anyio.Lock()
         self.needed = False
         """The last request met a refusal no token could answer: the server needs `mcp-gateway login`."""
+        self.renewal_failed: str | None = None
+        """Why the last renewal failed at the token endpoint (it did not answer in time, or could not be reached);
+        None when it answered."""
 
     async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         await request.aread()  # kept, so the request can be sent again with a renewed token
@@ -94,8 +112,7 @@ class SignInAuth(httpx2.Auth):
                 async with renewal_lock(self._context.store.lock_path_of(self._server)):
                     sign_in = await self._reload()  # the gateway this one waited for may have renewed it
                     if sign_in is not None and _due(sign_in):
-                        refresh = _refresh_request(sign_in)
-                        sign_in = None if refresh is None else await self._renewed(sign_in, (yield refresh))
+                        sign_in = await self._renew(sign_in)
         response = yield _with_token(request, sign_in)
         if response.status_code != HTTP_UNAUTHORIZED:
             self.needed = False
@@ -107,9 +124,9 @@ class SignInAuth(httpx2.Auth):
                 async with renewal_lock(self._context.store.lock_path_of(self._server)):
                     fresh = await self._reload()  # the gateway this one waited for may have renewed it
                     if fresh is not None and _same_token(fresh, sign_in):
-                        refresh = _refresh_request(fresh)  # refused before its time (revoked, or the clocks differ)
-                        fresh = None if refresh is None else await self._renewed(fresh, (yield refresh))
-                        renewal_failed = fresh is None and refresh is not None
+                        renewing = _refresh_request(fresh) is not None  # refused before its time: revoked, skew
+                        fresh = await self._renew(fresh)
+                        renewal_failed = fresh is None and renewing
         if fresh is not None or renewal_failed:
             # Sent again: with the newer token, or (renewal refused) without one, so that what httpx returns is
             # the server's answer to this request, not the token endpoint's. httpx reads and closes the last one.
@@ -118,7 +135,27 @@ class SignInAuth(httpx2.Auth):
                 self.needed = False
                 return
         self.needed = True
-        await _answer_in_stead(request, response, self._server)
+        await _answer_in_stead(request, response, self._server, self.renewal_failed)
+
+    async def _renew(self, sign_in: SignIn) -> SignIn | None:
+        """`sign_in` renewed at its token endpoint and saved; None when it cannot be (no refresh token, refused,
+        or the endpoint did not answer within `TOKEN_ENDPOINT_SECONDS`: then `renewal_failed` says so)."""
+        self.renewal_failed = None
+        refresh = _refresh_request(sign_in)
+        if refresh is None:
+            return None
+        try:
+            transport = self._context.token_transport
+            async with httpx2.AsyncClient(timeout=TOKEN_ENDPOINT_SECONDS, transport=transport) as client:
+                response = await client.send(refresh)
+                return await self._renewed(sign_in, response)
+        except httpx2.TimeoutException:
+            why = f"did not answer within {TOKEN_ENDPOINT_SECONDS:g}s"
+        except httpx2.HTTPError as error:
+            why = f"could not be reached ({type(error).__name__})"
+        self.renewal_failed = f"its token endpoint ({display_url(sign_in.token_endpoint)}) {why}"
+        self._sign_in = None
+        return None
 
     async def _reload(self) -> SignIn | None:
         self._signature = await anyio.to_thread.run_sync(self._context.store.signature, self._server)  # first
@@ -196,17 +233,19 @@ async def _read_capped(response: httpx2.Response) -> bytes:
     return body
 
 
-async def _answer_in_stead(request: httpx2.Request, response: httpx2.Response, server: str) -> None:
-    """Turn the server's 401 into a JSON-RPC error for the request that met it (nothing for a notification)."""
+async def _answer_in_stead(
+    request: httpx2.Request, response: httpx2.Response, server: str, renewal_failed: str | None
+) -> None:
+    """Turn the server's 401 into a JSON-RPC error for the request that met it (nothing for a notification), with
+    why the renewal failed at the token endpoint when it did."""
     body = b""
     message = _json_rpc_request(request.content)
     if message is not None:
-        error: dict[str, Any] = {
-            "code": SIGN_IN_ERROR_CODE,
-            "message": f"server '{server}' needs a sign-in",
-            "data": {SIGN_IN_MARK: SIGN_IN_NONCE},
-        }
-        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode()
+        data: dict[str, Any] = {SIGN_IN_MARK: SIGN_IN_NONCE}
+        if renewal_failed is not None:
+            data[RENEWAL_KEY] = renewal_failed
+        error: dict[str, Any] = {"code": SIGN_IN_ERROR_CODE, "message": f"server '{server}' needs a sign-in"}
+        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {**error, "data": data}}).encode()
     original = response.stream
     response.stream = httpx2.ByteStream(body)
     for header in ("content-encoding", "transfer-encoding"):

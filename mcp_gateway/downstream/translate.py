@@ -34,7 +34,7 @@ from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, clip
 from mcp_gateway.downstream.connection import EndedBeforeHandshake, ErrorReply, LinkLost, RequestTimedOut
 from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.link import ServerError
-from mcp_gateway.downstream.sign_in_auth import is_sign_in_reply
+from mcp_gateway.downstream.sign_in_auth import is_sign_in_reply, renewal_failure
 from mcp_gateway.downstream.stderr_tail import SEPARATOR
 from mcp_gateway.errors import (
     BackoffError,
@@ -46,6 +46,7 @@ from mcp_gateway.errors import (
     ServerStartError,
     SignInRequiredError,
 )
+from mcp_gateway.masking import display_url
 from mcp_gateway.wording import Said, Step
 
 
@@ -236,7 +237,7 @@ def call_failure(
 def _error_reply(server: str, tool: str, phase: Phase, cause: ErrorReply, mask: Mask) -> DownstreamError:
     reply = cause.reply
     if isinstance(reply, ServerError) and is_sign_in_reply(reply.data):
-        return sign_in_required(server, phase)
+        return sign_in_required(server, phase, renewal_failure(reply.data))
     if isinstance(reply, ServerError):
         return DownstreamRpcError(
             f"Server '{server}' answered '{tool}' with an error: {_quoted(reply.message, mask)} (code {reply.code}).",
@@ -281,13 +282,17 @@ def _quoted(text: str, mask: Mask) -> str:
 HTTP_SERVER_ERROR_STATUS = 500
 
 
-def display_url(url: httpx2.URL | str) -> str:
-    """A URL fit for an error message: without userinfo, query or fragment, which may carry credentials."""
-    return str(httpx2.URL(url).copy_with(userinfo=b"", query=None, fragment=None))
-
-
-def sign_in_required(server: str, phase: Phase = "startup") -> SignInRequiredError:
-    """The server refused the gateway and no stored sign-in could answer: a person must sign in."""
+def sign_in_required(server: str, phase: Phase = "startup", renewal_failed: str | None = None) -> SignInRequiredError:
+    """The server refused the gateway and no stored sign-in could answer: a person must sign in; or its sign-in
+    could not be renewed because its token endpoint failed (`renewal_failed`): then it may do to try later."""
+    if renewal_failed is not None:
+        said = Said.of(
+            f"Server '{server}' refused its sign-in, which could not be renewed: {renewal_failed}; try again in a "
+            "while, or ",
+            Step("login", server=server),
+            " to sign in anew.",
+        )
+        return SignInRequiredError(said, server=server, phase=phase, retryable=True)
     said = Said.of(f"Server '{server}' needs you to sign in: ", Step("login", server=server), ", then try again.")
     return SignInRequiredError(said, server=server, phase=phase, retryable=False)
 

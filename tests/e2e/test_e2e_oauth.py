@@ -22,6 +22,8 @@ from gateway_testing import write_workspace
 from oauth_fixture import OAuthFixture, running_oauth_fixture, signing_in
 from remote_fixture import free_port, running_remote
 
+from mcp_gateway.downstream.sign_in_auth import TOKEN_ENDPOINT_SECONDS
+
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 EXPIRY_WAIT_SECONDS = 10.0
@@ -267,3 +269,25 @@ async def test_logout_stops_a_running_daemon_using_the_account_even_where_tokens
             after = await call_echo(client, "after")
         assert after.is_error
         assert sign_in_message("web") in text_of(after)
+
+
+async def test_a_token_endpoint_that_hangs_costs_a_bounded_wait_and_says_so(tmp_path: Path) -> None:
+    """The renewal is a request of its own with its own bound: a hanging token endpoint fails the call after
+    TOKEN_ENDPOINT_SECONDS, naming the endpoint, not after the gateway's whole start or call timeout (60 s) with
+    words about the server's entry or its arguments."""
+    with running_oauth_fixture(token_seconds=8.0, refresh_delay=3600.0) as server:
+        home = tmp_path / "home"
+        workspace_for(home, server)
+        signed = await signing_in(home, "web")
+        assert signed.returncode == 0, signed.stderr
+        async with gateway_session(home) as client:
+            assert text_of(await call_echo(client, "before")) == "before"
+            await wait_past(stored(home)["expiresAt"])
+            began = time.monotonic()
+            after = await call_echo(client, "after")
+            waited = time.monotonic() - began
+    assert after.is_error
+    said = text_of(after)
+    assert f"its token endpoint (http://127.0.0.1:{server.auth_port}/token) did not answer within" in said
+    assert "run `mcp-gateway login web` in a terminal to sign in anew" in said
+    assert waited < TOKEN_ENDPOINT_SECONDS + 20.0, "bounded by the renewal's own limit, not a 60 s timeout"

@@ -86,7 +86,7 @@ def serving(
 ) -> tuple[httpx2.AsyncClient, SignInAuth, SecretMask, SignInStore]:
     store = SignInStore(tmp_path / "oauth")
     mask = SecretMask()
-    auth = SignInAuth("web", URL, SignInContext(store, mask.learn))
+    auth = SignInAuth("web", URL, SignInContext(store, mask.learn, token_transport=answer))
     return httpx2.AsyncClient(transport=answer, auth=auth), auth, mask, store
 
 
