@@ -24,7 +24,7 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from mcp_gateway import wire
+from mcp_gateway import relayed, wire
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.redirects import request_within_origin, stream_within_origin
 from mcp_gateway.downstream.sign_in_auth import HTTP_UNAUTHORIZED, is_sign_in_reply
@@ -64,7 +64,7 @@ async def sse_transport(
                             task_status.started(message_endpoint(url, event.data))
                             started = True
                         elif event.event == "message" and event.data:
-                            item = _message(event.data, link)
+                            item = await _read(event.data, link)
                             if item is not None:
                                 await read_send.send(item)
                 except (httpx2.HTTPError, httpx2.SSEError, OSError) as exc:
@@ -128,8 +128,17 @@ def _sign_in_reply(response: httpx2.Response) -> SessionMessage | None:
     return None
 
 
+async def _read(data: str, link: Link | None) -> SessionMessage | Exception | None:
+    """`_message`, off the event loop for a long event (and without models: see `relayed`)."""
+    if len(data) >= relayed.MIN_RELAYED_BYTES:
+        return await anyio.to_thread.run_sync(_message, data, link)
+    return _message(data, link)
+
+
 def _message(data: str, link: Link | None) -> SessionMessage | Exception | None:
     """The event's message; a reply that is not JSON-RPC fails its request at once (see `Link`)."""
+    if len(data) >= relayed.MIN_RELAYED_BYTES and (response := relayed.read_response(data.encode())) is not None:
+        return SessionMessage(response)
     message = wire.decode(data, max_depth=wire.MAX_RELAYED_DEPTH)
     if message is None:
         return None

@@ -11,7 +11,8 @@ hence this module:
 - its grace periods are fixed; here they are cut to the server's `closeTimeoutMs`.
 A line on stdout that is not JSON-RPC (banners, debug prints) is noted (`notes.py`) and skipped, instead of
 being surfaced to the session; a line that carries a request id but is not a valid response fails that
-request at once (through the connection's `Link`) rather than leaving it to its timeout.
+request at once (through the connection's `Link`) rather than leaving it to its timeout. A long line is read in
+a worker thread, a response without models (`relayed`), so a server's 10 MB answer never holds the event loop.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from mcp_gateway import wire
+from mcp_gateway import relayed, wire
 from mcp_gateway.downstream.connection import EndedBeforeHandshake
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
@@ -190,7 +191,10 @@ class StdioTransport:
                     line = b"".join(pieces)
                     pieces.clear()
                     pending = 0
-                    message = self._parse(line)
+                    if len(line) < relayed.MIN_RELAYED_BYTES:
+                        message = self._parse(line)
+                    else:  # read off the event loop, and without models: see `relayed`
+                        message = await anyio.to_thread.run_sync(self._parse, line)
                     if message is not None:
                         await sink.send(message)
                 if rest:
@@ -201,6 +205,8 @@ class StdioTransport:
                         return
 
     def _parse(self, line: bytes) -> SessionMessage | None:
+        if len(line) >= relayed.MIN_RELAYED_BYTES and (response := relayed.read_response(line)) is not None:
+            return SessionMessage(response)
         message = wire.decode(line, max_depth=wire.MAX_RELAYED_DEPTH)
         if message is None:
             return None

@@ -38,7 +38,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from mcp_gateway import wire
+from mcp_gateway import relayed, wire
 
 logger = logging.getLogger(__name__)
 
@@ -234,6 +234,9 @@ def _encoded_and_sent(sock: socket.socket, message: types.JSONRPCMessage) -> byt
 
 
 def _encoded(message: types.JSONRPCMessage) -> bytes | None:
+    relayed_line = relayed.encode_response(message)  # a large result, written from the text it came as
+    if relayed_line is not None:
+        return relayed_line
     try:
         return wire.encode(message)
     except wire.UnencodableError:
