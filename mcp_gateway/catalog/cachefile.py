@@ -7,7 +7,9 @@
      "serverTitle": str, "serverDescription": str (optional: what `serverInfo` says the server is),
      "surface": {"prompts": [..], "resources": [..], "resourceTemplates": [..], "completions": bool,
                  "subscribe": bool, "skipped": [str]} (optional: absent in entries an older gateway listed,
-                 which load, serve their tools and are stale; see `catalog/surface.py`)}}}
+                 which load, serve their tools and are stale; see `catalog/surface.py`),
+     "listedFor": str, "varies": true (optional: the key of the process it was listed on, and that another
+                 resolution of the server listed otherwise; see `ServerCatalog`)}}}
 
 Parsing is tolerant per entry and strict per value: a server entry that is structurally unsound (a wrong
 type, a tool without a name) is dropped on its own and the others kept, so one bad entry costs one
@@ -54,6 +56,8 @@ class _ServerEntry(BaseModel):
     server_title: str | None = Field(default=None, alias="serverTitle")
     server_description: str | None = Field(default=None, alias="serverDescription")
     surface: dict[str, Any] | None = None
+    listed_for: str | None = Field(default=None, alias="listedFor")
+    varies: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,8 @@ def _parse_entry(name: str, value: Any) -> ServerCatalog | None:
         server_title=entry.server_title,
         server_description=entry.server_description,
         surface=None if entry.surface is None else Surface.from_json(entry.surface),
+        listed_for=entry.listed_for,
+        varies=entry.varies,
     )
 
 
@@ -137,4 +143,6 @@ def _entry_json(catalog: ServerCatalog) -> dict[str, Any]:
         **({"serverTitle": catalog.server_title} if catalog.server_title is not None else {}),
         **({"serverDescription": catalog.server_description} if catalog.server_description is not None else {}),
         **({"surface": catalog.surface.to_json()} if catalog.surface is not None else {}),
+        **({"listedFor": catalog.listed_for} if catalog.listed_for is not None else {}),
+        **({"varies": True} if catalog.varies else {}),
     }

@@ -20,6 +20,7 @@ first load fills it in the owner thread, before anything else reads the catalog.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -261,6 +262,7 @@ class Catalog:
         self._pending.setdefault(server, anyio.current_time())
         try:
             listing = await lister(server)
+            before = self._entries.get(server)
             entry = ServerCatalog(
                 server=server,
                 fingerprint=wanted,
@@ -274,6 +276,9 @@ class Catalog:
                 server_title=listing.server_title,
                 server_description=listing.server_description,
                 surface=listing.surface,
+                listed_for=listing.process,
+                # Once a server is known to list otherwise per resolution, it stays known so for its definition.
+                varies=before is not None and before.fingerprint == wanted and before.varies,
             )
             self._failures.pop(server, None)
             self._entries[server] = entry
@@ -287,6 +292,16 @@ class Catalog:
             done.set()
             self._listing_over(server)
         return entry
+
+    async def mark_varies(self, server: str) -> None:
+        """Another resolution of `server` lists otherwise than its entry (`service/process_views.py`): say so in
+        the entry and in cache.json, so every gateway of the workspace shows the entry only to its own sessions."""
+        entry = self._entries.get(server)
+        if entry is None or entry.varies:
+            return
+        entry = dataclasses.replace(entry, varies=True)
+        self._entries[server] = entry
+        await self._persist(entry)
 
     async def _persist(self, entry: ServerCatalog) -> None:
         try:

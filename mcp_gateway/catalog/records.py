@@ -179,6 +179,12 @@ class ServerCatalog:
     """What the server's handshake (`serverInfo`) says it is, masked and bounded like its instructions."""
     surface: Surface | None = field(default_factory=Surface)
     """Its prompts, resources and templates; None when a gateway that did not ask for them listed it."""
+    listed_for: str | None = None
+    """The key of the process it was listed on (`Pool.process_key`: the server as one session resolved it); None
+    when unknown (an older gateway listed it)."""
+    varies: bool = False
+    """A process of another resolution (another project, another environment) listed other tools or words: what
+    this entry holds is then only for sessions whose key is `listed_for` (`service/process_views.py`)."""
 
     def is_fresh(self, fingerprint: str, ttl_days: float, now: float | None = None) -> bool:
         """Valid when it was fetched for the same connection config and is younger than the TTL (0 = forever);
@@ -220,3 +226,25 @@ class Listing:
     server_description: str | None = None
     surface: Surface = field(default_factory=Surface)
     """What the server offers besides tools, listed on the same connection."""
+    process: str | None = None
+    """The key of the process it was listed on (`Pool.process_key`)."""
+
+
+def same_offer(entry: ServerCatalog | None, listing: Listing) -> bool:
+    """Whether `listing` offers what the catalog's `entry` holds: the same tools (in any order), prompts, resources
+    and templates, and the same words about the server. Tools that are no usable entry are left out on both
+    sides, as the catalog does."""
+    if entry is None or listing.surface != entry.surface:
+        return False
+    said = (listing.server_name, listing.server_version, listing.instructions, listing.skipped)
+    if said != (entry.server_name, entry.server_version, entry.instructions, entry.skipped):
+        return False
+    if (listing.server_title, listing.server_description) != (entry.server_title, entry.server_description):
+        return False
+    listed: set[ToolRecord] = set()
+    for raw in listing.tools:
+        try:
+            listed.add(ToolRecord.from_wire(raw))
+        except ValueError:
+            continue  # a nameless tool: the catalog keeps none
+    return listed == set(entry.tools)

@@ -61,6 +61,10 @@ MAX_DIGEST_BYTES = 4 * 1024 * 1024
 
 
 def summarize(entry: ServerCatalog) -> ServerSummary:
+    """What every session's instructions say of the server: nothing it listed when another resolution of it (another
+    project, another environment) lists otherwise, for what one project's process said is none of another's."""
+    if entry.varies:
+        return ServerSummary(entry.fingerprint, None, ())
     names = [tool.name for tool in entry.tools if len(tool.name) <= MAX_SUMMARY_TOOL_CHARS]
     return ServerSummary(entry.fingerprint, _about(entry), tuple(_varied(names)[:MAX_SUMMARY_TOOLS]))
 

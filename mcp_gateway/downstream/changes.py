@@ -35,8 +35,9 @@ ChangeHeard = Callable[[ListKind], None]
 ServerChange = Literal["tools", "prompts", "resources", "started"]
 """What the pool tells its owner about a server: a list it said changed, or that it was started afresh (what it
 offers may have changed since it was last listed, by another session or an upgrade)."""
-PoolChangeHeard = Callable[[str, ServerChange], None]
-"""The pool's owner told of a server's change (the server's name first); must return at once."""
+PoolChangeHeard = Callable[[str, ServerChange, str], None]
+"""The pool's owner told of a server's change: the server's name, the change, and the key of the process it
+happened on (`Pool.process_key`); must return at once."""
 
 _KINDS: dict[type[types.ServerNotification], ListKind] = {
     types.ToolListChangedNotification: "tools",

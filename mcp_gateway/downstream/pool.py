@@ -49,7 +49,7 @@ from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.diff import server_changes
 from mcp_gateway.config.models import Settings
 from mcp_gateway.downstream.asking import Asking
-from mcp_gateway.downstream.changes import PoolChangeHeard
+from mcp_gateway.downstream.changes import ListKind, PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.definitions import Definition
@@ -216,10 +216,18 @@ class Pool:
                 tool, arguments, timeout_seconds=timeout, on_progress=on_progress, asking=asking
             )
 
-    async def list_tools(self, server: str) -> Listing:
-        """List `server` on a running process of it, whichever session's; else start it for the pool's own origin."""
+    async def list_tools(self, server: str, *, origin: Origin | None = None, process: str | None = None) -> Listing:
+        """List `server` as resolved for `origin`; with no origin, on the process `process` (a key, as
+        `process_key` gives) or else any running one, whichever session's, else one started for the pool's own
+        origin. The listing says which process it was listed on."""
+        if origin is not None:
+            await self._slots.prepare(self._servers.get(server), origin)
+            slot = self._slot(server, origin)
+        else:
+            chosen = self._slots.find(server, process) if process is not None else None
+            slot = chosen or self._slots.live(server) or self._slot(server, None)
         async with (
-            self._leased(self._slots.live(server) or self._slot(server, None), None) as supervisor,
+            self._leased(slot, origin) as supervisor,
             supervisor.borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout),
         ):
             listing = await connection.list_tools(timeout_seconds=timeout)
@@ -234,6 +242,7 @@ class Pool:
             server_title=self._said(connection.server_title, MAX_SERVER_INFO_CHARS),
             server_description=self._said(connection.server_description, MAX_SERVER_INFO_CHARS),
             surface=surface,
+            process=slot.definition.digest,
         )
 
     async def request(
@@ -370,12 +379,12 @@ class Pool:
                 log=self._log_for(name),
                 notes=notes,
                 on_message=self._notifications_of(name, definition.digest),
-                on_change=None if self._on_change is None else functools.partial(self._on_change, name),
+                on_change=None if self._on_change is None else functools.partial(self._heard, name, definition.digest),
                 sign_ins=SignInContext(SignInStore(self._workspace.sign_ins_dir), self._secrets.learn),
             )
             opened = await self._connector(server, options, stack)
             if self._on_change is not None:
-                self._on_change(name, "started")
+                self._on_change(name, "started", definition.digest)
             return opened
 
         def remember(protocol_version: str) -> None:
@@ -393,6 +402,10 @@ class Pool:
             stderr_log_path=str(self._workspace.stderr_log_path(name)),
             probe_seconds=self._probe_seconds,
         )
+
+    def _heard(self, server: str, process: str, kind: ListKind) -> None:
+        assert self._on_change is not None
+        self._on_change(server, kind, process)
 
     def _notifications_of(self, server: str, process: str) -> MessageHandlerFnT | None:
         heard = self._on_notification

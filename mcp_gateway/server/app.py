@@ -31,7 +31,7 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None, origin: O
     relay = QuestionRelay(SessionCalls(gateway, origin))
     changes = ClientChanges(gateway.offerings, origin)
     scope = SessionScope(gateway, changes, relay)
-    handlers = MetaToolHandlers(gateway, relay, scope)
+    handlers = MetaToolHandlers(gateway, relay, scope, origin)
     server: Server[object] = Server(
         SERVER_NAME,
         lifespan=lambda _: scope.running(),

@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
+from mcp_gateway.origin import Origin
 from mcp_gateway.server.arguments import (
     DescribeArguments,
     ExecuteArguments,
@@ -43,10 +44,12 @@ logger = logging.getLogger(__name__)
 
 
 class MetaToolHandlers:
-    def __init__(self, gateway: Gateway, relay: QuestionRelay, scope: SessionScope) -> None:
+    def __init__(self, gateway: Gateway, relay: QuestionRelay, scope: SessionScope, origin: Origin | None) -> None:
+        """`origin`: the session's (None: the gateway's own), for which every read and call resolves its servers."""
         self._gateway = gateway
         self._relay = relay
         self._scope = scope
+        self._origin = origin
         self._tools = types.ListToolsResult(tools=meta_tools())
 
     async def list_tools(
@@ -91,6 +94,7 @@ class MetaToolHandlers:
             server=args.server,
             limit=args.limit,
             on_progress=progress_to(ctx),
+            origin=self._origin,
         )
         return text_result(views.search_payload(report))
 
@@ -99,7 +103,7 @@ class MetaToolHandlers:
         if isinstance(args, str):
             return text_result(args, is_error=True)
         page = await self._gateway.list_tools(
-            args.server, limit=args.limit, offset=args.offset, on_progress=progress_to(ctx)
+            args.server, limit=args.limit, offset=args.offset, on_progress=progress_to(ctx), origin=self._origin
         )
         return text_result(views.list_payload(page))
 
@@ -107,7 +111,9 @@ class MetaToolHandlers:
         args = parse_arguments(DescribeArguments, DESCRIBE_TOOL, raw)
         if isinstance(args, str):
             return text_result(args, is_error=True)
-        description = await self._gateway.describe(args.tool, server=args.server, on_progress=progress_to(ctx))
+        description = await self._gateway.describe(
+            args.tool, server=args.server, on_progress=progress_to(ctx), origin=self._origin
+        )
         return text_result(views.describe_payload(description))
 
     async def _execute(
@@ -125,7 +131,8 @@ class MetaToolHandlers:
                 on_progress=progress_to(ctx),
             )
         except InvalidArgumentsError as error:
-            return error_result(error, (await self._gateway.describe(args.tool, server=args.server)).tool)
+            described = await self._gateway.describe(args.tool, server=args.server, origin=self._origin)
+            return error_result(error, described.tool)
         if result.get("resultType") is None:
             # A handshake-era server sends no `resultType`; a 2026-era client needs one. The SDK's per-version
             # serializer drops it again for handshake-era clients.

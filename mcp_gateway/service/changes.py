@@ -34,7 +34,7 @@ import anyio
 
 from mcp_gateway.background import BackgroundTasks
 from mcp_gateway.catalog.catalog import Catalog, Lister
-from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
+from mcp_gateway.catalog.records import Listing, same_offer
 from mcp_gateway.downstream.changes import ServerChange
 from mcp_gateway.errors import DownstreamError
 
@@ -54,9 +54,17 @@ ChangeListener = Callable[[ClientChange], Awaitable[None]]
 FORWARDED: tuple[ClientChange, ...] = ("prompts", "resources")
 
 
+ProcessLister = Callable[[str, str | None], Awaitable[Listing]]
+"""Lists a server on the process of this key (`Pool.process_key`; None: any)."""
+OtherProcess = Callable[[str, Listing], Awaitable[bool]]
+"""Told of a listing made on another process than the catalog's entry was listed on (`ProcessViews.heard`)."""
+
+
 @dataclass
 class _Following:
     heard: set[ServerChange] = field(default_factory=set[ServerChange])
+    processes: set[str] = field(default_factory=set[str])
+    """The processes the news came from."""
     running: bool = False
     listed_at: float = -math.inf
 
@@ -65,15 +73,19 @@ class ChangeFollower:
     def __init__(
         self,
         catalog: Catalog,
-        lister: Lister,
+        lister: ProcessLister,
         tasks: Callable[[], BackgroundTasks | None],
         *,
+        other_process: OtherProcess | None = None,
         interval_seconds: float = RELIST_INTERVAL_SECONDS,
     ) -> None:
-        """`lister`: asks the server itself (the pool); `tasks`: where followers run once the gateway is entered;
-        `interval_seconds`: see `RELIST_INTERVAL_SECONDS` (a seam for tests)."""
+        """`lister`: asks the server itself, on a given process (the pool); `tasks`: where followers run once the
+        gateway is entered; `other_process`: told of a listing of a process other than the one the catalog's entry
+        was listed on, instead of the catalog (`ProcessViews`); `interval_seconds`: see `RELIST_INTERVAL_SECONDS`
+        (a seam for tests)."""
         self._catalog = catalog
         self._lister = lister
+        self._other_process = other_process
         self._tasks = tasks
         self._interval = interval_seconds
         self._servers: dict[str, _Following] = {}
@@ -89,10 +101,13 @@ class ChangeFollower:
         """How many listeners are subscribed now (each serving session has one, until it ends)."""
         return len(self._listeners)
 
-    def heard(self, server: str, change: ServerChange) -> None:
-        """The pool's news of `server` (on the event loop, from the connection's reader: returns at once)."""
+    def heard(self, server: str, change: ServerChange, process: str | None = None) -> None:
+        """The pool's news of `server`, from the process of key `process` (on the event loop, from the
+        connection's reader: returns at once)."""
         following = self._servers.setdefault(server, _Following())
         following.heard.add(change)
+        if process is not None:
+            following.processes.add(process)
         if following.running:
             return  # the running follower takes it on its next turn
         tasks = self._tasks()
@@ -107,7 +122,11 @@ class ChangeFollower:
                 # Spacing the listings out is the point here: this waits for no one, it only bounds the rate.
                 await anyio.sleep(max(0.0, following.listed_at + self._interval - anyio.current_time()))
                 changes, following.heard = following.heard, set[ServerChange]()
-                if await self._relist(server, changes):
+                processes, following.processes = following.processes, set[str]()
+                listed = False
+                for process in sorted(processes) or [None]:
+                    listed = await self._relist(server, changes, process) or listed
+                if listed:
                     following.listed_at = anyio.current_time()
                 for kind in FORWARDED:
                     if kind in changes:
@@ -115,19 +134,22 @@ class ChangeFollower:
         finally:
             following.running = False
 
-    async def _relist(self, server: str, changes: set[ServerChange]) -> bool:
-        """List `server` again for `changes`; whether a listing was made."""
+    async def _relist(self, server: str, changes: set[ServerChange], process: str | None) -> bool:
+        """List `server` again for `changes`, on the process of key `process` (None: any); whether a listing was
+        made. A process of another resolution than the catalog's entry was listed on is the views' to judge."""
         try:
             if changes == {"started"} and server in self._catalog.loading():
                 return False  # a listing asked for is under way or queued: it lists this very start
             await self._after_listings_under_way(server)
-            if changes & {"prompts", "resources"}:
-                await self._catalog.refresh(server, self._lister)  # `same_offer` does not compare those lists
-            else:
-                listing = await self._lister(server)
-                if same_offer(self._catalog.entry(server), listing):
-                    return True  # as cached: cache.json is not written (a server may announce at every start)
-                await self._catalog.refresh(server, _given(listing))
+            listing = await self._lister(server, process)
+            entry = self._catalog.entry(server)
+            other = entry is not None and entry.listed_for not in (None, listing.process)
+            if other and self._other_process is not None:
+                await self._other_process(server, listing)
+                return True
+            if not changes & {"prompts", "resources"} and same_offer(entry, listing):
+                return True  # as cached: cache.json is not written (a server may announce at every start)
+            await self._catalog.refresh(server, _given(listing))
             logger.info("'%s' was listed again: %s", server, _said(changes))
         except DownstreamError as error:
             # Its cached tools stay served; the next news (or refresh) lists it again.
@@ -150,26 +172,6 @@ class ChangeFollower:
                     await listener(kind)
             except Exception:  # a listener's failure must not end the following of later changes
                 logger.exception("telling a listener that the %s changed failed", kind)
-
-
-def same_offer(entry: ServerCatalog | None, listing: Listing) -> bool:
-    """Whether `listing` offers what the catalog's `entry` holds: the same tools (in any order), prompts, resources
-    and templates, and the same words about the server. Tools that are no usable entry are left out on both
-    sides, as the catalog does."""
-    if entry is None or listing.surface != entry.surface:
-        return False
-    said = (listing.server_name, listing.server_version, listing.instructions, listing.skipped)
-    if said != (entry.server_name, entry.server_version, entry.instructions, entry.skipped):
-        return False
-    if (listing.server_title, listing.server_description) != (entry.server_title, entry.server_description):
-        return False
-    listed: set[ToolRecord] = set()
-    for raw in listing.tools:
-        try:
-            listed.add(ToolRecord.from_wire(raw))
-        except ValueError:
-            continue  # a nameless tool: the catalog keeps none
-    return listed == set(entry.tools)
 
 
 def _given(listing: Listing) -> Lister:

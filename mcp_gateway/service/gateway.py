@@ -39,7 +39,7 @@ from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Origin, Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
 from mcp_gateway.downstream.server_context import PROBE_SECONDS
-from mcp_gateway.errors import CatalogError, DownstreamError
+from mcp_gateway.errors import CatalogError, DownstreamError, UnknownToolError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
@@ -53,7 +53,9 @@ from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.home import keep_last_good
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
 from mcp_gateway.service.live_config import LiveConfig
+from mcp_gateway.service.names import FIND, ResolvedTool
 from mcp_gateway.service.offerings import Offerings
+from mcp_gateway.service.process_views import ProcessViews
 from mcp_gateway.service.progress import ProgressFn, listing_steps, refresh_report
 from mcp_gateway.service.reports import (
     RefreshReport,
@@ -69,6 +71,7 @@ from mcp_gateway.service.results import mask_error_texts
 from mcp_gateway.service.status import status_report
 from mcp_gateway.service.surface import current_instructions, next_session_context, no_servers_hint
 from mcp_gateway.tokens import TokenCounter
+from mcp_gateway.wording import Said
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +104,13 @@ class Gateway:
         self._journal = BackgroundJournal(workspace.background_problems_path)
         self._problems = BackgroundProblems(self._journal.record, self._secrets.mask, self._journal.forget)
         self._arguments = ArgumentChecker()
-        self.changes = ChangeFollower(self._catalog, self._list_downstream, lambda: self._tg)  # `subscribe` to it
+        # `subscribe` to it; the views are made below, with the pool.
+        self.changes = ChangeFollower(
+            self._catalog,
+            self._list_process,
+            lambda: self._tg,
+            other_process=lambda server, listing: self._views.heard(server, listing),  # noqa: PLW0108
+        )
         self._pool = Pool(
             config.servers,
             config.settings,
@@ -131,6 +140,7 @@ class Gateway:
         )
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
         self.offerings = Offerings(self._catalog, self._pool, self._waiting, self.loaded)  # prompts, resources
+        self._views = ProcessViews(self._catalog, self._pool, self._catalog.mark_varies)
         directory = CatalogDirectory(self._catalog)
         self._resolver = ToolResolver(self._catalog, directory, self._ensure_listed, self._waiting)
         self._stack: AsyncExitStack | None = None
@@ -239,6 +249,7 @@ class Gateway:
         server: str | None = None,
         limit: int | None = None,
         on_progress: ProgressCallback | None = None,
+        origin: Origin | None = None,
     ) -> SearchReport:
         """The best matches for `query` and its `alternatives` (other phrasings), once the listings under way have
         ended or been waited for long enough (`listing_wait`); servers still loading then are named in the report.
@@ -255,16 +266,17 @@ class Gateway:
         found = await self._catalog.search(query, alternatives=alternatives, server=server, limit=limit)
         if named is not None and self._catalog.entry(named) is None and not self._config.servers[named].spec.disabled:
             found = SearchResult((), (), named)  # not the other servers' tools, as if the hint named none
+        hidden = await self._views.hidden((hit.server for hit in found.hits), origin)
         hits = tuple(
             SearchHit(ToolDefinition(hit.server, tool), hit.confidence, tuple(hit.reasons))
             for hit in found.hits
-            if (tool := self._catalog.find(hit.server, hit.tool)) is not None
+            if hit.server not in hidden and (tool := self._catalog.find(hit.server, hit.tool)) is not None
         )
         missing = missing_servers(self._catalog, self.mask, only=found.focused_server or named)
         return SearchReport(
             query=query,
             hits=hits,
-            notes=(*self._live.search_notes(), *found.notes),
+            notes=(*self._live.search_notes(), *found.notes, *map(_listed_otherwise, hidden)),
             focused_server=found.focused_server,
             loading=missing.loading,
             failed=missing.failed,
@@ -277,7 +289,13 @@ class Gateway:
         return self._resolver.server(server)
 
     async def list_tools(
-        self, server: str, *, limit: int | None = None, offset: int = 0, on_progress: ProgressCallback | None = None
+        self,
+        server: str,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        on_progress: ProgressCallback | None = None,
+        origin: Origin | None = None,
     ) -> ToolPage:
         """A page of one server's tools (all of them without `limit`), listing the server first if need be.
 
@@ -290,19 +308,24 @@ class Gateway:
         if self._catalog.entry(name) is None and await self._waiting.settle([name], on_progress):
             raise self._waiting.still_loading(name, "list")
         await self._ensure_listed(name)
-        tools = self._catalog.tools(name)
+        view = await self._views.listed_for_session(name, origin)
+        tools = [tool for tool in view.tools if self._catalog.allowed(name, tool.name)] if view is not None else []
         end = len(tools) if limit is None else offset + limit
         page = tuple(ToolDefinition(name, tool) for tool in tools[offset:end])
         notes = (self._live.problem,) if self._live.problem else ()
-        return ToolPage(name, page, len(tools), offset, self._server_instructions(name), notes)
+        return ToolPage(name, page, len(tools), offset, self._server_instructions(name, view), notes)
 
     async def describe(
-        self, tool: str, *, server: str | None = None, on_progress: ProgressCallback | None = None
+        self,
+        tool: str,
+        *,
+        server: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        origin: Origin | None = None,
     ) -> ToolDescription:
         await self.loaded()
-        with self._live.naming_the_problem():
-            resolved = await self._resolver.tool(tool, server, patient=False, on_progress=on_progress)
-        instructions = self._server_instructions(resolved.server)
+        resolved, view = await self._resolved_for(tool, server, origin, patient=False, on_progress=on_progress)
+        instructions = self._server_instructions(resolved.server, view)
         return ToolDescription(ToolDefinition(resolved.server, resolved.tool), instructions)
 
     async def execute(
@@ -322,8 +345,7 @@ class Gateway:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
         # No progress from a wait for a listing: the tool's own follows on this token, and it must only grow.
-        with self._live.naming_the_problem():
-            resolved = await self._resolver.tool(tool, server)
+        resolved, _ = await self._resolved_for(tool, server, origin)
         await self._arguments.ensure_sendable(resolved, arguments)
         annotations = resolved.tool.annotations or {}
         safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
@@ -416,10 +438,43 @@ class Gateway:
             return entry
         return await self._catalog.refresh(server, self._list_downstream)
 
-    def _server_instructions(self, server: str) -> str | None:
-        """A server's own instructions as the model reads them (cache.json from before they were masked and
-        bounded when listed may still hold them whole)."""
-        entry = self._catalog.entry(server)
+    async def _resolved_for(
+        self,
+        tool: str,
+        server: str | None,
+        origin: Origin | None,
+        *,
+        patient: bool = True,
+        on_progress: ProgressCallback | None = None,
+    ) -> tuple[ResolvedTool, ServerCatalog | None]:
+        """The tool `tool` names for the session from `origin`, and its server as that session sees it: its own
+        process's listing where that is not the catalog's (`process_views`)."""
+        try:
+            with self._live.naming_the_problem():
+                resolved = await self._resolver.tool(tool, server, patient=patient, on_progress=on_progress)
+        except UnknownToolError:
+            named = self._resolver.named_server(tool, server)
+            if named is None:
+                raise
+            own = await self._views.own_listing(named, origin)
+            found = None if own is None else own.tool(_bare(tool, named, server))
+            if found is None or not self._catalog.allowed(named, found.name):
+                raise
+            return ResolvedTool(named, found), own
+        view = await self._views.listed_for_session(resolved.server, origin)
+        if view is None or view is self._catalog.entry(resolved.server):
+            return resolved, view
+        found = view.tool(resolved.tool.name)
+        if found is None:
+            raise UnknownToolError(
+                Said.of(f"No tool named '{resolved.qualified}' on this session's '{resolved.server}'; ", FIND, ".")
+            )
+        return ResolvedTool(resolved.server, found), view
+
+    def _server_instructions(self, server: str, view: ServerCatalog | None = None) -> str | None:
+        """A server's own instructions as the model reads them, from the session's `view` of it if given (cache.json
+        from before they were masked and bounded when listed may still hold them whole)."""
+        entry = view if view is not None else self._catalog.entry(server)
         text = entry.instructions if entry is not None else None
         return None if text is None else self._secrets.mask_clipped(text, MAX_SERVER_INSTRUCTIONS_CHARS)
 
@@ -427,6 +482,22 @@ class Gateway:
         """Ask the server itself for its tools now (starting it if need be); the catalog is not touched."""
         return await self._pool.list_tools(server)
 
+    async def _list_process(self, server: str, process: str | None) -> Listing:
+        """`_list_downstream` on the process of key `process` (a server's news came from it), if it runs."""
+        return await self._pool.list_tools(server, process=process)
+
     async def background_failures(self) -> list[GatewayProblem]:
         """What failed in the background of this gateway and of the others running on this workspace."""
         return await anyio.to_thread.run_sync(self._journal.with_others, list(self._problems))
+
+
+def _bare(tool: str, server: str, named_by: str | None) -> str:
+    """`tool` without the `server.` it may begin with (a server given on its own names none)."""
+    return tool.removeprefix(f"{server}.") if named_by is None or tool.startswith(f"{server}.") else tool
+
+
+def _listed_otherwise(server: str) -> str:
+    return (
+        f"'{server}' lists other tools for other projects or environments, so its tools are not searched here; "
+        f"list_tools with server '{server}' shows this session's."
+    )

@@ -68,7 +68,7 @@ class ToolResolver:
             ToolCallError: unknown, ambiguous, not allowed (filtered, or its server disabled), still loading.
         """
         await self._catalog.sync_from_disk()
-        named = self._named_server(tool, server)
+        named = self.named_server(tool, server)
         if named is not None and self._catalog.entry(named) is None and not self._config.servers[named].spec.disabled:
             if not patient and await self._waiting.settle([named], on_progress):
                 raise self._waiting.still_loading(named, action, tool)
@@ -81,7 +81,7 @@ class ToolResolver:
         await self._waiting.settle(None, on_progress)
         return resolve_tool(self._directory, tool, server)
 
-    def _named_server(self, tool: str, server: str | None) -> str | None:
+    def named_server(self, tool: str, server: str | None) -> str | None:
         """The configured server a call names explicitly or by prefix, if any."""
         if server:
             return self.configured_name(server)

@@ -25,6 +25,8 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from gateway_testing import peer, write_workspace
 from mcp import Client, StdioServerParameters
 from mcp.shared.dispatcher import ProgressFnT
+from process_leaks import TEST_RUN_ENV
+from shared_daemons import stop_daemons
 
 VENV_BIN = Path(sys.executable).parent
 GATEWAY_BIN = VENV_BIN / "mcp-gateway"
@@ -138,10 +140,13 @@ async def search_when_loaded(client: Client, query: str, **extra: Any) -> dict[s
 
 
 async def build_cache(home: Path, query: str, servers: Iterable[str]) -> None:
-    """Run the gateway once until cache.json holds every one of `servers`, then stop it."""
+    """Run the gateway once until cache.json holds every one of `servers`, then stop it: its daemon too, as its
+    grace would (a session after this one starts every server afresh)."""
     expected = set(servers)
     async with gateway_session(home) as client:
         await search_when_loaded(client, query)
+    stubborn = await anyio.to_thread.run_sync(stop_daemons, os.environ[TEST_RUN_ENV])
+    assert not stubborn, f"a daemon did not stop: {stubborn}"
     cached = set(cast(dict[str, Any], json.loads((home / "cache.json").read_text())["servers"]))
     assert expected <= cached, f"cache.json holds {sorted(cached)}, expected {sorted(expected)}"
 

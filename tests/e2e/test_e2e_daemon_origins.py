@@ -9,6 +9,7 @@ nor anything written or printed. The sessions of a test overlap (`Together`), so
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager
@@ -169,3 +170,47 @@ def real(path: str | Path) -> Path:
 def files_holding(directory: Path, text: str) -> list[Path]:
     """Every file under `directory` (the workspace: errors.json, the logs, cache.json, …) with `text` in it."""
     return [path for path in directory.rglob("*") if path.is_file() and text.encode() in path.read_bytes()]
+
+
+def only_tool(name: str) -> str:
+    return json.dumps(
+        [{"name": name, "description": f"Does what only {name} does.", "inputSchema": {"type": "object"}}]
+    )
+
+
+async def test_a_server_that_lists_otherwise_per_project_never_shows_one_projects_listing_to_another(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    """A server whose tools and instructions come from its session's environment: project A's session lists it
+    first; project B's session still calls its own tools, and from then on neither sees the other's tool names
+    or instructions (search, list, describe, and the instructions a later session starts with)."""
+    server = {**fake_server(), "env": {"FAKE_MCP_TOOLS_JSON": "${EXTRA_TOOLS}", "FAKE_MCP_INSTRUCTIONS": "${NOTE}"}}
+    home = workspace(tmp_path / "home", {"fake": server})
+    project_a = {"EXTRA_TOOLS": only_tool("alpha_only"), "NOTE": "Project Alpha's private notes live in /srv/alpha."}
+    project_b = {"EXTRA_TOOLS": only_tool("beta_only"), "NOTE": "Project Beta works on the beta build."}
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir, project_a) as alpha:
+        with anyio.fail_after(SESSION_SECONDS):
+            alpha_listed = await alpha.call_tool("list_tools", {"server": "fake"})
+            assert "alpha_only" in text_of(alpha_listed)
+            async with session(home, runtime_dir, project_b) as beta:
+                called = await execute(beta, "fake.beta_only", {})  # not in the catalog yet: its own process
+                assert not called.is_error, text_of(called)
+                beta_listed = text_of(await beta.call_tool("list_tools", {"server": "fake"}))
+                beta_search = text_of(await beta.call_tool("search_tools", {"query": "does what only alpha_only does"}))
+                beta_describe = await beta.call_tool("describe_tool", {"tool": "fake.alpha_only"})
+                alpha_again = text_of(await alpha.call_tool("list_tools", {"server": "fake"}))
+            async with session(home, runtime_dir, project_b) as later:
+                later_instructions = later.instructions or ""
+    assert "beta_only" in beta_listed
+    assert "alpha_only" not in beta_listed
+    assert "Project Beta" in beta_listed
+    assert "Alpha" not in beta_listed
+    assert "alpha_only" not in json.dumps(json.loads(beta_search)["results"])
+    assert "lists other tools for other projects or environments" in beta_search
+    assert beta_describe.is_error
+    assert "Alpha" not in text_of(beta_describe)
+    assert "alpha_only" in alpha_again
+    assert "beta_only" not in alpha_again
+    assert "Project Alpha" in alpha_again
+    assert "alpha_only" not in later_instructions
+    assert "Alpha" not in later_instructions

@@ -18,11 +18,11 @@ from gateway_testing import load, write_workspace
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
 from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
+from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord, same_offer
 from mcp_gateway.catalog.store import CacheStore
 from mcp_gateway.downstream.changes import ServerChange
 from mcp_gateway.search import SearchEngine
-from mcp_gateway.service.changes import ChangeFollower, ClientChange, same_offer
+from mcp_gateway.service.changes import ChangeFollower, ClientChange
 
 pytestmark = pytest.mark.anyio
 
@@ -55,7 +55,7 @@ class Lister:
         self.first_began = anyio.Event()
         self.release: anyio.Event | None = None
 
-    async def __call__(self, server: str) -> Listing:
+    async def __call__(self, server: str, process: str | None = None) -> Listing:
         self.began.append(anyio.current_time())
         self.first_began.set()
         if self.release is not None:
