@@ -22,7 +22,7 @@ from mcp_gateway.config import GatewayConfig
 from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.hello import Answer
 from mcp_gateway.front.launch import DAEMON_COMMAND
-from mcp_gateway.front.remembered_handshake import remember, remembered_path, taken
+from mcp_gateway.front.remembered_handshake import remember, remembered, remembered_path, taken
 from mcp_gateway.gateway_log import log_to_file, log_to_stderr
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.service.handshake_text import handshake_instructions, handshake_sources
@@ -53,7 +53,8 @@ def run_daemon_command(argv: Sequence[str]) -> int:
         log_to_file(log_path, secrets)  # everything, masked and private
     early = Handshake(handshake_instructions(args.home, config), meta_tool_definitions())
     beside = args.socket if args.socket is not None else args.remember
-    if beside is not None and problem is None:  # a handshake made from the file as it is, not a fallback
+    # Kept for the next cold start when made from the file as it is (not a fallback) and not kept already.
+    if beside is not None and problem is None and remembered(remembered_path(beside), os.environ) != early:
         remember(remembered_path(beside), os.environ, sources, Answer(True, __version__, handshake=early).encode())
     return _serve(args, config, early, problem)
 

@@ -4,10 +4,9 @@
   in the real process with `PYTHONPROFILEIMPORTTIME`, as `test_e2e_early_answers` traces a standalone start.
   It answers `initialize` and `tools/list` itself, from the handshake in the daemon's answer to its hello,
   and drops the daemon's own answers to them.
-- Without one, the first front answers the handshake itself, from what a child it forked makes, and starts the
-  daemon; then it hands the session over to it. The test holds the daemon once it has loaded its config
-  (`HOLD_DAEMON_ENV`), so `tools/list` is answered while the daemon cannot accept yet; once let go, it
-  serves the call sent meanwhile. The front stays thin.
+- Without one, the first front starts the daemon, which answers its hello with the handshake as soon as it has
+  read its config (before it imports the SDK); the front answers from it, or at once from the handshake the
+  last cold start remembered while nothing it was made from changed. The front stays thin either way.
 - A call and an answer of megabytes cross the daemon's socket whole.
 - Whichever way a session's handshake was answered, it says exactly what the daemon's own MCP session says
   (asked here over the daemon's socket directly, as a front would, with no front answering early).
@@ -16,7 +15,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import socket
@@ -45,8 +43,8 @@ from test_e2e_daemon import daemon_cleanup, daemon_pids, runtime_dir, session, s
 from test_e2e_early_answers import INITIALIZE, INITIALIZED, TOOLS_LIST, TracedGateway, importing, message
 
 from mcp_gateway.front.hello import Answer, Hello
+from mcp_gateway.front.remembered_handshake import remembered_path
 from mcp_gateway.front.rendezvous import private_directory, socket_path
-from mcp_gateway.program import HOLD_DAEMON_ENV
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 __all__ = ["runtime_dir"]  # the fixture, shared with the daemon's own tests
@@ -100,15 +98,17 @@ async def raw_front(
 
 
 def the_socket(home: Path, runtime_dir: Path) -> Path:
-    return socket_path(home / "config.json", private_directory(runtime_dir / "mcp-gateway"))
+    return socket_path(home, private_directory(runtime_dir / "mcp-gateway"))
 
 
-def hold_daemon(hold: Path) -> int:
-    """A descriptor whose lock holds a daemon started with `HOLD_DAEMON_ENV` naming `hold` right after its
-    handshake, until the descriptor is closed."""
-    fd = os.open(hold, os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
+def remembered_file(home: Path, runtime_dir: Path) -> tuple[int, int] | None:
+    """Which remembered handshake file is there now (inode, modification time); None: none."""
+    path = remembered_path(the_socket(home, runtime_dir))
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return (info.st_ino, info.st_mtime_ns)
 
 
 def rss_mb(pid: int) -> float:
@@ -185,28 +185,22 @@ async def test_fronts_of_the_default_workspace_ask_platformdirs_where_it_is_once
         assert len(daemon_pids(runtime_dir)) == 1
 
 
-async def test_a_cold_front_answers_tools_list_before_its_daemon_accepts_then_hands_the_session_over(
+async def test_a_cold_front_answers_from_the_daemon_it_starts_and_says_what_that_daemons_session_says(
     tmp_path: Path, runtime_dir: Path
 ) -> None:
-    home, hold = tmp_path / "home", tmp_path / "hold"
+    home = tmp_path / "home"
     await workspace(home)
-    held = hold_daemon(hold)
-    async with daemon_cleanup(runtime_dir), raw_front(home, runtime_dir, {HOLD_DAEMON_ENV: str(hold)}) as process:
+    async with daemon_cleanup(runtime_dir), raw_front(home, runtime_dir) as process:
         front = RawGateway(process)
         with anyio.fail_after(SESSION_SECONDS):
-            try:
-                initialized = await front.call(
-                    "initialize",
-                    {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-                )
-                await front.send({"method": "notifications/initialized"})
-                listed = await front.call("tools/list", {})
-                await front.send_line(ECHO.rstrip(b"\n"))
-                await wait_for(lambda: len(daemon_pids(runtime_dir)) == 1, SESSION_SECONDS)  # started after
-                assert not the_socket(home, runtime_dir).exists()  # held before it listens
-                assert rss_mb(process.pid) <= THIN_FRONT_MB
-            finally:
-                os.close(held)  # the daemon goes on
+            initialized = await front.call(
+                "initialize",
+                {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+            )
+            await front.send({"method": "notifications/initialized"})
+            listed = await front.call("tools/list", {})
+            assert rss_mb(process.pid) <= THIN_FRONT_MB
+            await front.send_line(ECHO.rstrip(b"\n"))
             echoed = await front.response(3)
             assert echoed["result"]["content"][0]["text"] == "front"
             assert len(daemon_pids(runtime_dir)) == 1
@@ -223,10 +217,9 @@ async def test_a_cold_front_answers_tools_list_before_its_daemon_accepts_then_ha
 async def test_a_cold_start_answers_from_the_handshake_the_last_made_while_what_it_was_made_from_is_unchanged(
     tmp_path: Path, runtime_dir: Path
 ) -> None:
-    """The first cold front makes the handshake in a forked child (the config's imports are in its trace) and
-    remembers it; once that daemon has gone, the next cold front answers from it without loading the config,
-    and says what its daemon says. After the config is edited, the handshake is made again and names the
-    server added."""
+    """The first cold front's daemon makes the handshake and remembers it; once that daemon has gone, the next
+    cold front answers from it (the file untouched) and says what its daemon says. After the config is edited,
+    the handshake is made again (a new file) and names the server added. No front ever loads the config."""
     home = tmp_path / "home"
     await workspace(home)
     settings = {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False}
@@ -234,13 +227,14 @@ async def test_a_cold_start_answers_from_the_handshake_the_last_made_while_what_
         for made, server in ((True, "alpha"), (False, "alpha"), (True, "beta")):
             if server == "beta":
                 await refreshed_workspace(home, {"alpha": fake_server(name="alpha"), "beta": fake_server()}, settings)
+            before = remembered_file(home, runtime_dir)
             async with raw_front(home, runtime_dir, traced=True) as process:
                 front = TracedGateway(process)
                 await front.stdin.send(INITIALIZE)
                 initialized, imported = await front.answer(1)
                 await front.stdin.send(INITIALIZED + TOOLS_LIST + ECHO)
                 _, more = await front.answer(2)
-                assert importing(imported + more, "mcp_gateway.config") is made
+                assert not importing(imported + more, "mcp_gateway.config")
                 assert server in initialized["result"]["instructions"]
                 echoed, _ = await front.answer(3)
                 assert echoed["result"]["content"][0]["text"] == "front", "served by the daemon it started"
@@ -250,6 +244,7 @@ async def test_a_cold_start_answers_from_the_handshake_the_last_made_while_what_
                 assert await front.rest() == [], "nothing on stderr: the daemon's answers are the same"
                 assert await process.wait() == 0
             await wait_for(lambda: daemon_pids(runtime_dir) == [], SESSION_SECONDS)
+            assert (remembered_file(home, runtime_dir) != before) is made
 
 
 async def test_a_call_and_an_answer_larger_than_the_socket_takes_at_once_cross_the_daemon_whole(
