@@ -18,12 +18,13 @@ MCP roots do not enter it: the gateway does not relay `roots/list` (`server/aski
 Two sessions share a process only when their definitions are equal: the `digest` covers everything the process
 or the request is given, so one session's environment never reaches a process serving another, save the few
 inherited variables that only name a terminal (`TERMINAL_VARIABLES`). What a client sets in each session's
-environment to describe itself and the session (`CLIENT_SESSION_VARIABLES`: Claude Code's session id and its
-messaging socket and token, OpenCode's pid, …) is not inherited at all: it is the client's business with the
-gateway it started, no server's, it differs between every two sessions (so nothing could be shared) and some of
-it is a secret of that session (so nothing must be). A server whose entry names one (`${CLAUDE_CODE_SESSION_ID}`
-in its `env` or `args`) still gets it, and a process of its own per value. The gateway's own origin resolves to
-the server as loaded (the loader expanded it with the same environment), in its own working directory.
+environment to describe itself and the session (`CLIENT_SESSION_VARIABLES`: Claude Code's session id, its
+messaging socket and token and its project directory, OpenCode's pid, …) is not inherited at all: it is the
+client's business with the gateway it started, no server's, it differs between sessions (so nothing could be
+shared) and some of it is a secret of that session (so nothing must be). A server whose entry names one
+(`${CLAUDE_CODE_SESSION_ID}` in its `env` or `args`) still gets it, and a process of its own per value. The
+gateway's own origin resolves to the server as loaded (the loader expanded it with the same environment), in its
+own working directory.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ CLIENT_SESSION_VARIABLES = frozenset(
         "GEMINI_CLI", "GEMINI_CLI_NO_RELAUNCH",
     }
 )  # fmt: skip
-CLIENT_SESSION_PREFIXES = ("CLAUDE_CODE_",)
+CLIENT_SESSION_PREFIXES = ("CLAUDE_CODE_", "CLAUDE_PROJECT_DIR")
 """What AI clients put in the environment of the servers they start, measured in their real CLIs (Claude Code
 2.1.332: `CLAUDE_CODE_SESSION_ID`, `CLAUDE_CODE_MESSAGING_TOKEN` and three more new in every session, and
 `CLAUDECODE`, `AI_AGENT`, `CLAUDE_CODE_ENTRYPOINT` and two tweaks of its own runtime in all; OpenCode: `OPENCODE`,

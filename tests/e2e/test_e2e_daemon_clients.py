@@ -20,11 +20,11 @@ from typing import Any, cast
 import anyio
 import psutil
 import pytest
-from clients.clis import ClaudeCode, UserServer
+from clients.clis import ClaudeCode, OpenCode, UserServer
 from clients.mock_api import running_mock_api
 from clients.places import Place
-from clients.script import SUM_ARGUMENTS, GatewayTour
-from clients.sessions import moved_in, run_client
+from clients.script import SUM_ARGUMENTS, ExecuteOnce, GatewayTour
+from clients.sessions import ClientRun, moved_in, run_client
 from clients.tour import EVERYTHING, PROMPT
 from e2e_gateway import (
     CLI_SECONDS,
@@ -61,14 +61,17 @@ def shared_environment(place: Place) -> dict[str, str]:
 
 
 def daemons(workspace: Path) -> list[psutil.Process]:
+    """The shared daemons of `workspace`, named by `--home` or by MCP_GATEWAY_HOME, as a client's entry sets it."""
     found: list[psutil.Process] = []
     for process in psutil.process_iter():
         try:
             argv = process.cmdline()
+            if "daemon" not in argv or "--socket" not in argv:
+                continue
+            if str(workspace) in argv or process.environ().get("MCP_GATEWAY_HOME") == str(workspace):
+                found.append(process)
         except psutil.Error:
             continue
-        if "daemon" in argv and "--socket" in argv and "--home" in argv and str(workspace) in argv:
-            found.append(process)
     return found
 
 
@@ -171,3 +174,57 @@ async def test_an_sdk_session_the_inspector_and_claude_code_share_one_daemon_and
     assert len(read_lines(starts)) == started_by_refresh + 1, "one server-everything start served every client"
     assert len(served_by[0]) == 1, served_by
     assert served_by == [served_by[0]] * 3, "the daemon's one server-everything process served every client"
+
+
+SESSIONS = (ClaudeCode(), OpenCode(), ClaudeCode(), ClaudeCode(), OpenCode(), ClaudeCode(), OpenCode(), ClaudeCode())
+"""Eight sessions, one after another, of the two clients that matter most, on one workspace."""
+STAYING_GRACE_SECONDS = 120.0
+"""Long enough for the next session to find the daemon, as a user's 30 s is for sessions a few seconds apart."""
+
+
+async def test_sessions_of_claude_code_and_opencode_one_after_another_share_one_process_per_server(
+    tmp_path: Path,
+) -> None:
+    """Both clients import the same server-everything into one workspace; eight real sessions then run one after
+    another, each calling it through the gateway, with its default `inheritEnv`. Each client puts variables of
+    its own in every session's environment (Claude Code its session id and a messaging token among them): none
+    may keep a session from sharing what another started, so one server-everything process serves all eight."""
+    place = Place(tmp_path / "user")
+    starts = tmp_path / "everything.starts"
+    tmp_path.joinpath("bin").mkdir()
+    wrapper = spawn_logging_wrapper(tmp_path / "bin", peer("mcp-server-everything"), starts)
+    servers = [UserServer(EVERYTHING, str(wrapper))]
+    runs: list[ClientRun] = []
+    try:
+        async with running_mock_api(ExecuteOnce(SUM, SUM_ARGUMENTS)) as mock:
+            for client in {type(session): session for session in SESSIONS}.values():
+                await moved_in(client, place, servers, mock.base_url, mock.proxy_url, refresh=False)
+                client.wait_for_every_server(place)
+            stay(place.workspace)
+            # What the user's shell has: the API settings of both, in every client's environment alike.
+            shell = ClaudeCode().environment(place, mock.base_url) | OpenCode().environment(place, mock.base_url)
+            for number, client in enumerate(SESSIONS):
+                command = client.command(place, PROMPT)
+                runs.append(
+                    await run_client(
+                        client, place, command, mock, label=f"{number}", extra_env=shell, daemon_stays=True
+                    )
+                )
+            answered = [call for call in mock.calls_made() if call.arguments.get("tool") == SUM]
+            sharing = daemons(place.workspace)
+    finally:
+        for process in daemons(place.workspace):
+            process.send_signal(signal.SIGTERM)
+
+    assert [run.returncode for run in runs] == [0] * len(SESSIONS), "\n".join(run.output() for run in runs)
+    assert len(answered) == len(SESSIONS), mock.summary()
+    assert all(run.leftovers == [] for run in runs), [run.leftovers for run in runs]
+    assert len(sharing) == 1, "one daemon served every session"
+    assert len(read_lines(starts)) == 1, "one server-everything process served all eight sessions"
+
+
+def stay(workspace: Path) -> None:
+    config = workspace / "config.json"
+    document = json.loads(config.read_text())
+    document.setdefault("settings", {})["daemonGraceSeconds"] = STAYING_GRACE_SECONDS
+    config.write_text(json.dumps(document, indent=2))

@@ -10,6 +10,7 @@ killed (it carries this session's workspace or session id, so it is provably our
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -97,10 +98,19 @@ def shorten_the_daemons_grace(place: Place) -> None:
 
 
 async def run_client(
-    client: ClientCli, place: Place, argv: Sequence[str], mock: MockApi, *, label: str = "run"
+    client: ClientCli,
+    place: Place,
+    argv: Sequence[str],
+    mock: MockApi,
+    *,
+    label: str = "run",
+    extra_env: Mapping[str, str] | None = None,
+    daemon_stays: bool = False,
 ) -> ClientRun:
-    """Run the client CLI (`argv`) against `mock` to its exit, then wait for everything it started to be gone."""
-    env = merged(base_environment(place, mock.proxy_url), client.environment(place, mock.base_url))
+    """Run the client CLI (`argv`) against `mock` to its exit, then wait for everything it started to be gone;
+    with `daemon_stays`, everything but the shared daemon it found or started (in a session of its own) and the
+    servers that daemon runs, which are there for the next session. `extra_env`: as the user's shell has it."""
+    env = merged(base_environment(place, mock.proxy_url), client.environment(place, mock.base_url), extra_env or {})
     stdout_path, stderr_path = (
         place.logs / f"{client.name}-{label}.stdout",
         place.logs / f"{client.name}-{label}.stderr",
@@ -130,7 +140,7 @@ async def run_client(
         finally:
             await process.aclose()
     seconds = time.monotonic() - started
-    leftovers = await _leftovers(place, session)
+    leftovers = await _leftovers(place, session, daemon_stays=daemon_stays)
     return ClientRun(returncode, _read(stdout_path), _read(stderr_path), seconds, started, leftovers)
 
 
@@ -138,8 +148,9 @@ def _read(path: Path) -> str:
     return path.read_text(errors="replace") if path.exists() else ""
 
 
-def _ours(place: Place, session: int) -> list[psutil.Process]:
-    """Running processes that belong to this session: in the client's session, or using its workspace."""
+def _ours(place: Place, session: int, *, daemon_stays: bool = False) -> list[psutil.Process]:
+    """Running processes that belong to this session: in the client's session, or (unless the daemon stays)
+    using its workspace."""
     workspace = str(place.workspace)
     found: list[psutil.Process] = []
     for process in psutil.process_iter():
@@ -148,20 +159,24 @@ def _ours(place: Place, session: int) -> list[psutil.Process]:
         try:
             if process.status() == psutil.STATUS_ZOMBIE:
                 continue
-            if os.getsid(process.pid) == session or process.environ().get(WORKSPACE_VARIABLE) == workspace:
+            if os.getsid(process.pid) == session or (
+                not daemon_stays and process.environ().get(WORKSPACE_VARIABLE) == workspace
+            ):
                 found.append(process)
         except (psutil.Error, OSError):
             continue  # gone, or another user's: not ours
     return found
 
 
-async def _leftovers(place: Place, session: int) -> list[str]:
+async def _leftovers(place: Place, session: int, *, daemon_stays: bool = False) -> list[str]:
     """Wait for this session's processes to be gone; kill and describe those still there after the bound."""
     remaining: list[psutil.Process] = []
     with anyio.move_on_after(LEFTOVER_SECONDS):
         while True:
             # Reading every process's environment is a scan of /proc: a worker thread's job, not the loop's.
-            remaining = await anyio.to_thread.run_sync(_ours, place, session)
+            remaining = await anyio.to_thread.run_sync(
+                functools.partial(_ours, place, session, daemon_stays=daemon_stays)
+            )
             if not remaining:
                 return []
             await anyio.sleep(POLL_SECONDS)
