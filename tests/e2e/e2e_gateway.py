@@ -345,14 +345,20 @@ class RawGateway:
 
 
 @asynccontextmanager
-async def raw_gateway(home: Path) -> AsyncGenerator[RawGateway]:
+async def raw_gateway(home: Path, *, own_group: bool = False) -> AsyncGenerator[RawGateway]:
     """A started and initialized gateway process; stopped on the way out if it is still running.
 
     Stopped as a client stops it (stdin closed), so that it stops its servers; SIGKILLed only when it does
     not exit within PROCESS_GONE_SECONDS. A SIGKILLed gateway leaves behind every server that ignores EOF.
+    `own_group`: in a session (and process group) of its own, as a terminal's foreground job is.
     """
     process = await anyio.open_process(
-        gateway_command(home), env=client_environment(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None
+        gateway_command(home),
+        env=client_environment(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=None,
+        start_new_session=own_group,
     )
     gateway = RawGateway(process)
     try:

@@ -4,10 +4,12 @@ With nothing running the gateway must be gone before that SIGTERM. So that a bus
 measure and its bound alike, each trial first measures how long a bare Python process takes to die on
 SIGINT, and the SIGTERM follows 100 ms after that; most trials must end before it.
 
-With servers running, SIGINT then SIGTERM is one shutdown, and an urgent one: Claude Code SIGKILLs the
-gateway about 500 ms after SIGINT, so a server that would take longer to exit on stdin EOF than the few
-milliseconds a signalled stop allows is stopped by SIGTERM instead (the fake server's exit log records no
-EOF exit), a stubborn one by SIGKILL, and all is over within the bound. A third signal forces the stop.
+The front leaves at the first signal. Behind a standalone session (its private daemon) that makes the stop of
+every server an urgent one: Claude Code SIGKILLs the gateway about 500 ms after SIGINT, so a server that would
+take longer to exit on stdin EOF than the few milliseconds an urgent stop allows is stopped by SIGTERM instead
+(the fake server's exit log records no EOF exit), a stubborn one by SIGKILL, and all is over within the bound.
+Behind the shared daemon, the servers stay for the next session. Ctrl-C pressed three times in a terminal (the
+whole foreground group: the front and its private daemon) forces the stop.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from e2e_gateway import (
 )
 from gateway_testing import fake_server, write_workspace
 
-from mcp_gateway.server.stopping import FORCED_EXIT_STATUS, SHUTDOWN_BOUND_SECONDS
+from mcp_gateway.server.stopping import SHUTDOWN_BOUND_SECONDS
 
 pytestmark = [
     pytest.mark.e2e,
@@ -51,6 +53,8 @@ WIND_DOWN_SECONDS = 0.5
 """A plain server's clean exit after stdin EOF takes a moment (as long as Claude Code waits to SIGKILL)."""
 IDLE_SECONDS = 0.3
 """A gateway that has used no CPU time for this long is done starting up, as at the end of a real session."""
+STANDALONE = {"shared": False}
+"""A session of its own (a private daemon behind its front): what the client's signals then stop is everything."""
 BARE_PYTHON = "import sys; sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.read()"
 """The baseline: a Python process that starts nothing, waiting on its stdin like a stdio server."""
 
@@ -132,11 +136,13 @@ async def pid_through(gateway: RawGateway, server: str) -> int:
     return int(result["structuredContent"]["pid"])
 
 
-async def test_sigint_then_sigterm_is_one_urgent_shutdown_that_stops_every_server(tmp_path: Path) -> None:
+async def test_sigint_then_sigterm_is_one_urgent_shutdown_that_stops_every_server_of_a_standalone_session(
+    tmp_path: Path,
+) -> None:
     exits = tmp_path / "exits.log"
     plain_server = fake_server(exit_log=str(exits), exit_delay=str(WIND_DOWN_SECONDS))
     servers = {"plain": plain_server, "stubborn": fake_server(stubborn="1")}
-    write_workspace(tmp_path / "home", servers)
+    write_workspace(tmp_path / "home", servers, STANDALONE)
     learned: list[int] = []
     try:
         async with raw_gateway(tmp_path / "home") as gateway:
@@ -156,17 +162,36 @@ async def test_sigint_then_sigterm_is_one_urgent_shutdown_that_stops_every_serve
         kill_groups_quietly(learned)
 
 
-async def test_a_third_stop_signal_kills_every_server_and_leaves_at_once(tmp_path: Path) -> None:
-    write_workspace(tmp_path / "home", {"stubborn": fake_server(stubborn="1", grandchild="1")})
+async def test_sigint_behind_the_shared_daemon_ends_the_session_and_leaves_its_servers_for_the_next(
+    tmp_path: Path,
+) -> None:
+    write_workspace(tmp_path / "home", {"plain": fake_server()})
+    async with raw_gateway(tmp_path / "home") as first:
+        with anyio.fail_after(SESSION_SECONDS):
+            served = await pid_through(first, "plain")
+        stopping = time.monotonic()
+        os.kill(first.pid, signal.SIGINT)
+        assert await first.wait_exit(SHUTDOWN_BOUND_SECONDS) == 0
+        assert time.monotonic() - stopping < SHUTDOWN_BOUND_SECONDS
+    async with raw_gateway(tmp_path / "home") as second:
+        with anyio.fail_after(SESSION_SECONDS):
+            assert await pid_through(second, "plain") == served, "the next session finds the same process"
+
+
+async def test_ctrl_c_three_times_in_a_terminal_kills_every_server_at_once(tmp_path: Path) -> None:
+    write_workspace(tmp_path / "home", {"stubborn": fake_server(stubborn="1", grandchild="1")}, STANDALONE)
     learned: list[int] = []
     try:
-        async with raw_gateway(tmp_path / "home") as gateway:
+        async with raw_gateway(tmp_path / "home", own_group=True) as gateway:
             with anyio.fail_after(SESSION_SECONDS):
                 learned.append(await pid_through(gateway, "stubborn"))
-            # Three different signals: the kernel merges a signal into the same one still pending.
-            for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                os.kill(gateway.pid, stop)
-            assert await gateway.wait_exit(SHUTDOWN_BOUND_SECONDS) == FORCED_EXIT_STATUS
-            await wait_groups_empty(learned)
+            stopping = time.monotonic()
+            # To the whole foreground group, as a terminal sends it: the front and its private daemon.
+            for _ in range(3):
+                os.killpg(gateway.pid, signal.SIGINT)
+                await anyio.sleep(POLL_SECONDS)
+            assert await gateway.wait_exit(SHUTDOWN_BOUND_SECONDS) == 0
+            await wait_groups_empty([*learned, gateway.pid], SHUTDOWN_BOUND_SECONDS)
+        assert time.monotonic() - stopping < SHUTDOWN_BOUND_SECONDS
     finally:
         kill_groups_quietly(learned)
