@@ -224,9 +224,12 @@ async def _hello(reader: BufferedByteReceiveStream) -> Hello | str:
 
 
 async def _guarded(what: str, work: Awaitable[None]) -> None:
-    """Run one connection's `work`: whatever it raises ends that connection only, logged, never the daemon."""
+    """Run one connection's `work`: whatever it raises ends that connection only, logged, never the daemon. A
+    front gone while it was being answered is no failure: its client left (or gave up waiting)."""
     try:
         await work
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, ConnectionError) as gone:
+        logger.debug("a front left while %s: %r", what, gone)
     except Exception:
         logger.exception("a connection's task failed while %s; the daemon serves on", what)
 

@@ -104,12 +104,13 @@ class ListeningDoor:
             while True:
                 try:
                     stream = await listener.accept()
-                except OSError as error:
-                    if error.errno in LOST_ACCEPT_ERRORS:
+                except (OSError, anyio.BrokenResourceError) as error:
+                    failed = _accept_errno(error)
+                    if failed in LOST_ACCEPT_ERRORS:
                         continue
-                    if error.errno not in BUSY_ACCEPT_ERRORS:
+                    if failed not in BUSY_ACCEPT_ERRORS:
                         raise
-                    logger.warning("could not accept a session (%s); trying again in %gs", error.strerror, backoff)
+                    logger.warning("could not accept a session (%s); trying again in %gs", os.strerror(failed), backoff)
                     await anyio.sleep(backoff)
                     backoff = min(backoff * 2, ACCEPT_BACKOFF_SECONDS[1])
                     continue
@@ -168,6 +169,12 @@ class PrivateDoor:
 
     def close(self) -> None:
         self._socket.close()
+
+
+def _accept_errno(error: BaseException) -> int | None:
+    """The errno `accept` failed with: anyio wraps the OSError in a `BrokenResourceError`."""
+    cause = error if isinstance(error, OSError) else error.__cause__
+    return cause.errno if isinstance(cause, OSError) else None
 
 
 def raise_descriptor_limit() -> None:
