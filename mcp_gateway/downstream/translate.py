@@ -75,7 +75,8 @@ def start_failure(
     """A failure while starting, connecting or handshaking; `previous_ending` is `ending(…)` of the start before
     this one, if it failed and no start succeeded since."""
     cause = innermost(exc)
-    logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
+    never_ran = isinstance(cause, FileNotFoundError | PermissionError)  # so it wrote nothing on any stderr
+    logs = f" Its stderr is in {stderr_log}." if stderr_log and not never_ran else ""
     if isinstance(cause, SignInRequiredError):
         return cause
     if isinstance(cause, DownstreamError):
@@ -103,7 +104,7 @@ def start_failure(
         f"Server '{server}' {reason}.{logs} Fix its entry in config.json or check the server, then try again.",
         server=server,
         phase="startup",
-        retryable=not isinstance(cause, FileNotFoundError | PermissionError),
+        retryable=not never_ran,
     )
 
 
