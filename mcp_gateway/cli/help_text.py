@@ -111,8 +111,9 @@ COMMANDS: dict[str, CommandHelp] = {
             "login` to run for it. --no-probe sends nothing and leaves that unknown."
             "\n\nThe way back: every write keeps a backup beside the client's file. --restore steps back one "
             "write at a time (run it again to go one further), --restore original goes straight to the file as "
-            "it was before the gateway first changed it, --backups lists every kept version; each restore keeps "
-            "the version it replaces, so it can be undone too."
+            "it was before the gateway first changed it, --backups lists every kept version (each readable by you "
+            "only: a client file holds tokens) and --backups --prune removes all but the original and the newest "
+            "two; each restore keeps the version it replaces, so it can be undone too."
             "\n\nWithout --client, lists the client configs it finds and imports from the one that has "
             "servers. Exits 2 for an unknown client or scope, 1 when a file could not be read or written."
         ),
@@ -123,6 +124,7 @@ COMMANDS: dict[str, CommandHelp] = {
             ("mcp-gateway import --client cursor --scope project --dry-run", ""),
             ("mcp-gateway import --client claude --dry-run --no-probe", "contacts no server"),
             ("mcp-gateway import --backups --client claude", "every kept version"),
+            ("mcp-gateway import --backups --prune --client claude", "all but the original and newest two"),
             ("mcp-gateway import --restore --client claude", "one write back"),
             ("mcp-gateway import --restore original --client claude", "as before the gateway"),
         ),

@@ -60,6 +60,8 @@ def run_import(
             return undoing.run_restore(args, service)
         if args.backups:
             return undoing.run_list(args, service)
+        if args.prune:
+            raise ImportUsageError("--prune goes with --backups: mcp-gateway import --backups --prune")
         return _import(args, service)
     except ConfigError as error:  # the gateway's own config cannot be read: the import failed (exit 1)
         raise ImportFailedError(error.message) from error
@@ -239,7 +241,11 @@ def _show_client_write(report: ImportReport) -> None:
     )
     print(f"Restart {report.client.title} so it starts the gateway.")
     print(f"Undo: mcp-gateway import --restore {written.backup}")
-    print(f"Every kept version of it: mcp-gateway import --backups --client {report.client.name}")
+    print(
+        f"{written.versions} version{_s(written.versions)} of it {'is' if written.versions == 1 else 'are'} kept "
+        f"beside it, readable by you only: mcp-gateway import --backups --client {report.client.name} lists them, "
+        "and with --prune removes all but the original and the newest two."
+    )
 
 
 def _show_refreshed(report: ImportReport) -> None:

@@ -77,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the kept versions of the client's file (with --client; every client's without): when, "
         "which write made each, size, which is the original and which --restore puts back next",
     )
+    importing.add_argument(
+        "--prune",
+        action="store_true",
+        help="with --backups: first remove every kept version but the original and the newest two",
+    )
 
     search = command("search")
     search.add_argument("query", help="what you want to do, in words; quote several words")
