@@ -108,9 +108,12 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         _show_refreshed(report)
         _show_sign_ins(report, PersonWords.of(args).program)
         print("Dry run: nothing was written.")
-        source = f" --from {args.source}" if args.source else ""
-        again = f"--client {report.client.name} --scope {report.scope}{source}"
-        print(f"Next: mcp-gateway import {again} --write-client-config")
+        entry = report.client_entry
+        if entry.start_problem is None:
+            print(f"Next: {_import_again(args, report, args.launcher)} --write-client-config")
+        else:  # writing would be refused: the next step is another launcher, checked first
+            other = "path" if entry.launcher == "uvx" else "uvx"
+            print(f"Next: {_import_again(args, report, other)} --dry-run (the {entry.launcher} entry does not start)")
         return 0
     if report.config_write == "written":
         print(f"Wrote {report.gateway_config}.")
@@ -126,6 +129,16 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
     _show_sign_ins(report, program)
     print(f"Check the servers: {program} refresh (starts each once and caches its tools), then status.")
     return 0
+
+
+def _import_again(args: argparse.Namespace, report: ImportReport, launcher: str) -> str:
+    """The import command that repeats this one's choices, with `launcher`."""
+    words = ["mcp-gateway", "import", "--client", report.client.name, "--scope", report.scope]
+    words += ["--from", args.source] if args.source else []
+    words += ["--project", args.project] if args.project else []
+    words += ["--launcher", launcher] if launcher != "auto" else []
+    words += ["--replace"] if args.replace else []
+    return shlex.join(words)
 
 
 def _show_sign_ins(report: ImportReport, program: str) -> None:
