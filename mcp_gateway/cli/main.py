@@ -46,8 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--launcher",
         choices=("auto", "uvx", "path"),  # importers.launch.LAUNCHERS, spelt out: parsing imports no importer
         default="auto",
-        help="how the client starts the gateway: uvx (from the package index), path (this installation), "
-        "auto (uvx when installed from the index, else path; the default)",
+        help="how the client starts the gateway: path (this installation's script: a uv tool's, a venv's), uvx "
+        "(uvx --from mcp-meta-gateway, from the package index), auto (path, but uvx for a gateway installed from "
+        "the index other than as a uv tool, and uvx --from the same source for one run by uvx; the default)",
     )
     importing.add_argument(
         "--replace",
