@@ -23,10 +23,10 @@ DESCRIBE_TOOL = "describe_tool"
 EXECUTE_TOOL = "execute_tool"
 META_TOOL_NAMES = (SEARCH_TOOLS, LIST_TOOLS, DESCRIBE_TOOL, EXECUTE_TOOL)
 
-Action = Literal["search", "list", "describe", "execute", "repeat", "login"]
-"""What a next step does: find a tool, see a server's tools, read a tool's definition, run a tool, make the
-request just made again (with what the message says to change), or sign in to a server (a person's step: the
-model can only pass it on)."""
+Action = Literal["search", "servers", "list", "describe", "execute", "repeat", "login", "enable"]
+"""What a next step does: find a tool, see which servers there are, see a server's tools, read a tool's
+definition, run a tool, make the request just made again (with what the message says to change), sign in to a
+server or turn a disabled one on (a person's steps, both: the model can only pass them on)."""
 PROGRAM = "mcp-gateway"
 
 META_TOOL_OF: dict[str, str] = {
@@ -92,7 +92,10 @@ def step_for_model(step: Step) -> str:
         return "call again"
     if step.action == "login":  # no meta-tool signs in: the model tells its user what to type
         return f"run `{PROGRAM} login {step.server or '<server>'}` in a terminal"
-    words = META_TOOL_OF[step.action]
+    if step.action == "enable":  # nor turns a server on
+        return f"run `{PROGRAM} config enable {step.server or '<server>'}` in a terminal"
+    # The model has no listing of servers: a search that fits nothing names them.
+    words = META_TOOL_OF["search" if step.action == "servers" else step.action]
     if step.action == "list" and step.server is not None and not step.again:
         words += f" with server '{step.server}'"
     if step.imperative:

@@ -399,10 +399,12 @@ class Catalog:
         return incoming.fetched_at > current.fetched_at
 
     def _index(self, server: str) -> None:
-        tools = self.tools(server) if server in self._config.servers else []  # removed by a live edit
-        if not tools and self.entry(server) is None:
+        config = self._config.servers.get(server)
+        # Removed by a live edit, or disabled: not a server a search may name (not even as one with no tools).
+        tools = self.tools(server) if config is not None and not config.spec.disabled else []
+        if config is None or config.spec.disabled or (not tools and self.entry(server) is None):
             self._engine.remove_server(server)
             return
-        spec = self._config.servers[server].spec
+        spec = config.spec
         entry = ServerEntry(server, tuple(spec.aliases), spec.description)
         self._engine.replace_server(entry, [search_entry(server, tool) for tool in tools])

@@ -176,7 +176,7 @@ def _token_summary(gateway_tools: str, direct_tools: str) -> None:
     _say(
         "The gateway's cost hardly grows with the servers behind it: with a real 7-server setup (352 tools, "
         "56,621 tokens directly) it is these four tools plus instructions with a line per server, 806 tokens "
-        "in all (see Performance in the README)."
+        "in all (see docs/performance.md)."
     )
 
 

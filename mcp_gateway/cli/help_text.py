@@ -81,7 +81,7 @@ PROGRAM = CommandHelp(
         ("mcp-gateway import --client claude --write-client-config", ""),
         ('mcp-gateway search "create a GitHub issue"', ""),
     ),
-    notes="`mcp-gateway COMMAND --help` describes each command, with examples.",
+    notes="`mcp-gateway help COMMAND` (or `mcp-gateway COMMAND --help`) describes each command, with examples.",
 )
 
 COMMANDS: dict[str, CommandHelp] = {
@@ -103,16 +103,19 @@ COMMANDS: dict[str, CommandHelp] = {
             "them to the gateway's config.json. With --write-client-config it also replaces them in the "
             "client's file by one mcp-gateway entry, after a backup, so the client starts the gateway "
             "instead; nothing else in that file changes. --dry-run prints all of it and writes nothing. "
-            "A server the gateway cannot take over (an OAuth block in the client's config, a prompted secret) is "
-            "skipped, with the reason, and stays in the client."
+            "A server the gateway cannot take over (a secret the client prompts for, headers from a helper "
+            "command) is skipped, with the reason, and stays in the client. One that signs in with OAuth (an OAuth "
+            "block in the client's config) is imported and needs its own sign-in: the import ends with the "
+            "`mcp-gateway login` to run for it. One the client keeps turned off is imported disabled."
             "\n\nThe network: each remote server that has no credentials in the client is sent one request "
             "without them (a dry run too), to see whether it needs a sign-in; the urls contacted are printed. "
             "One that asks for a sign-in is imported marked oauth, and the import ends with the `mcp-gateway "
             "login` to run for it. --no-probe sends nothing and leaves that unknown."
             "\n\nThe way back: every write keeps a backup beside the client's file. --restore steps back one "
             "write at a time (run it again to go one further), --restore original goes straight to the file as "
-            "it was before the gateway first changed it, --backups lists every kept version; each restore keeps "
-            "the version it replaces, so it can be undone too."
+            "it was before the gateway first changed it, --backups lists every kept version (each readable by you "
+            "only: a client file holds tokens) and --backups --prune removes all but the original and the newest "
+            "two; each restore keeps the version it replaces, so it can be undone too."
             "\n\nWithout --client, lists the client configs it finds and imports from the one that has "
             "servers. Exits 2 for an unknown client or scope, 1 when a file could not be read or written."
         ),
@@ -123,6 +126,7 @@ COMMANDS: dict[str, CommandHelp] = {
             ("mcp-gateway import --client cursor --scope project --dry-run", ""),
             ("mcp-gateway import --client claude --dry-run --no-probe", "contacts no server"),
             ("mcp-gateway import --backups --client claude", "every kept version"),
+            ("mcp-gateway import --backups --prune --client claude", "all but the original and newest two"),
             ("mcp-gateway import --restore --client claude", "one write back"),
             ("mcp-gateway import --restore original --client claude", "as before the gateway"),
         ),
@@ -204,41 +208,6 @@ COMMANDS: dict[str, CommandHelp] = {
         ),
         examples=(("mcp-gateway refresh", ""), ("mcp-gateway refresh github", "only this one")),
     ),
-    "reload": CommandHelp(
-        summary="check config.json as running gateways will read it, and say what they do with it",
-        description=(
-            "A serving gateway applies every save of config.json by itself, within a second and without a "
-            "restart: new servers are listed and searchable, removed or disabled ones stop once their calls "
-            "in flight end, a server whose command, arguments, environment, url or headers changed restarts "
-            "on its next call, and the others keep their processes. `reload` reads the file as they will: it "
-            "prints the enabled and disabled servers and every problem (on stderr). An edit that cannot be used "
-            "is not applied: running gateways keep serving their last good config and say why in `status` and "
-            "in the next search. Exit status: 0 when the file can be applied, 1 when it has errors, 2 when it "
-            "cannot be read as JSON at all."
-        ),
-        examples=(("mcp-gateway reload", "after editing config.json by hand"),),
-    ),
-    "enable": CommandHelp(
-        summary="enable a server in config.json (running gateways apply it live)",
-        description=(
-            'Removes the server\'s "disabled": true from config.json, keeping every other byte of the file. '
-            "SERVER is its name or one of its aliases. Running gateways list it and start it on its first call, "
-            "within a second. Exit status: 0 when it is enabled (or already was), 2 when no server has that name "
-            "(the error suggests the closest one) or the file cannot be read or written."
-        ),
-        examples=(("mcp-gateway enable github", ""),),
-    ),
-    "disable": CommandHelp(
-        summary="disable a server in config.json (running gateways stop it once its calls end)",
-        description=(
-            'Writes "disabled": true into the server\'s entry in config.json, keeping every other byte of '
-            "the file; its tools leave search at once. SERVER is its name or one of its aliases. Running "
-            "gateways take no new call for it and stop its process once the calls in flight end. Exit status: "
-            "0 when it is disabled (or already was), 2 when no server has that name (the error suggests the "
-            "closest one) or the file cannot be read or written."
-        ),
-        examples=(("mcp-gateway disable github", "until `mcp-gateway enable github`"),),
-    ),
     "doctor": CommandHelp(
         summary="start every server: does it work, what does it cost in tokens, what is wrong with it",
         description=(
@@ -278,12 +247,27 @@ COMMANDS: dict[str, CommandHelp] = {
         examples=(("mcp-gateway logout linear", ""),),
     ),
     "config": CommandHelp(
-        summary="where the config file is, and whether it is valid",
+        summary="the config file: where it is, whether it is valid, which servers are on",
         description=(
-            "config.json holds your servers and the gateway's settings (the README's Configuration section "
-            "lists every field). `config path` prints where it is; `config check` validates it."
+            "config.json holds your servers and the gateway's settings (docs/configuration.md lists every "
+            "field). `config path` prints where it is; `config check` validates it; `config enable` and `config "
+            "disable` turn one server on or off; `config reload` says what running gateways do with the file "
+            "(they apply every save by themselves)."
         ),
-        examples=(("mcp-gateway config path", ""), ("mcp-gateway config check", "")),
+        examples=(
+            ("mcp-gateway config path", ""),
+            ("mcp-gateway config check", ""),
+            ("mcp-gateway config disable github", ""),
+        ),
+    ),
+    "help": CommandHelp(
+        summary="this help, or a command's: `mcp-gateway help import` is `mcp-gateway import --help`",
+        description=(
+            "Prints the help of the program, or of the command named (and of its subcommand: `mcp-gateway help "
+            "config check`), exactly as COMMAND --help prints it: what the command does and prints, its options, "
+            "and examples to copy. It starts nothing and reads no workspace."
+        ),
+        examples=(("mcp-gateway help", ""), ("mcp-gateway help import", "the same as: mcp-gateway import --help")),
     ),
     "serve": CommandHelp(
         summary="serve the four meta-tools over stdio: what an AI client runs (the default)",
@@ -301,6 +285,9 @@ COMMANDS: dict[str, CommandHelp] = {
         ),
     ),
 }
+
+RENAMED = {"reload": "config reload", "enable": "config enable", "disable": "config disable"}
+"""Old spellings that still work for one release, each with a note on stderr naming its new one."""
 
 CONFIG_COMMANDS: dict[str, CommandHelp] = {
     "path": CommandHelp(
@@ -326,5 +313,40 @@ CONFIG_COMMANDS: dict[str, CommandHelp] = {
             "whole cannot be used."
         ),
         examples=(("mcp-gateway config check", ""),),
+    ),
+    "reload": CommandHelp(
+        summary="check config.json as running gateways will read it, and say what they do with it",
+        description=(
+            "A serving gateway applies every save of config.json by itself, within a second and without a "
+            "restart: new servers are listed and searchable, removed or disabled ones stop once their calls "
+            "in flight end, a server whose command, arguments, environment, url or headers changed restarts "
+            "on its next call, and the others keep their processes. `reload` reads the file as they will: it "
+            "prints the enabled and disabled servers and every problem (on stderr). An edit that cannot be used "
+            "is not applied: running gateways keep serving their last good config and say why in `status` and "
+            "in the next search. Exit status: 0 when the file can be applied, 1 when it has errors, 2 when it "
+            "cannot be read as JSON at all."
+        ),
+        examples=(("mcp-gateway config reload", "after editing config.json by hand"),),
+    ),
+    "enable": CommandHelp(
+        summary="enable a server in config.json (running gateways apply it live)",
+        description=(
+            'Removes the server\'s "disabled": true from config.json, keeping every other byte of the file. '
+            "SERVER is its name or one of its aliases. Running gateways list it and start it on its first call, "
+            "within a second. Exit status: 0 when it is enabled (or already was), 2 when no server has that name "
+            "(the error suggests the closest one) or the file cannot be read or written."
+        ),
+        examples=(("mcp-gateway config enable github", ""),),
+    ),
+    "disable": CommandHelp(
+        summary="disable a server in config.json (running gateways stop it once its calls end)",
+        description=(
+            'Writes "disabled": true into the server\'s entry in config.json, keeping every other byte of '
+            "the file; its tools leave search at once. SERVER is its name or one of its aliases. Running "
+            "gateways take no new call for it and stop its process once the calls in flight end. Exit status: "
+            "0 when it is disabled (or already was), 2 when no server has that name (the error suggests the "
+            "closest one) or the file cannot be read or written."
+        ),
+        examples=(("mcp-gateway config disable github", "until `mcp-gateway config enable github`"),),
     ),
 }

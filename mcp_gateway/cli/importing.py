@@ -60,6 +60,8 @@ def run_import(
             return undoing.run_restore(args, service)
         if args.backups:
             return undoing.run_list(args, service)
+        if args.prune:
+            raise ImportUsageError("--prune goes with --backups: mcp-gateway import --backups --prune")
         return _import(args, service)
     except ConfigError as error:  # the gateway's own config cannot be read: the import failed (exit 1)
         raise ImportFailedError(error.message) from error
@@ -106,9 +108,12 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
         _show_refreshed(report)
         _show_sign_ins(report, PersonWords.of(args).program)
         print("Dry run: nothing was written.")
-        source = f" --from {args.source}" if args.source else ""
-        again = f"--client {report.client.name} --scope {report.scope}{source}"
-        print(f"Next: mcp-gateway import {again} --write-client-config")
+        entry = report.client_entry
+        if entry.start_problem is None:
+            print(f"Next: {_import_again(args, report, args.launcher)} --write-client-config")
+        else:  # writing would be refused: the next step is another launcher, checked first
+            other = "path" if entry.launcher == "uvx" else "uvx"
+            print(f"Next: {_import_again(args, report, other)} --dry-run (the {entry.launcher} entry does not start)")
         return 0
     if report.config_write == "written":
         print(f"Wrote {report.gateway_config}.")
@@ -124,6 +129,16 @@ def _import(args: argparse.Namespace, service: ImportService) -> int:
     _show_sign_ins(report, program)
     print(f"Check the servers: {program} refresh (starts each once and caches its tools), then status.")
     return 0
+
+
+def _import_again(args: argparse.Namespace, report: ImportReport, launcher: str) -> str:
+    """The import command that repeats this one's choices, with `launcher`."""
+    words = ["mcp-gateway", "import", "--client", report.client.name, "--scope", report.scope]
+    words += ["--from", args.source] if args.source else []
+    words += ["--project", args.project] if args.project else []
+    words += ["--launcher", launcher] if launcher != "auto" else []
+    words += ["--replace"] if args.replace else []
+    return shlex.join(words)
 
 
 def _show_sign_ins(report: ImportReport, program: str) -> None:
@@ -239,7 +254,11 @@ def _show_client_write(report: ImportReport) -> None:
     )
     print(f"Restart {report.client.title} so it starts the gateway.")
     print(f"Undo: mcp-gateway import --restore {written.backup}")
-    print(f"Every kept version of it: mcp-gateway import --backups --client {report.client.name}")
+    print(
+        f"{written.versions} version{_s(written.versions)} of it {'is' if written.versions == 1 else 'are'} kept "
+        f"beside it, readable by you only: mcp-gateway import --backups --client {report.client.name} lists them, "
+        "and with --prune removes all but the original and the newest two."
+    )
 
 
 def _show_refreshed(report: ImportReport) -> None:

@@ -1,4 +1,4 @@
-"""`reload`, `enable SERVER` and `disable SERVER`: changing the servers of running gateways from the shell.
+"""`config reload`, `config enable SERVER` and `config disable SERVER`: changing the servers of running gateways.
 
 A serving gateway applies every saved edit of config.json by itself within a second (`service/live_config.py`),
 so these commands never signal a gateway: `enable` and `disable` edit the file (`service/switching.py`) and

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from mcp_gateway import __version__
 from mcp_gateway.cli import help_text
@@ -46,8 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--launcher",
         choices=("auto", "uvx", "path"),  # importers.launch.LAUNCHERS, spelt out: parsing imports no importer
         default="auto",
-        help="how the client starts the gateway: uvx (from the package index), path (this installation), "
-        "auto (uvx when installed from the index, else path; the default)",
+        help="how the client starts the gateway: path (this installation's script: a uv tool's, a venv's), uvx "
+        "(uvx --from mcp-meta-gateway, from the package index), auto (path, but uvx for a gateway installed from "
+        "the index other than as a uv tool, and uvx --from the same source for one run by uvx; the default)",
     )
     importing.add_argument(
         "--replace",
@@ -76,6 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list the kept versions of the client's file (with --client; every client's without): when, "
         "which write made each, size, which is the original and which --restore puts back next",
+    )
+    importing.add_argument(
+        "--prune",
+        action="store_true",
+        help="with --backups: first remove every kept version but the original and the newest two",
     )
 
     search = command("search")
@@ -134,10 +141,6 @@ def build_parser() -> argparse.ArgumentParser:
     refresh = command("refresh")
     refresh.add_argument("server", nargs="?", help="only this server, by name or alias (default: every enabled one)")
 
-    command("reload")
-    for name in ("enable", "disable"):
-        command(name).add_argument("server", help="the server's name in config.json, or one of its aliases")
-
     doctor = command("doctor")
     doctor.add_argument("servers", nargs="*", metavar="SERVER", help="only these servers (default: all)")
     doctor.add_argument(
@@ -149,11 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_sign_in_commands(command)
 
-    config = command("config")
-    config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
-    for name, texts in help_text.CONFIG_COMMANDS.items():
-        config_commands.add_parser(name, **texts.parser_texts())
-
+    _add_config_commands(command("config"), commands)
+    command("help").add_argument(
+        "topic", nargs="*", metavar="COMMAND", help="a command, and its subcommand (default: the program's help)"
+    )
     _add_serve_command(command("serve"))
     return parser
 
@@ -166,6 +168,27 @@ def _add_serve_command(serve: argparse.ArgumentParser) -> None:
     )
     # Also after the command, as the front reads it (`front.launch.serve_request`); not overriding the global one.
     serve.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def _add_config_commands(config: argparse.ArgumentParser, commands: Any) -> None:
+    """`config`'s subcommands, and the old top-level spellings of three of them (`commands`: the top level's
+    subparsers), which still parse for one release but are not listed."""
+    config_commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
+    for name, texts in help_text.CONFIG_COMMANDS.items():
+        _config_arguments(name, config_commands.add_parser(name, **texts.parser_texts()))
+    for old, new in help_text.RENAMED.items():
+        # No `help`: argparse lists a subcommand only when it has one, and an old spelling is not listed.
+        texts = help_text.CONFIG_COMMANDS[new.split()[-1]].parser_texts()
+        texts.pop("help")
+        texts["description"] = (
+            f"Renamed `mcp-gateway {new}`; this spelling goes in the next release. " + (texts["description"])
+        )
+        _config_arguments(old, commands.add_parser(old, **texts))
+
+
+def _config_arguments(name: str, parser: argparse.ArgumentParser) -> None:
+    if name in ("enable", "disable"):
+        parser.add_argument("server", help="the server's name in config.json, or one of its aliases")
 
 
 def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> None:
@@ -181,6 +204,7 @@ def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command in (None, "serve"):
         return run_serve(args)
+    _renamed(args)
     from mcp_gateway.cli import inspect, live, manage
 
     handlers: dict[str, Command] = {
@@ -191,9 +215,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         "refresh": manage.run_refresh,
         "status": manage.run_status,
         "config": manage.run_config,
-        "reload": live.run_reload,
-        "enable": live.run_enable,
-        "disable": live.run_disable,
+        "config reload": live.run_reload,
+        "config enable": live.run_enable,
+        "config disable": live.run_disable,
+        "help": _help,
     }
     if args.command == "import":
         if args.client is not None and canonical_client(args.client) is None:
@@ -213,7 +238,31 @@ def _dispatch(args: argparse.Namespace) -> int:
         from mcp_gateway.cli import demo
 
         return demo.run_demo(args)
-    return handlers[args.command](args)
+    live_edit = f"config {getattr(args, 'config_command', '')}"
+    return handlers[live_edit if live_edit in handlers else args.command](args)
+
+
+def _renamed(args: argparse.Namespace) -> None:
+    """An old spelling (`mcp-gateway enable`) read as its new one (`config enable`), with a note saying so."""
+    if args.command not in help_text.RENAMED:
+        return
+    renamed = help_text.RENAMED[args.command]
+    print(
+        f"mcp-gateway: `mcp-gateway {args.command}` is now `mcp-gateway {renamed}`; the old spelling goes in the "
+        "next release",
+        file=sys.stderr,
+    )
+    args.command, args.config_command = renamed.split()
+
+
+def _help(args: argparse.Namespace) -> int:
+    """The program's help, or that of the command `args.topic` names, as its `--help` prints it."""
+    parser = build_parser()
+    if not args.topic:
+        parser.print_help()
+        return 0
+    parser.parse_args([*args.topic, "--help"])  # prints it and exits 0; a command that is not one is argparse's error
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

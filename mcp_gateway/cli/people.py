@@ -48,19 +48,18 @@ class PersonWords:
         return f"{words} again" if step.again else words
 
     def command(self, step: Step) -> str:
+        if step.action == "repeat":
+            return "the command"
         server = shlex.quote(step.server) if step.server else SERVER_PLACEHOLDER
         tool = shlex.quote(step.tool) if step.tool else TOOL_PLACEHOLDER
-        match step.action:
-            case "search":
-                focus = f" --server {server}" if step.server else ""
-                return f"{self.program} search {QUERY_PLACEHOLDER}{focus}"
-            case "list":
-                return f"{self.program} list {server}"
-            case "describe":
-                return f"{self.program} describe {tool}"
-            case "execute":
-                return f"{self.program} call {tool} --args {ARGUMENTS_PLACEHOLDER}"
-            case "repeat":
-                return "the command"
-            case "login":
-                return f"{self.program} login {server}"
+        focus = f" --server {server}" if step.server else ""
+        words = {
+            "search": f"search {QUERY_PLACEHOLDER}{focus}",
+            "servers": "list",
+            "list": f"list {server}",
+            "describe": f"describe {tool}",
+            "execute": f"call {tool} --args {ARGUMENTS_PLACEHOLDER}",
+            "login": f"login {server}",
+            "enable": f"config enable {server}",
+        }
+        return f"{self.program} {words[step.action]}"

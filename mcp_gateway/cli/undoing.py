@@ -21,6 +21,7 @@ from mcp_gateway.service.import_reports import (
     BackupChoice,
     FileHistory,
     KeptVersion,
+    PrunedFile,
     RestoreReport,
     RestoreRequest,
     WalkEnded,
@@ -86,6 +87,10 @@ def _show_restored(result: RestoreReport, narrowing: str) -> None:
 
 
 def run_list(args: argparse.Namespace, service: ImportService) -> int:
+    if args.prune:
+        for pruned in anyio.run(service.prune_backups, restore_request(args)):
+            print("\n".join(_pruned_lines(pruned)))
+        print()
     listing = anyio.run(service.backups, restore_request(args))
     if not listing.files:
         raise ImportFailedError("found no backups (they are made by import --write-client-config)")
@@ -99,9 +104,19 @@ def run_list(args: argparse.Namespace, service: ImportService) -> int:
     return 0
 
 
+def _pruned_lines(pruned: PrunedFile) -> list[str]:
+    lines = [f"Removed {INDENT}{path}" for path in pruned.removed]
+    left = f"{pruned.kept} version{'' if pruned.kept == 1 else 's'}"
+    lines.append(f"{pruned.path}: {len(pruned.removed)} removed; {left} kept (the original and the newest two)")
+    if pruned.problem:
+        lines.append(f"warning: {pruned.problem}")
+    return lines
+
+
 def _history_lines(history: FileHistory) -> list[str]:
     now = "gone" if history.size is None else _bytes(history.size)
-    lines = [f"{history.path} (now {now}); kept versions, newest first:"]
+    count = len(history.versions)
+    lines = [f"{history.path} (now {now}); {count} kept version{'' if count == 1 else 's'}, newest first:"]
     for version in history.versions:
         lines.append(f"{INDENT}{version.path}")
         lines.append(f"{INDENT * 2}{_summary(version)}")
@@ -117,6 +132,7 @@ def _summary(version: KeptVersion) -> str:
             (version.restored, "already put back"),
             (version.next_step, "next --restore"),
             (version.same_as_file, "same as the file now"),
+            (not version.private, "readable by others: --prune removes it unless it is kept, or chmod 600 it"),
         )
         if flag
     ]

@@ -22,6 +22,9 @@ class ServerConfig:
     """Validated, with `${VAR}` expanded."""
     identity: Mapping[str, Any]
     """The canonical connection fields before expansion (plain JSON) that the cached catalog is keyed by."""
+    misspelt: tuple[str, ...] = ()
+    """Unknown keys of its entry that look like fields (`'arg' (did you mean 'args'?)`), ignored: a start that
+    times out names them."""
 
 
 @dataclass(frozen=True)

@@ -203,8 +203,20 @@ def _load_server(
     except ValidationError as exc:
         for problem in explain(exc, path, entry.spelled, entry.near_misses):
             report.error(problem.json_path, problem.message, problem.suggestion)
+        for near in entry.held:  # rejected anyway: said as the other unknown keys are
+            report.warning(near.path, f"unknown field '{near.written}' is ignored", near.fix)
         return None
-    return ServerConfig(name=name, spec=spec, identity=connection_identity(spec, entry.fields))
+    if entry.held:
+        # `arg` for `args` would start a bare `python` that waits for ever: the entry stays out until it is fixed.
+        for near in entry.held:
+            message = (
+                f"unknown field '{near.written}' is probably '{near.meant}', without which it would not run as meant"
+            )
+            report.error(near.path, message, near.rename)
+        return None
+    return ServerConfig(
+        name=name, spec=spec, identity=connection_identity(spec, entry.fields), misspelt=tuple(entry.misspelt)
+    )
 
 
 def _report_unset(server: str, unset: list[UnsetVariable], report: DiagnosticReport) -> None:

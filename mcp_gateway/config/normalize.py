@@ -21,6 +21,19 @@ LEGACY_METADATA_BOOTSTRAP = "metadataBootstrap"
 _LEGACY_METADATA_VALUES = {"background": True, "off": False}
 
 
+@dataclass(frozen=True)
+class NearMiss:
+    """An unknown key that probably means a known field the entry lacks (`arg` for `args`)."""
+
+    path: str
+    written: str
+    meant: str
+    fix: str
+    """What to do, said beside the warning when the entry is rejected anyway: "did you mean 'args'?"."""
+    rename: str
+    """What to do, said beside the error that keeps the entry out: "rename 'arg' to 'args'"."""
+
+
 @dataclass
 class Entry:
     """One JSON object with camelCase keys; `spelled` maps each key back to how the file wrote it."""
@@ -30,6 +43,12 @@ class Entry:
     spelled: dict[str, str] = field(default_factory=dict[str, str])
     near_misses: dict[str, str] = field(default_factory=dict[str, str])
     """Known field → the unknown key, as written, that was probably meant to be it (`comand` for `command`)."""
+    held: list[NearMiss] = field(default_factory=list[NearMiss])
+    """Near misses not yet reported (`drop_unknown_fields(hold_near_misses=True)`): the caller says them as errors
+    when the entry would otherwise load without what they meant, as warnings when it is rejected anyway."""
+    misspelt: list[str] = field(default_factory=list[str])
+    """Every unknown key dropped that probably means a known field, as written, with the field: `'arg' (did you
+    mean 'args'?)`; a start that times out names them, as one may be why."""
 
     def path_of(self, key: str) -> str:
         return join_path(self.json_path, self.spelled.get(key, key))
@@ -105,9 +124,15 @@ def normalize_keys(raw: Mapping[str, object], known: frozenset[str], json_path: 
 
 
 def drop_unknown_fields(
-    entry: Entry, allowed: frozenset[str], report: DiagnosticReport, *, elsewhere: Mapping[str, str] | None = None
+    entry: Entry,
+    allowed: frozenset[str],
+    report: DiagnosticReport,
+    *,
+    elsewhere: Mapping[str, str] | None = None,
+    hold_near_misses: bool = False,
 ) -> None:
-    """Remove and report fields the model does not have; `elsewhere` maps a known-but-misplaced field to a hint."""
+    """Remove and report fields the model does not have; `elsewhere` maps a known-but-misplaced field to a hint.
+    `hold_near_misses`: a key that probably means a field the entry lacks is kept in `entry.held`, unreported."""
     for key in [key for key in entry.fields if key not in allowed]:
         value = entry.fields.pop(key)
         written = entry.spelled.pop(key, key)
@@ -116,9 +141,17 @@ def drop_unknown_fields(
             report.warning(entry.path_of(written), f"field '{written}' does not apply here and is ignored", hint)
             continue
         meant = suggest_field(key, allowed)
+        fix = _fix_for(key, value, meant)
+        if meant is not None:
+            entry.misspelt.append(f"'{written}' ({fix})")
         if meant is not None and meant not in entry.fields:
             entry.near_misses.setdefault(meant, written)
-        report.warning(entry.path_of(written), f"unknown field '{written}' is ignored", _fix_for(key, value, meant))
+            harmless = key.casefold() == ENABLED_KEY and value is not False  # a server is on unless disabled anyway
+            if hold_near_misses and not harmless:
+                rename = fix if key.casefold() == ENABLED_KEY else f"rename '{written}' to '{meant}'"
+                entry.held.append(NearMiss(entry.path_of(written), written, meant, fix, rename))
+                continue
+        report.warning(entry.path_of(written), f"unknown field '{written}' is ignored", fix)
 
 
 def _fix_for(key: str, value: object, meant: str | None) -> str:

@@ -49,7 +49,7 @@ def normalize_server(
     entry.fields[TRANSPORT_KEY] = transport
     entry.spelled.setdefault(TRANSPORT_KEY, TRANSPORT_KEY)
     misplaced = {name: _misplaced_hint(name, transport) for name in ALL_SERVER_FIELDS - SERVER_FIELDS[transport]}
-    drop_unknown_fields(entry, SERVER_FIELDS[transport], report, elsewhere=misplaced)
+    drop_unknown_fields(entry, SERVER_FIELDS[transport], report, elsewhere=misplaced, hold_near_misses=True)
     return transport, entry
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
@@ -92,7 +92,7 @@ def resolve(server: ServerConfig, origin: Origin, *, own: bool) -> Definition:
     spec = server.spec if own else _expanded(server, origin.environ)
     if isinstance(spec, StdioServer):
         spec = spec.model_copy(update={"cwd": _working_directory(spec, origin)})
-    resolved = ServerConfig(name=server.name, spec=spec, identity=server.identity)
+    resolved = replace(server, spec=spec)  # its other facts (misspelt keys) stay the config's
     secrets = () if own else SecretMask.for_servers([resolved], origin.environ).values
     return Definition(resolved, origin.environ, _digest(spec, origin.environ), secrets)
 

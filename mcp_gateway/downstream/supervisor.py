@@ -275,6 +275,7 @@ class Supervisor:
             stderr_log=self._context.stderr_log_path,
             mask=self._context.mask,
             previous_ending=self._last_ending,
+            misspelt=self.server.misspelt,
         )
         self._last_ending = ending(exc)
         self._notes.info(f"start failed: {error.message}")

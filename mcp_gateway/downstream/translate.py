@@ -72,11 +72,14 @@ def start_failure(
     stderr_log: str | None,
     mask: Mask = str,
     previous_ending: str | None = None,
+    misspelt: tuple[str, ...] = (),
 ) -> ServerStartError:
     """A failure while starting, connecting or handshaking; `previous_ending` is `ending(…)` of the start before
-    this one, if it failed and no start succeeded since."""
+    this one, if it failed and no start succeeded since; `misspelt`, the unknown keys of its entry that look like
+    fields (a server started without its `args` may wait for ever: a timeout names them)."""
     cause = innermost(exc)
-    logs = f" Its stderr is in {stderr_log}." if stderr_log else ""
+    never_ran = isinstance(cause, FileNotFoundError | PermissionError)  # so it wrote nothing on any stderr
+    logs = f" Its stderr is in {stderr_log}." if stderr_log and not never_ran else ""
     if isinstance(cause, SignInRequiredError):
         return cause
     if isinstance(cause, DownstreamError):
@@ -86,6 +89,8 @@ def start_failure(
         return _ended(server, cause, stderr_log, repeated=ending(cause) == previous_ending)
     if isinstance(cause, TimeoutError):
         reason = f"did not finish starting within {timeout_seconds:g}s (connectTimeoutMs)"
+        if misspelt:
+            reason += f"; its entry has {', '.join(misspelt)}, which the gateway ignores"
     elif isinstance(cause, FileNotFoundError):
         reason = f"could not be started: command not found ({cause.filename or cause})"
     elif isinstance(cause, PermissionError):
@@ -104,7 +109,7 @@ def start_failure(
         f"Server '{server}' {reason}.{logs} Fix its entry in config.json or check the server, then try again.",
         server=server,
         phase="startup",
-        retryable=not isinstance(cause, FileNotFoundError | PermissionError),
+        retryable=not never_ran,
     )
 
 

@@ -13,8 +13,11 @@ replaced it, so a person can follow `ls` as well as `import --backups`:
   rewriting its file meanwhile (Claude Code rewrites `~/.claude.json` at every start). A write-back after a
   walk back takes a new backup, which is the next step back.
 
-A second copy within the same second gets `-2`, `-3`, …. A copy holds the file's exact bytes and has the
-file's permissions: it is as private as the file it copies. Copies are created exclusively (`O_EXCL`,
+A second copy within the same second gets `-2`, `-3`, …. A copy holds the file's exact bytes and is
+readable by its owner only (0600, or less if the file itself is): a client file holds tokens, and a copy
+lies beside it for as long as the person keeps it, so it is never readable by others even when the file
+is (a 0644 `mcp.json`). A restore gives the file back its own mode, not the copy's. `prune` removes the
+versions a walk back no longer needs: all but the original and the newest few. Copies are created exclusively (`O_EXCL`,
 `O_NOFOLLOW`): a link planted at a copy's name is never written through, and a copy that is a link is not
 one of ours. The original is the oldest backup: the file before the gateway first changed it. The time in
 a name is the `now` the caller passes: this module never reads the clock (the import service's clock; a
@@ -43,6 +46,10 @@ TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
 _SUFFIX = re.compile(r"(?P<update>update-)?(?P<stamp>\d{8}T\d{6}Z)(?:-(?P<sequence>\d+))?")
 _MARKS = (BACKUP_MARK, RESTORED_MARK, BEFORE_RESTORE_MARK)
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+OWNER_ONLY = 0o600
+"""The most a kept version may allow: its owner reads and writes it, nobody else does anything."""
+KEPT_BY_PRUNE = 2
+"""Besides the original, the newest versions `prune` keeps: one step back, and the undo of the last restore."""
 
 MadeBy = Literal["write-back", "entry-update", "restore"]
 """The write a copy was taken before: `import --write-client-config`, another client's import updating
@@ -90,9 +97,8 @@ def create_backup(path: Path, now: datetime, made_by: MadeBy = "write-back") -> 
         OSError: the file cannot be read or the copy cannot be written.
     """
     data = path.read_bytes()
-    mode = stat.S_IMODE(path.stat().st_mode)
     mark = BEFORE_RESTORE_MARK if made_by == "restore" else BACKUP_MARK + _tag(made_by)
-    return _write_new(path, mark, data, mode, now)
+    return _write_new(path, mark, data, _copy_mode(path), now)
 
 
 def parse_backup(path: Path) -> Backup | None:
@@ -177,15 +183,56 @@ def restore(backup: Backup, now: datetime) -> Restored:
     except FileNotFoundError:
         current = None
     if current is not None and current != data:
-        kept = _write_new(target, BEFORE_RESTORE_MARK, current, stat.S_IMODE(target.stat().st_mode), now)
+        kept = _write_new(target, BEFORE_RESTORE_MARK, current, _copy_mode(target), now)
     if current != data:
-        write_atomically(target, data, mode=stat.S_IMODE(backup.path.stat().st_mode))
+        write_atomically(target, data)  # the file's own mode (0600 when it is gone), never the copy's narrower one
     marked: list[Path] = []
     if backup.is_backup:
         for newer in backups_of(target):
             if newer.order >= backup.order and not newer.restored:
                 marked.append(_mark_restored(newer))
     return Restored(target, kept, changed=current != data, marked=tuple(marked))
+
+
+@dataclass(frozen=True)
+class Pruned:
+    removed: tuple[Path, ...]
+    kept: tuple[Path, ...]
+    problem: str | None = None
+    """Why a version that should have gone is still there (it is among `kept`)."""
+
+
+def prune(path: Path, keep: int = KEPT_BY_PRUNE) -> Pruned:
+    """Remove the kept versions of `path` but the original and the newest `keep` (oldest first)."""
+    history = history_of(path)
+    first = original_of(path)
+    spared = {copy.path for copy in history[-keep:]} | ({first.path} if first is not None else set[Path]())
+    removed: list[Path] = []
+    kept: list[Path] = []
+    problem: str | None = None
+    for copy in history:
+        if copy.path not in spared:
+            try:
+                os.unlink(copy.path)  # a name history_of saw as a regular file; unlink never follows a link
+            except OSError as error:
+                problem = problem or f"cannot remove {copy.path} ({error.strerror or error})"
+            else:
+                removed.append(copy.path)
+                continue
+        kept.append(copy.path)
+    return Pruned(tuple(removed), tuple(kept), problem)
+
+
+def private(copy: Path) -> bool:
+    """Whether a kept version is readable by its owner only (one an older gateway made may not be)."""
+    try:
+        return stat.S_IMODE(os.lstat(copy).st_mode) & ~OWNER_ONLY == 0
+    except OSError:
+        return True
+
+
+def _copy_mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode) & OWNER_ONLY
 
 
 def _mark_restored(backup: Backup) -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Protocol
 
 from mcp_gateway.config.jsonfile import as_list
-from mcp_gateway.importers.entries import check_entry, entry_object
+from mcp_gateway.importers.entries import check_entry, entry_object, switched_off
 from mcp_gateway.importers.model import (
     GATEWAY_DISTRIBUTION,
     GATEWAY_NAME,
@@ -91,6 +91,9 @@ class EntryContext:
     warnings: list[str] = field(default_factory=list[str])
     oauth: JsonObject | None = None
     """The reader's `read_oauth` of the entry's OAuth block: the imported remote entry gets it as its `oauth`."""
+    turned_off: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Servers the client keeps turned off by a setting outside their entries (Claude Code's
+    `disabledMcpServers`, Gemini's `mcp.excluded`), each with where it says so: imported disabled."""
 
 
 EntryReader = Callable[[str, Mapping[str, object], EntryContext], JsonObject]
@@ -100,7 +103,8 @@ def convert_entry(name: str, raw: object, read: EntryReader, syntax: Syntax, con
     """One client entry through the whole pipeline; never raises for a bad entry."""
     context.warnings, context.oauth = [], None
     try:
-        entry = read(name, entry_object(raw), context)
+        fields = entry_object(raw)
+        entry = read(name, fields, context)
     except Skip as skip:
         if name == GATEWAY_NAME:
             return ImportedServer(name, skipped="this is the gateway itself", itself=True)
@@ -109,6 +113,9 @@ def convert_entry(name: str, raw: object, read: EntryReader, syntax: Syntax, con
         return ImportedServer(name, skipped="this is the gateway itself", itself=True, gateway=entry)
     if context.oauth is not None and entry.get("type") in ("http", "sse"):
         entry["oauth"] = context.oauth
+    off = context.turned_off.get(name) or switched_off(fields)
+    if off is not None:
+        entry["disabled"] = True
     try:
         entry = translate_entry(entry, syntax, variable_context(context.where, context.scope))
         entry, secret_note = secret_as_reference(name, entry)
@@ -116,24 +123,35 @@ def convert_entry(name: str, raw: object, read: EntryReader, syntax: Syntax, con
     except Skip as skip:
         return ImportedServer(name, skipped=skip.reason)
     warnings = list(context.warnings) + ([secret_note] if secret_note else [])
+    if off is not None:
+        warnings.append(
+            f"it is turned off in {context.client} ({off}): imported disabled, so the gateway never starts it; "
+            f"`mcp-gateway config enable {name}` turns it on"
+        )
     cwd = entry.get("cwd")
     if isinstance(cwd, str) and not _ABSOLUTE.match(cwd):
         if context.scope == "user":
             warnings.append(f"its working directory '{cwd}' is relative; the gateway resolves it from where it runs")
         else:
             entry["cwd"] = str(context.where.project / cwd)  # a project file's paths are relative to the project
-    if entry.get("oauth") is not None:
-        warnings.append(
-            f"it signs in with OAuth in {context.client}; the gateway cannot reuse that sign-in, so it is imported "
-            "as needing its own (`login`, below)"
-        )
-    elif entry.get("type") in ("http", "sse") and not entry.get("headers"):
-        warnings.append(f"{NO_CREDENTIALS}; if it signs in (OAuth) in {context.client}, the gateway cannot reuse that")
+    warnings += _remote_notes(entry, context.client)
     if not PORTABLE_NAME.fullmatch(name):
         warnings.append(
             "its name has characters other than letters, digits, '-' and '_'; qualified tool names get awkward"
         )
     return ImportedServer(name, entry=entry, warnings=tuple(warnings))
+
+
+def _remote_notes(entry: JsonObject, client: str) -> list[str]:
+    """What to know of a remote entry's sign-in: the gateway can never reuse the client's own."""
+    if entry.get("oauth") is not None:
+        return [
+            f"it signs in with OAuth in {client}; the gateway cannot reuse that sign-in, so it is imported as "
+            "needing its own (`login`, below)"
+        ]
+    if entry.get("type") in ("http", "sse") and not entry.get("headers"):
+        return [f"{NO_CREDENTIALS}; if it signs in (OAuth) in {client}, the gateway cannot reuse that"]
+    return []
 
 
 def variable_context(where: Where, scope: Scope) -> Context:

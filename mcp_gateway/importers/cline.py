@@ -41,9 +41,7 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
         fields = {**raw, "type": "streamableHttp"}
     entry = read_standard(fields, url_default="sse", type_keys=("type", "transportType"))
     timeout = number(raw, "timeout")
-    return seed_fields(
-        entry, disabled=raw.get("disabled") is True, request_timeout_ms=timeout * MS_PER_SECOND if timeout else None
-    )
+    return seed_fields(entry, request_timeout_ms=timeout * MS_PER_SECOND if timeout else None)
 
 
 def _shape(launch: Launch) -> JsonObject:

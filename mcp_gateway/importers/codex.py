@@ -75,7 +75,6 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     tool = number(raw, "tool_timeout_sec")
     return seed_fields(
         entry,
-        disabled=raw.get("enabled") is False,
         include=strings(raw, "enabled_tools"),
         exclude=strings(raw, "disabled_tools"),
         connect_timeout_ms=startup_ms,

@@ -133,10 +133,20 @@ def read_standard(
     return remote_entry(kind, url, string_map(raw, "headers"))
 
 
+def switched_off(raw: Mapping[str, object]) -> str | None:
+    """How an entry says its client keeps it but does not start it, or None: `"disabled": true` (Claude's shape,
+    Cline, Roo, Windsurf, Kiro; written by hand in Cursor, VS Code and Claude Desktop files too) or `"enabled":
+    false` (OpenCode, Codex, Zed, Goose). Either way it is imported disabled: the gateway never starts it either."""
+    if raw.get("disabled") is True:
+        return 'its entry says "disabled": true'
+    if raw.get("enabled") is False:
+        return 'its entry says "enabled": false'
+    return None
+
+
 def seed_fields(
     entry: JsonObject,
     *,
-    disabled: bool = False,
     exclude: Sequence[str] | None = None,
     include: Sequence[str] | None = None,
     request_timeout_ms: float | None = None,
@@ -144,8 +154,6 @@ def seed_fields(
     description: str | None = None,
 ) -> JsonObject:
     """Gateway-side fields worth carrying over for a new server (never overwritten on re-import)."""
-    if disabled:
-        entry["disabled"] = True
     if include:
         entry["includeTools"] = list(include)
     if exclude:

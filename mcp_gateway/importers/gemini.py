@@ -3,7 +3,8 @@
 stdio entries have `command`, `args`, `env`, `cwd`; remote ones `url` (Streamable HTTP unless `type` says
 `sse`) or the older `httpUrl`, and `headers`. `$VAR`, `${VAR}`, `${VAR:-default}` (and `%VAR%` on
 Windows) expand everywhere. `timeout` (ms), `includeTools`, `excludeTools` and `description` carry over;
-a name in `mcp.excluded` (or missing from a `mcp.allowed` list) is imported disabled. Gemini hides
+a server Gemini keeps off (`mcp.excluded`, left out of a `mcp.allowed` list, or turned off by `gemini mcp
+disable`) is imported disabled. Gemini hides
 variables whose names look secret from the servers it starts, unless an entry's `env` names them, so the
 gateway's entry passes on by name every variable the imported servers use. Gemini keeps comments.
 """
@@ -24,7 +25,7 @@ from mcp_gateway.importers.entries import (
     strings,
     text,
 )
-from mcp_gateway.importers.json_client import JsonClient, ValueChange, fixed_block
+from mcp_gateway.importers.json_client import JsonClient, ValueChange, fixed_block, side_document
 from mcp_gateway.importers.jsonc import Node
 from mcp_gateway.importers.locate import env_path
 from mcp_gateway.importers.model import GATEWAY_NAME, ClientReading, JsonObject, Scope, Skip, Where
@@ -32,11 +33,13 @@ from mcp_gateway.importers.oauth_block import read_oauth
 from mcp_gateway.importers.variables import Syntax
 
 ALLOWED = ("mcp", "allowed")
+ENABLEMENT_FILE = "mcp-server-enablement.json"
+"""Where `gemini mcp disable` keeps the servers it turned off (in the user's `.gemini` folder, for every project)."""
 
 
 def _locate(where: Where, scope: Scope) -> list[Path]:
-    base = where.project if scope == "project" else env_path(where, "GEMINI_CLI_HOME") or where.home
-    return [base / ".gemini" / "settings.json"]
+    folder = where.project / ".gemini" if scope == "project" else _user_folder(where)
+    return [folder / "settings.json"]
 
 
 def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
@@ -49,7 +52,6 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     entry = remote_entry("http", http_url, string_map(raw, "headers")) if http_url else read_standard(raw)
     return seed_fields(
         entry,
-        disabled=_disabled(name, context.document),
         include=strings(raw, "includeTools"),
         exclude=strings(raw, "excludeTools"),
         request_timeout_ms=number(raw, "timeout"),
@@ -57,11 +59,33 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     )
 
 
-def _disabled(name: str, document: Mapping[str, object]) -> bool:
+def _turned_off(root: Node, scope: Scope, where: Where) -> dict[str, str]:
+    """Gemini's three switches, matched as it matches them (case aside): `mcp.excluded`, a `mcp.allowed` list
+    that leaves the server out, and `gemini mcp disable` (`mcp-server-enablement.json` in the user's folder)."""
+    document = as_object(root.value) or {}
     settings = as_object(document.get("mcp")) or {}
-    excluded = as_list(settings.get("excluded")) or []
+    excluded = {_folded(name) for name in as_list(settings.get("excluded")) or []}
     allowed = as_list(settings.get("allowed"))
-    return name in excluded or (allowed is not None and name not in allowed)
+    allowed_names = None if allowed is None else {_folded(name) for name in allowed}
+    enablement = side_document(_user_folder(where) / ENABLEMENT_FILE)
+    off: dict[str, str] = {}
+    for name in as_object(document.get("mcpServers")) or {}:
+        state = as_object(enablement.get(_folded(name))) or {}
+        if _folded(name) in excluded:
+            off[name] = "it is in mcp.excluded"
+        elif allowed_names is not None and _folded(name) not in allowed_names:
+            off[name] = "mcp.allowed leaves it out"
+        elif state.get("enabled") is False:
+            off[name] = f"`gemini mcp disable` turned it off, in {ENABLEMENT_FILE}"
+    return off
+
+
+def _folded(name: object) -> str:
+    return str(name).strip().lower()
+
+
+def _user_folder(where: Where) -> Path:
+    return (env_path(where, "GEMINI_CLI_HOME") or where.home) / ".gemini"
 
 
 def _allowed(root: Node, reading: ClientReading) -> list[ValueChange]:
@@ -90,6 +114,7 @@ CLIENT = JsonClient(
     read_entry=_read_entry,
     syntax=Syntax.SHELL,
     shape=_shape,
+    turned_off=_turned_off,
     extra=_allowed,
     filters_environment=True,  # it hides variables that look secret from servers unless their entry names them
 )

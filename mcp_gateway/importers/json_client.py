@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,8 @@ Locator = Callable[[Where, Scope], list[Path]]
 BlockFinder = Callable[[Node, Path, Scope, Where], tuple[str, ...]]
 """The JSON path of the server object in this file (it may depend on the file and the document)."""
 Notes = Callable[[Node, Scope, Where], list[str]]
+TurnedOff = Callable[[Node, Scope, Where], Mapping[str, str]]
+"""The servers this client keeps turned off by a setting outside their entries, each with where it says so."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class JsonClient:
     shape: Callable[[Launch], JsonObject]
     """The gateway's entry in this client's own shape."""
     notes: Notes | None = None
+    turned_off: TurnedOff | None = None
     extra: ExtraChanges | None = None
     filters_environment: bool = False
     """See `ClientFormat.filters_environment`."""
@@ -74,6 +77,7 @@ class JsonClient:
         if entries is None:
             raise ClientConfigError(f"{path}: '{'.'.join(block)}' is not an object of servers")
         context = EntryContext(self.title, where, scope, as_object(root.value) or {})
+        context.turned_off = self.turned_off(root, scope, where) if self.turned_off else {}
         servers = tuple(
             convert_entry(name, raw, self.read_entry, self.syntax, context) for name, raw in entries.items()
         )
@@ -128,6 +132,15 @@ def read_text(path: Path) -> str:
         raise ClientConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:
         raise ClientConfigError(f"{path}: cannot read it ({exc.strerror or type(exc).__name__})") from exc
+
+
+def side_document(path: Path) -> Mapping[str, object]:
+    """Another file of the client that holds a setting worth knowing (which servers are off), as a JSON object;
+    empty when it is missing or unusable: a hint, never a reason to fail the import."""
+    try:
+        return as_object(parse_document(read_text(path), path).value) or {}
+    except ClientConfigError:
+        return {}
 
 
 def parse_document(text: str, path: Path) -> Node:

@@ -15,7 +15,6 @@ from pathlib import Path
 from mcp_gateway.importers.client import EntryContext, Launch
 from mcp_gateway.importers.entries import (
     remote_entry,
-    seed_fields,
     stdio_entry,
     string_map,
     strings,
@@ -54,7 +53,7 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
         entry = remote_entry("http", url, string_map(raw, "headers"))
     else:
         raise Skip(f"its type '{kind}' is neither 'local' nor 'remote'")
-    return seed_fields(entry, disabled=raw.get("enabled") is False)
+    return entry
 
 
 def _shape(launch: Launch) -> JsonObject:

@@ -37,7 +37,6 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
     timeout = number(raw, "timeout")
     return seed_fields(
         entry,
-        disabled=raw.get("disabled") is True,
         exclude=strings(raw, "disabledTools"),
         request_timeout_ms=timeout * MS_PER_SECOND if timeout else None,
     )

@@ -36,14 +36,17 @@ Probe = Callable[[str, str], Awaitable[int | str]]
 
 
 def needs_login(entry: JsonObject | None) -> bool:
-    """An imported entry the gateway can reach only after `mcp-gateway login` (marked `oauth`)."""
-    return entry is not None and entry.get("oauth") is not None
+    """An imported entry the gateway can reach only after `mcp-gateway login` (marked `oauth`); a disabled one
+    is never reached, so its sign-in waits until it is enabled (a call to it then says to sign in)."""
+    return entry is not None and entry.get("oauth") is not None and entry.get("disabled") is not True
 
 
 def needs_probe(server: ImportedServer) -> bool:
     entry = server.entry
-    if entry is None or entry.get("type") not in ("http", "sse") or needs_login(entry):
+    if entry is None or entry.get("type") not in ("http", "sse") or entry.get("oauth") is not None:
         return False  # marked oauth already: its client's own block said it signs in
+    if entry.get("disabled") is True:
+        return False  # turned off in its client: the gateway contacts it no more than it starts it
     return not entry.get("headers") and not entry.get("bearerTokenEnv")
 
 

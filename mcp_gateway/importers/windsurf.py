@@ -26,7 +26,7 @@ def _locate(where: Where, scope: Scope) -> list[Path]:
 def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> JsonObject:
     context.oauth = read_oauth(raw.get("oauth"))
     entry = read_standard(raw, url_keys=("serverUrl", "url"))
-    return seed_fields(entry, disabled=raw.get("disabled") is True, exclude=strings(raw, "disabledTools"))
+    return seed_fields(entry, exclude=strings(raw, "disabledTools"))
 
 
 def _shape(launch: Launch) -> JsonObject:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mcp_gateway.config.jsonfile import as_object
 from mcp_gateway.importers.client import EntryContext, Launch
-from mcp_gateway.importers.entries import read_standard, remote_entry, seed_fields, string_map, text
+from mcp_gateway.importers.entries import read_standard, remote_entry, string_map, text
 from mcp_gateway.importers.json_client import JsonClient, fixed_block
 from mcp_gateway.importers.locate import app_data, config_home
 from mcp_gateway.importers.model import JsonObject, Scope, Skip, Where
@@ -50,7 +50,7 @@ def _read_entry(name: str, raw: Mapping[str, object], context: EntryContext) -> 
         entry = remote_entry("http", text(raw, "url") or "", string_map(raw, "headers"))
     else:
         entry = read_standard(raw)
-    return seed_fields(entry, disabled=raw.get("enabled") is False)
+    return entry
 
 
 def _shape(launch: Launch) -> JsonObject:

@@ -304,7 +304,7 @@ class Gateway:
         """
         await self.loaded()
         with self._live.naming_the_problem():
-            name = self._resolver.server(server)
+            name = self._resolver.enabled_server(server)
         if self._catalog.entry(name) is None and await self._waiting.settle([name], on_progress):
             raise self._waiting.still_loading(name, "list")
         await self._ensure_listed(name)
@@ -360,9 +360,10 @@ class Gateway:
     async def refresh(
         self, servers: Sequence[str] | None = None, *, on_progress: ProgressFn | None = None
     ) -> RefreshReport:
-        """List `servers` (default: every enabled one) now, a few at a time, and store what they list."""
+        """List `servers` (default: every enabled one; a disabled one named is refused) now, and store it."""
         await self.loaded()
-        names = list(servers) if servers is not None else self._config.enabled_servers
+        named = self._config.enabled_servers if servers is None else servers
+        names = [self._resolver.enabled_server(name) for name in named]
         await self._catalog.refresh_many(
             names, self._list_downstream, on_step=listing_steps(on_progress, self._catalog, self.mask)
         )

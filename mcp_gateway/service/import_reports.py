@@ -119,6 +119,8 @@ class ClientWrite:
     """The copy taken before the rewrite; None when the file already held exactly this entry."""
     kept: int
     """Servers left in it besides the gateway."""
+    versions: int = 0
+    """How many versions of it are kept beside it, this backup included."""
 
 
 ConfigWrite = Literal["written", "unchanged"]
@@ -235,6 +237,8 @@ class KeptVersion:
     """It holds exactly the file's bytes now."""
     next_step: bool
     """`--restore` without a name puts this one back next."""
+    private: bool = True
+    """Readable by its owner only (a version an older gateway kept may not be)."""
 
 
 @dataclass(frozen=True)
@@ -249,6 +253,18 @@ class FileHistory:
 @dataclass(frozen=True)
 class BackupListing:
     files: tuple[FileHistory, ...]
+
+
+@dataclass(frozen=True)
+class PrunedFile:
+    """What `--backups --prune` did to one client file's kept versions."""
+
+    path: Path
+    removed: tuple[Path, ...]
+    kept: int
+    """How many versions are left: the original and the newest few."""
+    problem: str | None = None
+    """Why a version that should have gone is still there."""
 
 
 @dataclass(frozen=True)

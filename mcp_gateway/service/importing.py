@@ -54,6 +54,7 @@ from mcp_gateway.importers import (
     read_client,
     write_plan,
 )
+from mcp_gateway.importers.backups import history_of
 from mcp_gateway.importers.files import write_atomically
 from mcp_gateway.importers.launch import Installation, LaunchPlan
 from mcp_gateway.importers.launch_check import LaunchChecker
@@ -76,13 +77,14 @@ from mcp_gateway.service.import_reports import (
     ImportRequest,
     NeededVariable,
     Progress,
+    PrunedFile,
     RestoreReport,
     RestoreRequest,
     ServerOutcome,
     WalkEnded,
 )
 from mcp_gateway.service.report_masking import masked_report
-from mcp_gateway.service.restoring import list_backups, restore_backup
+from mcp_gateway.service.restoring import list_backups, prune_backups, restore_backup
 
 Clock = Callable[[], datetime]
 """The current time, for the names of backups."""
@@ -167,6 +169,10 @@ class ImportService:
         """Every kept version of the client files the request narrows to, newest first."""
         return await anyio.to_thread.run_sync(list_backups, self._where, request)
 
+    async def prune_backups(self, request: RestoreRequest) -> tuple[PrunedFile, ...]:
+        """Remove the kept versions a walk back no longer needs: all but the original and the newest few."""
+        return await anyio.to_thread.run_sync(prune_backups, self._where, request)
+
     def _merge_and_write(self, client: ClientFormat, reading: ClientReading, request: ImportRequest) -> ImportReport:
         plan = plan_merge(self._workspace.config_path, reading.servers, replace=request.replace)
         outcomes = _server_outcomes(reading, plan, client.title)
@@ -237,7 +243,7 @@ class ImportService:
         except OSError as error:
             failure = f"{reading.path}: cannot write it ({error.strerror or error}); it is unchanged"
             return replace(report, write_failure=failure)
-        return replace(report, client_write=ClientWrite(reading.path, backup, kept))
+        return replace(report, client_write=ClientWrite(reading.path, backup, kept, len(history_of(reading.path))))
 
     def _refresh_gateways(
         self, needed: list[str], besides: Path | None, *, dry_run: bool

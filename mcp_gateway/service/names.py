@@ -32,6 +32,8 @@ from mcp_gateway.wording import Said, Step
 
 FIND = Step("search")
 """The next step when no tool or server fits: find the right tool by what it does."""
+SERVERS = Step("servers")
+"""The next step when a server name fits none: see which servers there are."""
 AGAIN = Step("repeat", again=True)
 """The next step when a name fits several: the same request, with one of them."""
 MAX_CANDIDATES_LISTED = 8
@@ -114,7 +116,7 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
         case Unknown(suggestions=suggestions):
             raise UnknownServerError(
                 Said.of(
-                    f"No server named '{_quoted(name)}'{_did_you_mean(suggestions)}; ", FIND, " to find the right tool."
+                    f"No server named '{_quoted(name)}'{_did_you_mean(suggestions)}; ", SERVERS, " to see what exists."
                 )
             )
 
@@ -182,9 +184,7 @@ def _prefix_readings(directory: ToolDirectory, tool: str) -> list[tuple[int, str
 
 def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool:
     if directory.is_disabled(server):
-        raise ToolNotAllowedError(
-            f"Server '{server}' is disabled in config.json; remove its \"disabled\": true to use its tools."
-        )
+        raise disabled_server(server)
     record = directory.find(server, tool)
     if record is None:
         hint = _suggest(tool, directory.tool_names(server))
@@ -200,6 +200,13 @@ def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool
             f"Tool '{server}.{tool}' is hidden by includeTools/excludeTools in config.json and cannot be called."
         )
     return ResolvedTool(server, record)
+
+
+def disabled_server(server: str) -> ToolNotAllowedError:
+    """What a request for a disabled server's tools is told: the one command that turns it on."""
+    return ToolNotAllowedError(
+        Said.of(f"Server '{server}' is disabled in config.json; ", Step("enable", server=server), " to use its tools.")
+    )
 
 
 def _quoted(name: str) -> str:

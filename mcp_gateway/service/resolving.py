@@ -19,7 +19,7 @@ from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import ToolCallError, UnknownToolError
 from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.listing_wait import ListingWait
-from mcp_gateway.service.names import ResolvedTool, resolve_server_name, resolve_tool
+from mcp_gateway.service.names import ResolvedTool, disabled_server, resolve_server_name, resolve_tool
 from mcp_gateway.wording import Action
 
 
@@ -43,6 +43,13 @@ class ToolResolver:
     def server(self, name: str) -> str:
         """The configured server `name` means, by the one rule (`search/servers.py`); else an error to show."""
         return resolve_server_name(self._directory, name)
+
+    def enabled_server(self, name: str) -> str:
+        """As `server`, for a request that would start it: a disabled server is an error saying how to enable it."""
+        server = self.server(name)
+        if self._config.servers[server].spec.disabled:
+            raise disabled_server(server)
+        return server
 
     def configured_name(self, name: str) -> str | None:
         try:

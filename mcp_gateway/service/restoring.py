@@ -25,7 +25,7 @@ from mcp_gateway.importers import (
     parse_backup,
     restore,
 )
-from mcp_gateway.importers.backups import history_of, same_bytes
+from mcp_gateway.importers.backups import history_of, private, prune, same_bytes
 from mcp_gateway.importers.clients import files_with_backups
 from mcp_gateway.service.import_reports import (
     BackedUpFile,
@@ -33,6 +33,7 @@ from mcp_gateway.service.import_reports import (
     BackupListing,
     FileHistory,
     KeptVersion,
+    PrunedFile,
     RestoreReport,
     RestoreRequest,
     WalkEnded,
@@ -86,6 +87,15 @@ def list_backups(where: Where, request: RestoreRequest) -> BackupListing:
     return BackupListing(tuple(_history(path, versions) for path, versions in _files(where, request).items()))
 
 
+def prune_backups(where: Where, request: RestoreRequest) -> tuple[PrunedFile, ...]:
+    """Each client file the request narrows to, its kept versions pruned to the original and the newest few."""
+    pruned: list[PrunedFile] = []
+    for path in _files(where, request):
+        done = prune(path)
+        pruned.append(PrunedFile(path, done.removed, len(done.kept), done.problem))
+    return tuple(pruned)
+
+
 def _history(path: Path, versions: list[Backup]) -> FileHistory:
     first = original_of(path)
     step = next_step_back(path)
@@ -103,6 +113,7 @@ def _history(path: Path, versions: list[Backup]) -> FileHistory:
             is_original=first is not None and version.path == first.path,
             same_as_file=size is not None and same_bytes(version.path, path),
             next_step=step is not None and version.path == step.path,
+            private=private(version.path),
         )
         for version in reversed(versions)
     )

@@ -135,4 +135,4 @@ def _named(path: Path, servers: jsonc.Node, name: str) -> str:
         return by_alias[0]
     hint = did_you_mean(name, entries)
     known = ", ".join(entries) or "none"
-    raise UsageError(f"no server named '{name}' in {path}; " + (f"{hint} " if hint else "") + f"(its servers: {known})")
+    raise UsageError(f"no server named '{name}' in {path}" + (f" ({hint})" if hint else "") + f"; its servers: {known}")

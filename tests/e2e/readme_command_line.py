@@ -1,9 +1,10 @@
-"""The README's "Command line" section, run: each `$ mcp-gateway …` line and what it printed.
+"""The command line page (`docs/command-line.md`, once the README's "Command line" section), run: each
+`$ mcp-gateway …` line and what it printed.
 
-The section shows every subcommand once with its real output, on a fresh workspace holding the demo's two
+The page shows every subcommand once with its real output, on a fresh workspace holding the demo's two
 servers and a HOME whose Claude Code config has one server to import. `run_session` runs the same commands
 in the same setting; `normalized` replaces what differs from machine to machine (the scratch paths, this
-checkout) by the placeholders the README shows, and `comparable` sets durations and ages aside, so the test
+checkout) by the placeholders the page shows, and `comparable` sets durations and ages aside, so the test
 can compare them line for line. After a change that alters what a command prints, rewrite the section's
 blocks in place with
 
@@ -24,9 +25,10 @@ from pathlib import Path
 
 from mcp_gateway.cli.demo import write_demo_config
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-CHECKOUT = README.parent
-SECTION = "## Command line"
+CHECKOUT = Path(__file__).resolve().parents[2]
+PAGE = CHECKOUT / "docs" / "command-line.md"
+"""The page the commands are on."""
+SECTION = "# Command line"
 PROMPT = "$ "
 PROGRESS_PREFIX = "mcp-gateway: "
 """A line the command wrote on stderr (progress, notices): compared apart, since servers listed side by side
@@ -87,7 +89,7 @@ class Setting:
 
 
 def section_commands(readme: str) -> list[Shown]:
-    """The commands of the README's "Command line" section, each with the lines shown under it."""
+    """The commands of the "Command line" page, each with the lines shown under it."""
     start = readme.index(SECTION)
     end = readme.find("\n## ", start + len(SECTION))
     section = readme[start : end if end != -1 else len(readme)]
@@ -126,7 +128,7 @@ def run_session(setting: Setting, commands: list[str]) -> list[Shown]:
 
 
 def normalized(line: str, setting: Setting) -> str:
-    """`line` with the paths that differ between machines replaced by what the README shows (durations and
+    """`line` with the paths that differ between machines replaced by what the page shows (durations and
     ages stay: `comparable` sets them aside)."""
     for path, shown in (
         (str(Path(sys.executable).parent), f"{CHECKOUT_SHOWN}/.venv/bin"),
@@ -167,11 +169,11 @@ def with_outputs(readme: str, results: list[Shown]) -> str:
 
 
 def _regenerate(root: Path, *, write: bool) -> None:
-    readme = README.read_text()
+    readme = PAGE.read_text()
     commands = [each.command for each in section_commands(readme)]
     results = run_session(Setting.prepare(root), commands)
     if write:
-        README.write_text(with_outputs(readme, results))
+        PAGE.write_text(with_outputs(readme, results))
         return
     for result in results:
         print("\n".join([f"{PROMPT}{result.command}", *result.lines, ""]))

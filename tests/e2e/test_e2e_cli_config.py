@@ -120,14 +120,20 @@ async def test_config_check_suggests_the_key_each_typo_means(tmp_path: Path) -> 
         ("mcpServers.a.comand", "comand", "command"),
         ("mcpServers.b.commnad", "commnad", "command"),
         ("mcpServers.c.ulr", "ulr", "url"),
+        ("settings.idleTimout", "idleTimout", "idleTimeout"),
+    ):
+        assert f": {path}: unknown field '{written}' is ignored (did you mean '{meant}'?)" in said, (path, said)
+    for path, written, meant in (  # the server would start without what the key meant: it stays out
         ("mcpServers.d.arg", "arg", "args"),
         ("mcpServers.e.enviroment", "enviroment", "env"),
         ("mcpServers.f.header", "header", "headers"),
         ("mcpServers.g.disable", "disable", "disabled"),
         ("mcpServers.h.evn", "evn", "env"),
-        ("settings.idleTimout", "idleTimout", "idleTimeout"),
     ):
-        assert f": {path}: unknown field '{written}' is ignored (did you mean '{meant}'?)" in said, (path, said)
+        assert (
+            f"error: {tmp_path / 'config.json'}: {path}: unknown field '{written}' is probably '{meant}', without "
+            f"which it would not run as meant; the server is not loaded (rename '{written}' to '{meant}')"
+        ) in said, (path, said)
     for server, written, meant in (("a", "comand", "command"), ("b", "commnad", "command"), ("c", "ulr", "url")):
         assert re.search(
             rf"^mcp-gateway: error: .*: mcpServers\.{server}: the server has neither 'command' nor 'url' "
@@ -136,7 +142,7 @@ async def test_config_check_suggests_the_key_each_typo_means(tmp_path: Path) -> 
             re.MULTILINE,
         ), said
     said_lines = re.findall(r"^mcp-gateway: (?:error|warning): ", said, re.MULTILINE)
-    assert done.stdout.endswith(f": 4 enabled servers, 3 invalid, {len(said_lines)} diagnostics\n")
+    assert done.stdout.endswith(f": 0 enabled servers, 8 invalid, {len(said_lines)} diagnostics\n")
 
 
 def fresh_home(tmp_path: Path) -> dict[str, str]:

@@ -110,7 +110,7 @@ async def test_backups_lists_each_kept_version_with_its_write_size_and_place_in_
     listed = await person.run("--backups", "--client", "claude")
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
-    assert lines[0] == f"{person.claude} (now {len(after):,} bytes); kept versions, newest first:"
+    assert lines[0] == f"{person.claude} (now {len(after):,} bytes); 2 kept versions, newest first:"
     newest, oldest = sorted(person.home.glob(".claude.json.mcp-gateway-backup-*"), reverse=True)
     assert (lines[1], lines[3]) == (f"  {newest}", f"  {oldest}")
     assert lines[2].endswith(

@@ -36,8 +36,8 @@ CLI_SECONDS = 60.0
 """Upper bound for one `mcp-gateway import` or `refresh` (a refresh starts server-everything once)."""
 LEFTOVER_SECONDS = 15.0
 """How long the processes a client started get to be gone after it exited. The gateway stops its servers
-within about 2.5 s of its client closing the connection (README: hurried graces of 0.75 s); the rest is
-slack for a busy machine."""
+within about 2.5 s of its client closing the connection (docs/tools-and-servers.md: hurried graces of 0.75 s);
+the rest is slack for a busy machine."""
 DAEMON_GRACE_SECONDS = 0.5
 POLL_SECONDS = 0.1
 WORKSPACE_VARIABLE = "MCP_GATEWAY_HOME"

@@ -158,15 +158,26 @@ def test_url_without_http_scheme_is_rejected(load_json: LoadJson) -> None:
     assert config.rejected == {"s": "'url' must start with http:// or https://"}
 
 
-def test_unknown_server_field_is_reported_with_a_suggestion_and_ignored(load_json: LoadJson) -> None:
+def test_unknown_server_field_that_means_a_missing_one_keeps_the_server_out_with_a_suggestion(
+    load_json: LoadJson,
+) -> None:
     config = load_json(servers({"github": {"command": "npx", "agrs": ["-y", "server-github"]}}))
 
-    spec = config.servers["github"].spec
-    assert isinstance(spec, StdioServer)
-    assert spec.args == ()
+    assert "github" not in config.servers
     (diagnostic,) = config.diagnostics
     assert str(diagnostic).endswith(
-        "config.json: mcpServers.github.agrs: unknown field 'agrs' is ignored (did you mean 'args'?)"
+        "config.json: mcpServers.github.agrs: unknown field 'agrs' is probably 'args', without which it would not "
+        "run as meant; the server is not loaded (rename 'agrs' to 'args')"
+    )
+
+
+def test_unknown_server_field_like_no_field_is_reported_and_ignored(load_json: LoadJson) -> None:
+    config = load_json(servers({"github": {"command": "npx", "colour": "blue"}}))
+
+    assert isinstance(config.servers["github"].spec, StdioServer)
+    (diagnostic,) = config.diagnostics
+    assert str(diagnostic).endswith(
+        "config.json: mcpServers.github.colour: unknown field 'colour' is ignored (remove it)"
     )
 
 

@@ -28,20 +28,37 @@ def texts(config: GatewayConfig) -> list[str]:
         ({"command": "npx", "evn": {"A": "b"}}, "evn", "env"),
         ({"command": "npx", "workingDirectory": "/tmp"}, "workingDirectory", "cwd"),
         ({"command": "npx", "disable": True}, "disable", "disabled"),
-        ({"command": "npx", "tpye": "stdio"}, "tpye", "type"),
         ({"command": "npx", "idleTimout": 3}, "idleTimout", "idleTimeout"),
         ({"url": "https://mcp.example.com/mcp", "type": "http", "header": {"X-Client": "a"}}, "header", "headers"),
     ],
 )
-def test_an_unknown_key_of_a_loaded_server_suggests_the_field_it_means(
+def test_an_unknown_key_that_means_a_missing_field_keeps_the_server_out_with_the_rename(
     load_json: Load, entry: dict[str, Any], written: str, meant: str
 ) -> None:
-    config = load_json({"mcpServers": {"demo": entry}})
+    """`arg` for `args` would start a bare `npx` (or `python`) that waits for ever: an error, not a warning."""
+    config = load_json({"mcpServers": {"demo": entry, "other": {"command": "npx"}}})
+
+    assert "demo" not in config.servers
+    assert "other" in config.servers
+    [error] = config.errors
+    assert error.json_path == f"mcpServers.demo.{written}"
+    assert error.message == (
+        f"unknown field '{written}' is probably '{meant}', without which it would not run as meant; "
+        "the server is not loaded"
+    )
+    assert error.suggestion == f"rename '{written}' to '{meant}'"
+    assert config.rejected["demo"].startswith(f"unknown field '{written}' is probably '{meant}'")
+
+
+def test_an_unknown_key_beside_the_field_it_looks_like_is_a_warning_and_the_server_loads(load_json: Load) -> None:
+    config = load_json({"mcpServers": {"demo": {"command": "npx", "args": ["x"], "arg": ["y"], "tpye": "stdio"}}})
 
     assert "demo" in config.servers
-    assert f"warning: mcpServers.demo.{written}: unknown field '{written}' is ignored (did you mean '{meant}'?)" in (
-        texts(config)
-    )
+    assert config.errors == ()
+    said = texts(config)
+    assert "warning: mcpServers.demo.arg: unknown field 'arg' is ignored (did you mean 'args'?)" in said
+    assert "warning: mcpServers.demo.tpye: unknown field 'tpye' is ignored (did you mean 'type'?)" in said
+    assert config.servers["demo"].misspelt == ("'arg' (did you mean 'args'?)", "'tpye' (did you mean 'type'?)")
 
 
 @pytest.mark.parametrize(
@@ -108,15 +125,23 @@ def test_a_missing_required_field_names_the_key_that_was_probably_meant(
     assert error.suggestion == f"rename '{written}' to '{field}'"
 
 
-@pytest.mark.parametrize(("value", "fix"), [(False, '"disabled": true'), (True, "a server is on unless")])
-def test_enabled_is_answered_with_what_disabled_means(load_json: Load, value: bool, fix: str) -> None:
-    config = load_json({"mcpServers": {"demo": {"command": "npx", "enabled": value}}})
+def test_enabled_false_keeps_the_server_out_and_says_what_disabled_means(load_json: Load) -> None:
+    config = load_json({"mcpServers": {"demo": {"command": "npx", "enabled": False}}})
+
+    assert "demo" not in config.servers  # never started: what "enabled": false was written to say
+    [error] = config.diagnostics
+    assert error.severity == "error"
+    assert error.suggestion == 'write "disabled": true to turn the server off'
+
+
+def test_enabled_true_is_a_warning_since_a_server_is_on_anyway(load_json: Load) -> None:
+    config = load_json({"mcpServers": {"demo": {"command": "npx", "enabled": True}}})
 
     [warning] = config.diagnostics
     assert warning.message == "unknown field 'enabled' is ignored"
     assert warning.suggestion is not None
-    assert fix in warning.suggestion
-    assert config.servers["demo"].spec.disabled is False  # ignored, as said: the server is not switched off
+    assert "a server is on unless" in warning.suggestion
+    assert config.servers["demo"].spec.disabled is False
 
 
 @pytest.mark.parametrize("key", ["mcpServer", "MCPServers", "context_servers", "mcp"])

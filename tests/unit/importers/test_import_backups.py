@@ -20,14 +20,15 @@ from mcp_gateway.importers import (
 NOW = datetime(2026, 11, 15, 9, 30, 12, tzinfo=UTC)
 
 
-def test_a_backup_is_an_exact_copy_with_the_files_permissions_and_a_utc_timestamp(tmp_path: Path) -> None:
+def test_a_backup_is_an_exact_copy_readable_by_its_owner_only_with_a_utc_timestamp(tmp_path: Path) -> None:
     path = tmp_path / ".claude.json"
     path.write_bytes(b'{\r\n  "a": 1\r\n}\xef\xbb\xbf')
-    os.chmod(path, 0o600)
-    backup = create_backup(path, NOW)
-    assert backup.name == ".claude.json.mcp-gateway-backup-20261115T093012Z"
-    assert backup.read_bytes() == path.read_bytes()
-    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    for mode, kept in ((0o600, 0o600), (0o644, 0o600), (0o400, 0o400)):
+        os.chmod(path, mode)
+        backup = create_backup(path, NOW)
+        assert backup.name.startswith(".claude.json.mcp-gateway-backup-20261115T093012Z")
+        assert backup.read_bytes() == path.read_bytes()
+        assert stat.S_IMODE(backup.stat().st_mode) == kept  # a token in a 0644 file is not left 0644 beside it
 
 
 def test_the_stamp_is_utc_whatever_zone_the_callers_clock_gives(tmp_path: Path) -> None:

@@ -366,6 +366,16 @@ def test_an_entry_whose_command_does_not_start_is_never_written(user: User, inst
     assert code == 0
     assert "problem: the entry's command does not start the gateway, so the client could not either: " in out
     assert "Try --launcher path (this installation)" in out
+    assert "--write-client-config" not in out.splitlines()[-1]  # that write would be refused
+    assert out.endswith(
+        "Next: mcp-gateway import --client claude-code --scope user --launcher path --dry-run "
+        "(the uvx entry does not start)\n"
+    )
+    code, out, _ = user.run("--client", "claude-code", "--launcher", "uvx", "--dry-run")
+    assert out.endswith(
+        "Next: mcp-gateway import --client claude-code --scope user --launcher path --dry-run "
+        "(the uvx entry does not start)\n"
+    )
     code, out, err = user.run("--client", "claude-code", "--write-client-config")
     assert code == 1
     assert f"Wrote {user.gateway / 'config.json'}." in out

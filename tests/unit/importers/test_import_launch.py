@@ -67,3 +67,24 @@ def test_needed_variables_are_passed_on_once_each_in_order() -> None:
         WORKSPACE, gui=False, client="Codex CLI", installation=INDEX_INSTALL, needed=["B", "A", "B"], which=no_uvx
     )
     assert plan.launch.needed == ("B", "A")
+
+
+def test_a_uv_tool_gets_its_own_script_whether_it_came_from_the_index_or_a_checkout() -> None:
+    tool = Path("/home/me/.local/share/uv/tools/mcp-meta-gateway/bin")
+    for from_index, directory in ((True, None), (False, Path("/src/mcp-gateway"))):
+        installed = Installation(from_index, directory, tool / "mcp-gateway", tool / "python", uv_tool=True)
+        plan = gateway_launch(WORKSPACE, gui=False, client="Claude Code", installation=installed, which=uvx_found)
+        assert (plan.launcher, plan.launch.command, plan.launch.args) == ("path", str(tool / "mcp-gateway"), ())
+        assert "uv tool" in plan.why
+        assert plan.warnings == ()
+
+
+def test_a_gateway_run_by_uvx_from_a_wheel_is_started_by_uvx_from_that_wheel_never_from_uvs_cache() -> None:
+    cache = Path("/home/me/.cache/uv/archive-v0/Xy12/bin")
+    wheel = "/src/mcp-gateway/dist/mcp_meta_gateway-0.1.0-py3-none-any.whl"
+    from_wheel = Installation(False, None, cache / "mcp-gateway", cache / "python", source=wheel)
+    plan = gateway_launch(WORKSPACE, gui=False, client="Claude Code", installation=from_wheel, which=uvx_found)
+    assert (plan.launcher, plan.launch.command, plan.launch.args) == ("uvx", "uvx", ("--from", wheel, "mcp-gateway"))
+    assert not any(str(cache) in word for word in (plan.launch.command, *plan.launch.args))
+    [warning] = plan.warnings
+    assert f"uv tool install {wheel}" in warning

@@ -151,7 +151,7 @@ async def test_write_back_writes_the_gateway_config_then_backs_up_and_rewrites_t
     assert report.config_write == "written"
     assert set(json.loads(workspace.config_path.read_text())["mcpServers"]) == {"locked", "open", "tools"}
     backup = path.with_name(f"mcp.json.mcp-gateway-backup-{STAMP}")  # named by the service's clock
-    assert report.client_write == ClientWrite(path, backup, kept=1)
+    assert report.client_write == ClientWrite(path, backup, kept=1, versions=1)
     assert backup.read_bytes() == original
     assert set(json.loads(path.read_text())["mcpServers"]) == {"mcp-gateway", "prompted"}
     assert report.write_failure is None
