@@ -17,6 +17,7 @@ in, so every message the gateway accepted can also be sent on.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -100,6 +101,21 @@ def leading_id(text: str) -> types.RequestId | None:
     """The request id of a JSON object of which `text` is only the beginning (a line too long to read whole),
     when the id is among its first complete members, as clients write it."""
     return _usable_id(_leading_members(text).get("id"))
+
+
+_TRAILING_ID = re.compile(r'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,256}")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$')
+
+
+def trailing_id(text: str) -> types.RequestId | None:
+    """The request id of a JSON object of which `text` is only the end, when the id is its last member (or
+    the last but `"jsonrpc"`), as the official SDKs' clients write it."""
+    found = _TRAILING_ID.search(text)
+    if found is None:
+        return None
+    try:
+        return _usable_id(json.loads(found.group(1)))
+    except ValueError:
+        return None
 
 
 def _leading_members(text: str) -> dict[str, Any]:

@@ -69,9 +69,10 @@ class Judged:
 
 @dataclass(frozen=True)
 class TooLong:
-    """A line longer than the session takes, read past: its beginning, and its length."""
+    """A line longer than the session takes, read past: its beginning, its end, and its length."""
 
     head: bytes
+    tail: bytes
     size: int
 
 
@@ -103,8 +104,9 @@ class Lines:
             self._buffer += chunk
 
     async def _read_past(self) -> TooLong | None:
-        """Read to the end of the current line without keeping it (memory stays bounded whatever its size)."""
-        head = bytes(self._buffer[:ID_SEARCH_BYTES])
+        """Read to the end of the current line keeping only its ends, where its request's id is (memory stays
+        bounded whatever its size)."""
+        head, tail = bytes(self._buffer[:ID_SEARCH_BYTES]), bytes(self._buffer[-ID_SEARCH_BYTES:])
         size = len(self._buffer)
         self._buffer.clear()
         while True:
@@ -115,8 +117,9 @@ class Lines:
             if index >= 0:
                 self._buffer += chunk[index + 1 :]
                 self._searched = 0
-                return TooLong(head, size + index)
+                return TooLong(head, (tail + chunk[:index])[-ID_SEARCH_BYTES:], size + index)
             size += len(chunk)
+            tail = (tail + chunk)[-ID_SEARCH_BYTES:]
 
     async def _receive(self) -> bytes | None:
         try:
@@ -246,6 +249,8 @@ def _encoded(message: types.JSONRPCMessage) -> bytes | None:
 
 def _too_long(line: TooLong, max_line_bytes: int) -> types.JSONRPCError:
     request_id = wire.leading_id(line.head.decode("utf-8", errors="replace"))
+    if request_id is None:  # written last, as the SDKs' clients write it
+        request_id = wire.trailing_id(line.tail.decode("utf-8", errors="replace"))
     logger.warning(
         "a client line of %d bytes%s is longer than the %d this session reads; answered with an error",
         line.size,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from e2e_gateway import SESSION_SECONDS, gateway_session, text_of
+from e2e_gateway import SESSION_SECONDS, gateway_session, text_of, wait_for
 from gateway_testing import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -60,13 +60,15 @@ async def test_a_server_stderr_goes_to_its_log_file_with_configured_secrets_mask
     noisy = fake_server(stderr_at_start="token configured-secret-value\n", name="noisy")
     noisy["env"]["NOISY_API_TOKEN"] = "configured-secret-value"
     write_workspace(home, {"noisy": noisy})
+    log_path = home / "logs" / "noisy.stderr.log"
     with anyio.fail_after(SESSION_SECONDS):
         async with gateway_session(home) as client:
             await client.call_tool(
-                "execute_tool", {"tool": "noisy.write_stderr", "arguments": {"text": "a line for the log"}}
+                "execute_tool", {"tool": "noisy.write_stderr", "arguments": {"text": "a line for the log\n"}}
             )
-    log = (home / "logs" / "noisy.stderr.log").read_text()
-    assert "a line for the log" in log
+            # Written as the server says it, while it runs (the shared daemon keeps it for the next session).
+            await wait_for(lambda: "a line for the log" in log_path.read_text(), SESSION_SECONDS)
+    log = log_path.read_text()
     assert "configured-secret-value" not in log
     assert "***" in log
     assert (home / "logs" / "noisy.stderr.log").stat().st_mode & 0o777 == 0o600

@@ -58,7 +58,7 @@ HEAVY = (
 and the standard library's slowest to import (`dataclasses` brings `inspect`), about 15 ms of a 50 ms start."""
 THIN_FRONT_MB = 20.0
 """The issue's bound for a front's resident memory; a cold front that loaded the config took 33 MB."""
-LARGE_BYTES = 4 * 1024 * 1024
+LARGE_BYTES = 1024 * 1024
 """Far more than a Unix socket's buffer (about 200 KB on Linux), far less than the gateway's line limit."""
 ECHO = message(
     {

@@ -29,6 +29,7 @@ from e2e_gateway import (
 )
 from gateway_testing import fake_server, write_workspace
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from remote_fixture import running_remote
 from test_remote_downstreams import gateway, remote_entry
 
@@ -165,9 +166,11 @@ async def test_a_server_that_dies_right_after_its_handshake_is_backed_off_not_re
 async def test_echoes_of_huge_names_and_messages_are_bounded_everywhere_they_are_kept(tmp_path: Path) -> None:
     home = tmp_path / "home"
     await refreshed_workspace(home, {"fake": fake_server(extra_tools="20000")})
-    huge_name = "n" * (5 * MEGABYTE)
+    huge_name = "n" * MEGABYTE
     with anyio.fail_after(SESSION_SECONDS):
         async with gateway_session(home) as client:
+            with pytest.raises(MCPError) as too_long:  # past what the shared daemon reads in one line: unread
+                await execute(client, "n" * (5 * MEGABYTE), {})
             unknown = await execute(client, huge_name, {})
             unknown_on_server = await execute(client, f"fake.{huge_name}", {})
             failing = await execute(client, "fake.rpc_error", {"code": -32603, "message": "e", "repeat": 2 * MEGABYTE})
@@ -175,6 +178,8 @@ async def test_echoes_of_huge_names_and_messages_are_bounded_everywhere_they_are
             next_page = payload_of(
                 await client.call_tool("list_tools", {"server": "fake", "offset": first_page["nextOffset"]})
             )
+    assert too_long.value.error.code == types.INVALID_REQUEST
+    assert "more than the 4194304 the gateway reads in one" in too_long.value.error.message
     for result in (unknown, unknown_on_server, failing):
         assert result.is_error
         assert len(text_of(result)) < 5000

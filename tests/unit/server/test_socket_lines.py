@@ -183,3 +183,13 @@ async def test_a_line_past_the_bound_is_read_past_and_its_request_answered_and_t
         assert isinstance(item, SessionMessage)
         assert isinstance(item.message, types.JSONRPCRequest)
         assert item.message.id == 12, "the line past the bound never reached the session, the next one did"
+
+
+async def test_a_line_past_the_bound_with_its_id_last_as_the_sdks_write_it_gets_its_error_under_that_id() -> None:
+    params = {"name": "n", "arguments": {"blob": "x" * (4 * MAX_LINE_BYTES)}}
+    line = json.dumps({"method": "tools/call", "params": params, "jsonrpc": "2.0", "id": 21}).encode()
+    async with transport() as lines:
+        await anyio.to_thread.run_sync(lines.send_line, line)
+        answer = await lines.next_line()
+        assert answer["id"] == 21
+        assert answer["error"]["code"] == types.INVALID_REQUEST
