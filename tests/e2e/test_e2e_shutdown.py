@@ -1,9 +1,12 @@
-"""Shutdown hygiene, end to end: when its client leaves or it is told to stop, the gateway exits promptly and
-takes every downstream process it started with it (the whole process tree of each).
+"""Shutdown hygiene of a standalone session, end to end: when its client leaves or it is told to stop, the
+gateway exits promptly and takes every downstream process it started with it (the whole process tree of each).
 
-The fake server's `pid` tool names the downstream process (its parent is the gateway); its grandchild knob
-adds a process further down the tree. Some tests drive the gateway with hand-written JSON-RPC lines, so
-they control its stdin and its signals exactly; processes are checked in bounded polling loops.
+A standalone session (`"shared": false`) is a front and the private daemon it started, which serves it alone
+and ends with it: what the shared daemon does at the end of its grace, a private one does when its session
+ends. The fake server's `pid` tool names the downstream process (its parent is the private daemon, the front's
+child); its grandchild knob adds a process further down the tree. Some tests drive the gateway with hand-written
+JSON-RPC lines, so they control its stdin and its signals exactly; processes are checked in bounded polling
+loops.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ pytestmark = [
     pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process parents from Linux /proc"),
 ]
 
+STANDALONE = {"shared": False}
 PROMPT_EXIT_SECONDS = 10.0
 """A generous bound: with every downstream exiting on stdin EOF, the gateway needs about a second."""
 QUICK_EXIT_SECONDS = 3.0
@@ -60,7 +64,7 @@ async def first_pid(pid_file: Path) -> int:
 
 
 async def test_the_gateway_and_its_downstream_exit_after_the_sdk_client_disconnects(tmp_path: Path) -> None:
-    write_workspace(tmp_path, {"fake": fake_server()})
+    write_workspace(tmp_path, {"fake": fake_server()}, STANDALONE)
     learned: list[int] = []
     try:
         with anyio.fail_after(SESSION_SECONDS):
@@ -83,7 +87,7 @@ async def test_a_session_the_sdk_client_ends_leaves_no_stubborn_server_behind(tm
     # gateway must have stopped a server that ignores EOF and SIGTERM (and its grandchild) by then.
     pid_file = tmp_path / "grandchild.pid"
     stubborn = fake_server(stubborn="1", grandchild="1", grandchild_pid_file=str(pid_file))
-    write_workspace(tmp_path, {"stubborn": stubborn, "plain": fake_server()})
+    write_workspace(tmp_path, {"stubborn": stubborn, "plain": fake_server()}, STANDALONE)
     groups: list[int] = []
     try:
         with anyio.fail_after(SESSION_SECONDS):
@@ -100,7 +104,9 @@ async def test_a_session_the_sdk_client_ends_leaves_no_stubborn_server_behind(tm
 
 async def test_the_gateway_exits_by_itself_on_stdin_eof_and_stops_the_whole_downstream_tree(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
-    write_workspace(tmp_path / "home", {"fake": fake_server(grandchild="1", grandchild_pid_file=str(pid_file))})
+    write_workspace(
+        tmp_path / "home", {"fake": fake_server(grandchild="1", grandchild_pid_file=str(pid_file))}, STANDALONE
+    )
     learned: list[int] = []
     try:
         async with raw_gateway(tmp_path / "home") as gateway:
@@ -108,7 +114,7 @@ async def test_the_gateway_exits_by_itself_on_stdin_eof_and_stops_the_whole_down
                 result = await gateway.call("tools/call", {"name": "execute_tool", "arguments": {"tool": "fake.pid"}})
                 learned.append(downstream := int(result["structuredContent"]["pid"]))
                 learned.append(grandchild := await first_pid(pid_file))
-            assert parent_pid(downstream) == gateway.pid
+            assert parent_pid(parent_pid(downstream)) == gateway.pid, "served by the front's private daemon"
             await gateway.close_stdin()
             assert await gateway.wait_exit(PROMPT_EXIT_SECONDS) == 0
         await wait_gone([downstream, grandchild])
@@ -120,7 +126,9 @@ async def test_sigterm_stops_the_gateway_promptly_with_a_call_in_flight_and_the_
     tmp_path: Path,
 ) -> None:
     pid_file = tmp_path / "grandchild.pid"
-    write_workspace(tmp_path / "home", {"fake": fake_server(grandchild="1", grandchild_pid_file=str(pid_file))})
+    write_workspace(
+        tmp_path / "home", {"fake": fake_server(grandchild="1", grandchild_pid_file=str(pid_file))}, STANDALONE
+    )
     learned: list[int] = []
     try:
         async with raw_gateway(tmp_path / "home") as gateway:
@@ -143,7 +151,7 @@ async def test_the_gateway_stops_promptly_while_a_downstream_server_is_still_sta
 ) -> None:
     spawn_log = tmp_path / "spawns.log"
     # The first session lists the server in the background; its `initialize` answer is far away.
-    write_workspace(tmp_path / "home", {"fake": fake_server(spawn_log=str(spawn_log), init_delay="60")})
+    write_workspace(tmp_path / "home", {"fake": fake_server(spawn_log=str(spawn_log), init_delay="60")}, STANDALONE)
     learned: list[int] = []
     try:
         async with raw_gateway(tmp_path / "home") as gateway:
@@ -159,7 +167,7 @@ async def test_the_gateway_stops_promptly_while_a_downstream_server_is_still_sta
 
 
 async def test_a_sigterm_during_shutdown_still_stops_a_stubborn_downstream(tmp_path: Path) -> None:
-    write_workspace(tmp_path / "home", {"fake": fake_server(stubborn="1")})
+    write_workspace(tmp_path / "home", {"fake": fake_server(stubborn="1")}, STANDALONE)
     learned: list[int] = []
     try:
         async with raw_gateway(tmp_path / "home") as gateway:
@@ -190,7 +198,7 @@ async def pid_through(gateway: RawGateway, server: str) -> int:
 
 async def test_an_idle_stubborn_server_and_one_with_a_grandchild_leave_nothing_of_their_groups(tmp_path: Path) -> None:
     servers = {"stubborn": fake_server(stubborn="1", grandchild="1"), "tree": fake_server(grandchild="1")}
-    write_workspace(tmp_path / "home", servers, {"idleTimeout": IDLE_MINUTES})
+    write_workspace(tmp_path / "home", servers, {"idleTimeout": IDLE_MINUTES, **STANDALONE})
     learned: list[int] = []
     try:
         async with raw_gateway(tmp_path / "home") as gateway:
@@ -216,7 +224,7 @@ async def test_ten_running_servers_two_of_them_stubborn_are_all_gone_within_eigh
 ) -> None:
     servers = {f"plain{index}": fake_server(grandchild="1" if index % 2 else "") for index in range(8)}
     servers |= {"stubborn0": fake_server(stubborn="1", grandchild="1"), "stubborn1": fake_server(stubborn="1")}
-    write_workspace(tmp_path / "home", servers)
+    write_workspace(tmp_path / "home", servers, STANDALONE)
     learned: list[int] = []
     try:
         async with raw_gateway(tmp_path / "home") as gateway:
@@ -236,12 +244,12 @@ async def test_ten_running_servers_two_of_them_stubborn_are_all_gone_within_eigh
         kill_groups_quietly(learned)
 
 
-async def test_after_a_sigkilled_gateway_children_exit_on_eof_and_the_next_start_reaps_the_stubborn_ones(
+async def test_after_a_sigkilled_daemon_children_exit_on_eof_and_the_next_start_reaps_the_stubborn_ones(
     tmp_path: Path,
 ) -> None:
     servers = {"plain": fake_server(), "stubborn": fake_server(stubborn="1", grandchild="1")}
     home = tmp_path / "home"
-    write_workspace(home, servers)
+    write_workspace(home, servers, STANDALONE)
     learned: list[int] = []
     try:
         async with raw_gateway(home) as gateway:
@@ -249,8 +257,12 @@ async def test_after_a_sigkilled_gateway_children_exit_on_eof_and_the_next_start
                 plain, stubborn = [await pid_through(gateway, name) for name in servers]
                 learned += [plain, stubborn]
                 await wait_for(lambda: len(group_members(stubborn)) == 2, PID_APPEARS_SECONDS)
+            # Both SIGKILLed, the daemon held first: its front must not reach another, which would reap at once.
+            daemon = parent_pid(plain)
+            os.kill(daemon, signal.SIGSTOP)
             os.kill(gateway.pid, signal.SIGKILL)
             await gateway.wait_exit(PROCESS_GONE_SECONDS)
+            os.kill(daemon, signal.SIGKILL)
         await wait_groups_empty([plain])
         assert len(group_members(stubborn)) == 2, "a server that ignores EOF outlives a SIGKILLed gateway"
         async with raw_gateway(home) as next_gateway:
