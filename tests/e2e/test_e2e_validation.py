@@ -136,7 +136,9 @@ async def test_sigterm_while_a_catastrophic_pattern_is_checked_still_stops_the_g
     spawns = tmp_path / "spawns.log"
     home = tmp_path / "home"
     await refreshed_workspace(
-        home, {"hostile": fake_server(tools_json=json.dumps(HOSTILE_TOOLS), spawn_log=str(spawns))}
+        home,
+        {"hostile": fake_server(tools_json=json.dumps(HOSTILE_TOOLS), spawn_log=str(spawns))},
+        {"shared": False},  # a standalone session: what its signal stops is everything, its private daemon too
     )
     try:
         async with raw_gateway(home) as gateway:
@@ -172,7 +174,6 @@ async def test_fresh_sessions_whose_first_request_is_a_tool_call_all_succeed(tmp
             async with anyio.create_task_group() as group:
                 for index in range(FRESH_SESSIONS):
                     group.start_soon(session, index)
-        await wait_gone(int(pid) for pid in read_lines(spawns))
     finally:
         kill_quietly(int(pid) for pid in read_lines(spawns))
     assert answers == {index: f"session {index}" for index in range(FRESH_SESSIONS)}

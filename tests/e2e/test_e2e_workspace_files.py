@@ -28,8 +28,10 @@ from e2e_gateway import (
     gateway_command,
     gateway_session,
     kill_quietly,
+    notes_of,
     refreshed_workspace,
     run_cli_async,
+    search,
     search_when_loaded,
     text_of,
 )
@@ -99,19 +101,22 @@ async def test_status_with_a_fifo_as_cache_json_answers_at_once_and_sets_the_fif
     assert stat.S_ISFIFO(aside.lstat().st_mode)
 
 
-async def test_a_fifo_as_config_json_is_one_clear_line_from_status_and_serve_never_a_hang(tmp_path: Path) -> None:
+async def test_a_fifo_as_config_json_is_one_clear_line_from_status_and_said_by_a_serving_session_never_a_hang(
+    tmp_path: Path,
+) -> None:
     fifo = plant_fifo(tmp_path / "config.json")
     try:
         status = await run_cli_async("status", home=tmp_path)
         with anyio.fail_after(SESSION_SECONDS):
-            serve = await anyio.run_process(gateway_command(tmp_path), input=b"", env=client_environment(), check=False)
+            async with gateway_session(tmp_path) as client:  # serves, with no servers, and says why
+                notes = notes_of(await search(client, "echo"))
     finally:
         release_fifo(fifo)
-    for code, stderr in ((status.returncode, status.stderr), (serve.returncode, serve.stderr.decode())):
-        assert code == 2, stderr
-        assert "the config file is a FIFO, not a regular file" in stderr
-        assert "Traceback" not in stderr
-        assert len(stderr.strip().splitlines()) == 1
+    assert status.returncode == 2, status.stderr
+    assert "the config file is a FIFO, not a regular file" in status.stderr
+    assert "Traceback" not in status.stderr
+    assert len(status.stderr.strip().splitlines()) == 1
+    assert any("the config file is a FIFO, not a regular file" in note for note in notes), notes
 
 
 async def test_links_planted_for_every_workspace_file_never_reach_their_targets(tmp_path: Path) -> None:
@@ -137,9 +142,10 @@ async def test_links_planted_for_every_workspace_file_never_reach_their_targets(
     for outside in planted:
         outside.assert_untouched()
     assert (home / "logs" / "fake.stderr.log").is_symlink()
+    # Said by what serves: the workspace's shared daemon, whose stderr is its log (never the session's pipe).
     assert (
         "fake.stderr.log is a symbolic link: this server's stderr is not logged"
-        in (tmp_path / "stderr.log").read_text()
+        in (home / "logs" / "daemon.log").read_text()
     )
 
 
@@ -178,7 +184,9 @@ async def test_logs_and_run_as_files_cost_only_their_features_said_once(tmp_path
     assert f"workspace problem: {tmp_path / 'run'} is a regular file" in status.stdout
     assert echoed["content"][0]["text"] == "hi"
     gateway_stderr = (tmp_path / "stderr.txt").read_text()
-    assert gateway_stderr.count(LOGS_PROBLEM) == 1, gateway_stderr
+    # Said once on the session's stderr, by the front that could not give the daemon it started a log there.
+    assert gateway_stderr.count(f"the daemon's stderr is not logged in {tmp_path / 'logs'}") == 1, gateway_stderr
+    assert "Not a directory" in gateway_stderr
     assert "Traceback" not in gateway_stderr
     assert (tmp_path / "logs").read_text() == "a file, not a directory"
 
