@@ -19,6 +19,7 @@ from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.index import SearchIndex, name_key
 from mcp_gateway.search.name_fit import NameFits
+from mcp_gateway.search.object_fit import ObjectFits
 from mcp_gateway.search.originality import Republished
 from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
 from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among
@@ -83,6 +84,7 @@ class SearchEngine:
         self._vocabulary_version = -1
         self._republished = Republished()
         self._name_fits = NameFits()
+        self._object_fits = ObjectFits()
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self._index.replace_server(server, tools)
@@ -147,7 +149,15 @@ class SearchEngine:
 
         def ranking_of(parsed: ParsedQuery) -> list[Scored]:
             depth = limit * FUSION_DEPTH
-            return rank(self._index, parsed, servers=scope, limit=depth, republished=copies, name_fits=self._name_fits)
+            return rank(
+                self._index,
+                parsed,
+                servers=scope,
+                limit=depth,
+                republished=copies,
+                name_fits=self._name_fits,
+                object_fits=self._object_fits,
+            )
 
         for text in phrasings:
             steps = steps_of(text)

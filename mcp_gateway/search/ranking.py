@@ -5,7 +5,10 @@ score(tool) = [Σ_field weight(field) · BM25_field(query, tool)       (query te
               · DEPRECATED_FACTOR                                      (only for a tool that says it is deprecated)
             + NAME_MATCH_BONUS · similarity(query, tool name)       (only for a query that looks like a name)
 then, among the best candidates, times the share of the tool's name the query asks for, from NAME_FIT_FLOOR to 1
-(`name_fit.py`), so a tool named for another object (`bsv_getPrice` for a share price) falls below close matches.
+(`name_fit.py`), so a tool named for another object (`bsv_getPrice` for a share price) falls below close matches,
+and times the share of the request's objects the tool's name or first sentence holds, from OBJECT_FIT_FLOOR to 1
+(`object_fit.py`), so a tool that shares the request's verb but acts on something else falls below one that acts
+on what was asked (`add_issue_comment` below the tool that sums numbers for "add two numbers").
 
 BM25's IDF is what makes a hit in a rare word count and a hit in `get` barely count; the field weights make
 a hit in a name or title outweigh one in a long description; server terms live in their own small index
@@ -26,6 +29,7 @@ from mcp_gateway.search.fields import CONCEPT_FIELDS, ServerField, ToolField
 from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key
 from mcp_gateway.search.lexicon import translations_of
 from mcp_gateway.search.name_fit import NAME_FIT_DEPTH, NameFits
+from mcp_gateway.search.object_fit import ObjectFits
 from mcp_gateway.search.query import FULL_SIMILARITY, ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
 
@@ -212,10 +216,11 @@ def rank(
     limit: int,
     republished: frozenset[int] = frozenset(),
     name_fits: NameFits | None = None,
+    object_fits: ObjectFits | None = None,
 ) -> list[Scored]:
     """Best tools first; `servers` restricts the candidates to those servers' tools; `republished` are the tools
-    named after another server (`originality.py`), ranked as copies; `name_fits` keeps the engine's name readings
-    between queries (`name_fit.py`)."""
+    named after another server (`originality.py`), ranked as copies; `name_fits` and `object_fits` keep the engine's
+    readings of names and first sentences between queries (`name_fit.py`, `object_fit.py`)."""
     allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
     terms = strongest_terms(index, query.terms)
     scores = bm25f(
@@ -244,10 +249,15 @@ def rank(
     wide = best_first(scores, limit * NAME_FIT_DEPTH)
     asked = {term.term for term in query.terms}.union(query.words)
     count = len(index.tools)
-    fits = (name_fits or NameFits()).of(
-        index, (doc_id for doc_id, _ in wide), asked, lambda word: bm25_idf(count, index.doc_freq.get(word, 0))
-    )
-    best = sorted(((doc_id, score * fits[doc_id]) for doc_id, score in wide), key=lambda item: (-item[1], item[0]))
+
+    def idf(word: str) -> float:
+        return bm25_idf(count, index.doc_freq.get(word, 0))
+
+    candidates = [doc_id for doc_id, _ in wide]
+    fits = (name_fits or NameFits()).of(index, candidates, asked, idf)
+    objects = (object_fits or ObjectFits()).of(index, query, candidates, idf)
+    fitted = ((doc_id, score * fits[doc_id] * objects[doc_id]) for doc_id, score in wide)
+    best = sorted(fitted, key=lambda item: (-item[1], item[0]))
     return [Scored(doc_id, score) for doc_id, score in best[:limit] if score > 0]
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from mcp_gateway.search.lexicon import CONCEPT_PREFIX
 from mcp_gateway.search.query import ParsedQuery
-from mcp_gateway.search.text import split_identifier
+from mcp_gateway.search.text import MAX_LEAD_CHARS, lead_sentence, split_identifier
 
 if TYPE_CHECKING:  # at run time `ranking` imports this module (through `documents`), not the other way round
     from mcp_gateway.search.ranking import Scored
@@ -35,9 +35,6 @@ MAX_WEB_SEARCH_HITS = 3
 fourth pushes a task's own tools out of the top five). The benchmark counts two of the seven (Google's and
 Tavily's), so the number offered decides how often one of those two is among them: read the step from 2 to 3 as
 that, not as three being right for a user."""
-MAX_FIRST_SENTENCE_CHARS = 300
-"""The part of a description read for what the tool is: its first sentence, cut at this length (a description
-without full stops is read no further than a sentence would be). A bound, not a tuning."""
 INFORMATION_CONCEPTS = frozenset(CONCEPT_PREFIX + name for name in ("search", "news"))
 """Lexicon concepts of a request for information: the search verbs (find, search, look up, query, discover …)
 and news words (news, article, headline, press). Generic vocabulary, not benchmark words. Measured against
@@ -52,15 +49,14 @@ _WEB_SEARCH = re.compile(
     r"\b(?:web search|search(?:es|ing)? (?:the )?(?:web|internet)|internet search|online search)",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
 
 
 def is_web_search(name: str, description: str) -> bool:
     """Whether a tool says it is a general web search, in its name or its description's first sentence."""
-    head = description.strip()[:MAX_FIRST_SENTENCE_CHARS]
+    head = description.strip()[:MAX_LEAD_CHARS]
     if SEARCH_WORD not in head.casefold() and SEARCH_WORD not in name.casefold():
         return False  # every phrasing has the word in it: most tools are read no further than this one search
-    first = _SENTENCE_END.split(head, maxsplit=1)[0]
+    first = lead_sentence(head)
     return _WEB_SEARCH.search(f"{' '.join(split_identifier(name))} {first}") is not None
 
 
