@@ -46,22 +46,29 @@ class ObjectFits:
         self, index: SearchIndex, query: ParsedQuery, candidates: Iterable[int], idf: Callable[[str], float]
     ) -> dict[int, float]:
         """Each candidate's factor in [`OBJECT_FIT_FLOOR`, 1]; `idf` gives a word's rarity among the tools."""
+        shares = self.shares(index, query, candidates, idf)
+        return {doc_id: OBJECT_FIT_FLOOR + (1.0 - OBJECT_FIT_FLOOR) * share for doc_id, share in shares.items()}
+
+    def shares(
+        self, index: SearchIndex, query: ParsedQuery, candidates: Iterable[int], idf: Callable[[str], float]
+    ) -> dict[int, float]:
+        """Each candidate's share of the request's objects that its name, title or first sentence holds, 0..1 (1
+        for a request with no object)."""
         if self._version != index.version:
             self._leads.clear()
             self._version = index.version
         objects = request_objects(query, idf)
         total = sum(weight for _, weight in objects)
-        fits: dict[int, float] = {}
+        shares: dict[int, float] = {}
         for doc_id in candidates:
             if not total:
-                fits[doc_id] = 1.0
+                shares[doc_id] = 1.0
                 continue
             lead = self._leads.get(doc_id)
             if lead is None:
                 lead = self._leads[doc_id] = _lead_terms(index, doc_id)
-            found = sum(weight for readings, weight in objects if not readings.isdisjoint(lead))
-            fits[doc_id] = OBJECT_FIT_FLOOR + (1.0 - OBJECT_FIT_FLOOR) * found / total
-        return fits
+            shares[doc_id] = sum(weight for readings, weight in objects if not readings.isdisjoint(lead)) / total
+        return shares
 
 
 def request_objects(query: ParsedQuery, idf: Callable[[str], float]) -> list[tuple[frozenset[str], float]]:

@@ -26,11 +26,11 @@ from typing import TypeVar
 from rapidfuzz import fuzz, process
 
 from mcp_gateway.search.fields import CONCEPT_FIELDS, ServerField, ToolField
-from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key
+from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key, typed_names
 from mcp_gateway.search.lexicon import translations_of
 from mcp_gateway.search.name_fit import NAME_FIT_DEPTH, NameFits
 from mcp_gateway.search.object_fit import ObjectFits
-from mcp_gateway.search.query import FULL_SIMILARITY, ParsedQuery, QueryTerm
+from mcp_gateway.search.query import FULL_SIMILARITY, MAX_QUERY_CHARS, ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
 
 _Field = TypeVar("_Field", bound=str)
@@ -113,10 +113,7 @@ NAME_MATCH_MIN_SIMILARITY = 88.0
 """rapidfuzz ratio (0-100) a one-word query needs to a tool's name key to count as that name mistyped: about one
 wrong letter in ten. Chosen by hand in the first search (9ddc802), not tuned (no bench query is a name)."""
 MAX_NAME_QUERY_CHARS = 64
-"""A longer query is a request, not a tool name. Chosen by hand in the first search (9ddc802), not tuned."""
-MAX_NAME_QUERY_WORDS = 3
-"""A query of more words is a request, not a tool name (`github create issue` still is one). Chosen by hand in
-the first search (9ddc802), not tuned."""
+"""A longer one-word query is not a mistyped tool name. Chosen by hand in the first search (9ddc802), not tuned."""
 MAX_SCORED_TERMS = 64
 """Terms scored per request; beyond it the weakest (common, low-weight) are dropped: a bound on a long
 request's cost, set in 9d191f6 (query p99 at 5,645 tools 184 → 17-22 ms with the other bounds of that change).
@@ -356,30 +353,28 @@ def _specificity(index: SearchIndex, server: str, word: str) -> float:
 
 
 def name_matches(index: SearchIndex, text: str, allowed: set[int] | None) -> dict[int, float]:
-    """Tools whose name (or `server.name`) the query spells, exactly or with a small typo, as 0..1.
+    """Tools whose name (or `server.name`) the request spells, exactly or with a small typo, as 0..1.
 
-    Only for queries that look like a name: a few words at most. The exact lookup is a dict hit; the typo
-    search (rapidfuzz over every name key) runs only for a single token, where a typo is most likely.
+    Exactly: the whole request, or a token of it written as an identifier (`get-sum`, `filesystem.read_file`)
+    anywhere in a longer one (`index.typed_names`); each is a dict hit. With a typo: only a one-word request,
+    where a typo of a name is most likely, through rapidfuzz over every name key.
     """
+    candidates: list[tuple[str, float]] = [
+        (key, FULL_SIMILARITY) for key in typed_names(text[:MAX_QUERY_CHARS]) if key in index.name_keys
+    ]
     words = text.split()
-    if len(text) > MAX_NAME_QUERY_CHARS or not words or len(words) > MAX_NAME_QUERY_WORDS:
-        return {}
-    key = name_key(text)
-    if not key:
-        return {}
-    found: dict[int, float] = {}
-    candidates: list[tuple[str, float]] = [(key, FULL_SIMILARITY)] if key in index.name_keys else []
-    if not candidates and len(words) == 1:
+    if not candidates and len(words) == 1 and len(text) <= MAX_NAME_QUERY_CHARS:
         candidates = [
             (candidate, similarity)
             for candidate, similarity, _ in process.extract(
-                key,
+                name_key(text),
                 index.name_keys.keys(),
                 scorer=fuzz.ratio,
                 limit=NAME_MATCH_CANDIDATES,
                 score_cutoff=NAME_MATCH_MIN_SIMILARITY,
             )
         ]
+    found: dict[int, float] = {}
     for candidate, similarity in candidates:
         for doc_id in index.name_keys[candidate]:
             if allowed is None or doc_id in allowed:

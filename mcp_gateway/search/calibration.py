@@ -1,0 +1,82 @@
+"""How likely a hit is the tool the request wants, from evidence any catalog gives at query time, and its level.
+
+A coverage threshold means something different on every catalog: requests carry their arguments and context
+("what time is it in Berlin", "every morning at 8 hit https://…"), which no tool's text holds, and a catalog of four
+servers knows fewer of a request's words than one of three hundred. So the level is read from several kinds of
+evidence, each a share or a ratio, none a raw score (`Signals`):
+
+- how much of the request the hit explains (`confidence.judge`'s coverage), and by how much more than the best
+  other hit;
+- the margin of its score over the next hit that is not a namesake (a tool of the same name on another server is
+  the same tool, not a rival);
+- how much of the tool's own name the request asks for (`name_fit.py`), and how much of the request's objects the
+  tool's name or first sentence holds (`object_fit.py`): whether the request and the tool say the same thing
+  both ways;
+- whether the request names the tool's server;
+- how long the request is.
+
+They are combined by a logistic model into the probability that the hit is right; `level` cuts it at
+`HIGH_PROBABILITY` and `LOW_PROBABILITY`. The weights were fitted once by `benchmarks/calibrate.py` on the
+development requests of several catalogs together, each set weighing the same (see `WEIGHTS`), never on held-out
+requests; the model is small (a weight per signal) so that it carries over to catalogs it was not fitted on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import astuple, dataclass, fields
+from typing import Literal
+
+Confidence = Literal["high", "medium", "low"]
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What a hit's evidence is, each as a share or a ratio, in the order of `WEIGHTS`."""
+
+    coverage: float
+    """Share of the request's information the hit accounts for (`confidence.judge`), 0..1."""
+    coverage_lead: float
+    """`coverage` minus the best coverage of the hits ranked below it that are not its namesakes, times
+    `coverage`, -1..1: a lead counts as far as the hit explains the request (among tools that explain little,
+    the least bad leads by a lot)."""
+    margin: float
+    """1 minus the best score of the hits ranked below it that are not its namesakes over its own score, times
+    `coverage`, 0..1: in a small catalog the next hit is often far behind, which says little of a hit that
+    explains little."""
+    name_asked: float
+    """Share of the tool's name (less the words naming its own server) that the request asks for, 0..1."""
+    objects_found: float
+    """Share of the request's objects its name, title or first sentence holds, 0..1 (1 when the request has none)."""
+    server_named: float
+    """How clearly the request names the hit's server (`ranking.server_intent`), 0..1."""
+    length: float
+    """ln(1 + the number of the request's judged words)."""
+
+    def vector(self) -> tuple[float, ...]:
+        return astuple(self)
+
+
+SIGNAL_NAMES: tuple[str, ...] = tuple(field.name for field in fields(Signals))
+
+BIAS = -7.306
+WEIGHTS: tuple[float, ...] = (3.715, 8.046, 3.965, 0.828, 1.556, 0.532, 1.832)
+"""The logistic model's weights, one per signal in `Signals` order (`BIAS` is its intercept), fitted by
+`benchmarks/calibrate.py` (ridge 1) on catalog.json's public queries and the styled development sets with the
+development unanswerable requests."""
+HIGH_PROBABILITY = 0.85
+"""A hit this likely right is `high`: the model may call it without looking further."""
+LOW_PROBABILITY = 0.3
+"""A hit less likely right than this is `low`: perhaps no tool does what was asked."""
+
+
+def probability(signals: Signals) -> float:
+    """The logistic model's probability that the hit is the tool the request wants."""
+    logit = BIAS + sum(weight * value for weight, value in zip(WEIGHTS, signals.vector(), strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
+
+
+def level(chance: float) -> Confidence:
+    if chance >= HIGH_PROBABILITY:
+        return "high"
+    return "medium" if chance >= LOW_PROBABILITY else "low"
