@@ -113,8 +113,15 @@ def _near_copy(candidate: Pick, taken: Iterable[Pick]) -> Pick | None:
     for pick in taken:
         if _normalised_name(pick.tool) == _normalised_name(candidate.tool):
             return pick
-        ratio = difflib.SequenceMatcher(None, pick.description, candidate.description).ratio()
-        if candidate.description and ratio >= NEAR_COPY_RATIO:
+        matcher = difflib.SequenceMatcher(None, pick.description, candidate.description)
+        # The quick ratios are upper bounds of ratio(): checked first, they leave the result unchanged and spare
+        # the full comparison of long descriptions that cannot be copies.
+        similar = (
+            matcher.real_quick_ratio() >= NEAR_COPY_RATIO
+            and matcher.quick_ratio() >= NEAR_COPY_RATIO
+            and matcher.ratio() >= NEAR_COPY_RATIO
+        )
+        if candidate.description and similar:
             return pick
     return None
 
