@@ -24,7 +24,7 @@ requests; the model is small (a weight per signal) so that it carries over to ca
 from __future__ import annotations
 
 import math
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Literal
 
 Confidence = Literal["high", "medium", "low"]
@@ -54,7 +54,16 @@ class Signals:
     """ln(1 + the number of the request's judged words)."""
 
     def vector(self) -> tuple[float, ...]:
-        return astuple(self)
+        # Spelled out: `dataclasses.astuple` deep-copies, a tenth of a query's time when every hit is judged.
+        return (
+            self.coverage,
+            self.coverage_lead,
+            self.margin,
+            self.name_asked,
+            self.objects_found,
+            self.server_named,
+            self.length,
+        )
 
 
 SIGNAL_NAMES: tuple[str, ...] = tuple(field.name for field in fields(Signals))

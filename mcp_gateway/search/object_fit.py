@@ -41,6 +41,8 @@ class ObjectFits:
     def __init__(self) -> None:
         self._version = -1
         self._leads: dict[int, frozenset[str]] = {}
+        self._asked: tuple[ParsedQuery | None, list[tuple[frozenset[str], float]]] = (None, [])
+        """The last query's objects: a search reads them for its ranking and again for its hits."""
 
     def of(
         self, index: SearchIndex, query: ParsedQuery, candidates: Iterable[int], idf: Callable[[str], float]
@@ -56,18 +58,32 @@ class ObjectFits:
         for a request with no object)."""
         if self._version != index.version:
             self._leads.clear()
+            self._asked = (None, [])
             self._version = index.version
-        objects = request_objects(query, idf)
+        if self._asked[0] is not query:
+            self._asked = (query, request_objects(query, idf))
+        objects = self._asked[1]
         total = sum(weight for _, weight in objects)
+        if not total:
+            return dict.fromkeys(candidates, 1.0)
+        # Which objects each reading accounts for: a candidate's first sentence is then met with all the readings
+        # at once, in one set intersection, rather than object by object.
+        accounts: dict[str, list[int]] = {}
+        for number, (readings, _) in enumerate(objects):
+            for reading in readings:
+                accounts.setdefault(reading, []).append(number)
+        readings_asked = frozenset(accounts)
         shares: dict[int, float] = {}
         for doc_id in candidates:
-            if not total:
-                shares[doc_id] = 1.0
-                continue
             lead = self._leads.get(doc_id)
             if lead is None:
                 lead = self._leads[doc_id] = _lead_terms(index, doc_id)
-            shares[doc_id] = sum(weight for readings, weight in objects if not readings.isdisjoint(lead)) / total
+            common = readings_asked.intersection(lead)
+            if not common:
+                shares[doc_id] = 0.0
+                continue
+            met = {number for reading in common for number in accounts[reading]}
+            shares[doc_id] = sum(objects[number][1] for number in met) / total
         return shares
 
 
