@@ -92,8 +92,8 @@ def judged(index: SearchIndex, evidence: Evidence, candidates: Sequence[Candidat
             coverage=explained,
             coverage_lead=explained * (explained - max((coverage[other] for other in below), default=0.0)),
             margin=explained * (1.0 - runner_up / candidate.score) if candidate.score > 0 else 0.0,
-            name_asked=candidate.name_asked,
-            objects_found=candidate.objects_found,
+            name_asked=explained * candidate.name_asked,
+            objects_found=explained * candidate.objects_found,
             server_named=candidate.server_named,
             length=length,
         )
