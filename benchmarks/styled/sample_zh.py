@@ -101,7 +101,11 @@ def _normalised_name(name: str) -> str:
 
 
 def load_pairs(path: Path = CATALOG) -> list[Pick]:
-    document = cast(dict[str, Any], json.loads(path.read_text()))
+    return pairs_of(cast(dict[str, Any], json.loads(path.read_text())))
+
+
+def pairs_of(document: dict[str, Any]) -> list[Pick]:
+    """Every (server, tool) pair of a catalog document, sorted by server, tools in listing order."""
     pairs: list[Pick] = []
     for server, entry in sorted(cast(dict[str, dict[str, Any]], document["servers"]).items()):
         for tool in cast(list[dict[str, Any]], entry.get("tools", [])):
