@@ -74,16 +74,24 @@ def outside_pairs() -> list[Pick]:
     return pairs_of(outside_catalog())
 
 
-def sample_set(name: str, pairs: list[Pick] | None = None) -> tuple[list[Pick], list[Skip]]:
-    """The draw of the set `name` ("outside-en" or "outside-zh"): picks in walk order, and the skips and why."""
+def draw_all(pairs: list[Pick] | None = None) -> dict[str, tuple[list[Pick], list[Skip]]]:
+    """Both draws, each set's picks in walk order and the pairs its walk skipped, with why."""
     pairs = outside_pairs() if pairs is None else pairs
     inner = pairs_of(read_catalog(DEFAULT_DATA_DIR / "catalog.json"))
     unclear: Mapping[tuple[str, str], str] = {**seen_copies(pairs, inner), **UNCLEAR}
-    earlier: dict[tuple[str, str], str] = {}
-    if name in DRAWN_AFTER:
-        before, _ = sample_set(DRAWN_AFTER[name], pairs)
-        earlier = {(pick.server, pick.tool): DRAWN_AFTER[name] for pick in before}
-    return sample(pairs, TARGET_COUNT, seed=SEEDS[name], unclear=unclear, earlier=earlier)
+    draws: dict[str, tuple[list[Pick], list[Skip]]] = {}
+    for name, seed in SEEDS.items():  # in drawing order: a set is drawn after the set it must not share targets with
+        earlier: dict[tuple[str, str], str] = {}
+        if name in DRAWN_AFTER:
+            before, _ = draws[DRAWN_AFTER[name]]
+            earlier = {(pick.server, pick.tool): DRAWN_AFTER[name] for pick in before}
+        draws[name] = sample(pairs, TARGET_COUNT, seed=seed, unclear=unclear, earlier=earlier)
+    return draws
+
+
+def sample_set(name: str) -> tuple[list[Pick], list[Skip]]:
+    """The draw of the set `name` ("outside-en" or "outside-zh"): picks in walk order, and the skips and why."""
+    return draw_all()[name]
 
 
 def main() -> None:
