@@ -31,8 +31,8 @@ HELD_OUT_EVERY = 3
 Row = dict[str, Any]
 
 
-def catalog_pairs(catalog: Path = CATALOG) -> set[tuple[str, str]]:
-    servers = cast(dict[str, dict[str, Any]], json.loads(catalog.read_text())["servers"])
+def catalog_pairs() -> set[tuple[str, str]]:
+    servers = cast(dict[str, dict[str, Any]], json.loads(CATALOG.read_text())["servers"])
     return {
         (server, str(tool["name"]))
         for server, entry in servers.items()
@@ -46,7 +46,7 @@ def rows_of(path: Path) -> list[Row]:
 
 
 def row_problems(where: str, row: Row, known: set[tuple[str, str]], source: str = "styled") -> list[str]:
-    """Problems of one request, each naming it; `source` is what its set writes in that field."""
+    """Problems of one request, each naming it; `source` is the value every request of the set carries."""
     if set(row) != FIELDS:
         return [f"{where}: fields {sorted(set(row) ^ FIELDS)} differ from the format"]
     problems: list[str] = []
@@ -81,7 +81,7 @@ def construction_problems(
 ) -> list[str]:
     """A set's files hold its sample's targets in order, styles round-robin, every third id held out.
 
-    Files are `<set_name>-dev.jsonl` and `<set_name>-heldout.jsonl`; ids are `<id_prefix><set_name>-NNN`.
+    The files are `<set>-dev.jsonl` and `<set>-heldout.jsonl`, the ids `<id_prefix><set>-NNN` in sample order.
     """
     lang = lang or set_name
     dev, held_out = f"{set_name}-dev.jsonl", f"{set_name}-heldout.jsonl"
