@@ -31,8 +31,8 @@ HELD_OUT_EVERY = 3
 Row = dict[str, Any]
 
 
-def catalog_pairs() -> set[tuple[str, str]]:
-    servers = cast(dict[str, dict[str, Any]], json.loads(CATALOG.read_text())["servers"])
+def catalog_pairs(catalog: Path = CATALOG) -> set[tuple[str, str]]:
+    servers = cast(dict[str, dict[str, Any]], json.loads(catalog.read_text())["servers"])
     return {
         (server, str(tool["name"]))
         for server, entry in servers.items()
