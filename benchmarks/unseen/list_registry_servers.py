@@ -64,7 +64,8 @@ class ServerSpec:
     """Dummy values for variables the server needs only to start; none is a real secret."""
     aliases: tuple[str, ...] = ()
     ignore_scripts: bool = False
-    """npm: install without install scripts (one that runs `npx only-allow pnpm`, which cannot be fetched here)."""
+    """npm: install without install scripts: one runs `npx only-allow pnpm`, another builds a keyring add-on against
+    libsecret; neither can run here, and the servers list their tools without them."""
     also: tuple[str, ...] = ()
     """PyPI: requirements installed with the package, for a server whose own requirements let pip pick a version
     that breaks it (`mcp<2` for servers written for `mcp.server.fastmcp`, which mcp 2 renamed)."""
