@@ -119,7 +119,9 @@ def abstention(engine: SearchEngine, requests: Sequence[Request], limit: int) ->
 
 
 def print_calibration(label: str, levels: Sequence[LevelPrecision]) -> None:
-    cells = [f"{lp.level} {lp.precision:.3f} (n={lp.count})" for lp in levels]
+    """Per level: the share of the queries given it, and how often their top hit is right."""
+    total = sum(lp.count for lp in levels) or 1
+    cells = [f"{lp.level} {lp.count / total:.0%} right {lp.precision:.3f} (n={lp.count})" for lp in levels]
     print(f"top-hit precision by confidence, {label}: " + ", ".join(cells))
 
 

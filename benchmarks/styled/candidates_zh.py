@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any, cast
 
-from benchmarks.styled.sample_zh import CATALOG, DRAWS, sample_set
+from benchmarks.styled.sample_zh import CATALOG, DRAWS, Pick, sample_set
 
 SHOWN = 15
 DESCRIPTION_SHOWN = 110
@@ -38,29 +38,35 @@ def main() -> None:
     patterns = [re.compile(p, re.IGNORECASE) for p in cast(list[str], args.pattern)]
     taken, _ = sample_set(cast(str, args.set))
     for index, pick in enumerate(taken, start=1):
-        if args.picks and index not in args.picks:
-            continue
-        name_words = words(pick.tool)
-        print(f"== {index} {pick.server}.{pick.tool}: {pick.description[:160]!r}")
-        scored: list[tuple[float, str]] = []
-        matched: list[str] = []
-        for server, entry in servers.items():
-            aliases = " ".join(cast(list[str], entry.get("aliases", [])))
-            for tool in cast(list[dict[str, Any]], entry.get("tools", [])):
-                if (server, tool["name"]) == (pick.server, pick.tool):
-                    continue
-                description = str(tool.get("description") or "")
-                line = f"{server}.{tool['name']}: {description[:DESCRIPTION_SHOWN]!r}"
-                score = 2 * len(name_words & words(str(tool["name"]))) + 0.5 * len(name_words & words(description))
-                if score >= 2:
-                    scored.append((score, line))
-                text = f"{server} {aliases} {tool['name']} {description}"
-                if any(pattern.search(text) for pattern in patterns):
-                    matched.append(line)
-        for score, line in sorted(scored, reverse=True)[:SHOWN]:
-            print(f"   name {score:4.1f} {line}")
-        for line in matched:
-            print(f"   pattern  {line}")
+        if not args.picks or index in args.picks:
+            print_candidates(index, pick, servers, patterns)
+
+
+def print_candidates(
+    index: int, pick: Pick, servers: dict[str, dict[str, Any]], patterns: list[re.Pattern[str]]
+) -> None:
+    """For pick `index`, the tools sharing words with its name (best `SHOWN`), then every tool a pattern matches."""
+    name_words = words(pick.tool)
+    print(f"== {index} {pick.server}.{pick.tool}: {pick.description[:160]!r}")
+    scored: list[tuple[float, str]] = []
+    matched: list[str] = []
+    for server, entry in servers.items():
+        aliases = " ".join(cast(list[str], entry.get("aliases", [])))
+        for tool in cast(list[dict[str, Any]], entry.get("tools", [])):
+            if (server, tool["name"]) == (pick.server, pick.tool):
+                continue
+            description = str(tool.get("description") or "")
+            line = f"{server}.{tool['name']}: {description[:DESCRIPTION_SHOWN]!r}"
+            score = 2 * len(name_words & words(str(tool["name"]))) + 0.5 * len(name_words & words(description))
+            if score >= 2:
+                scored.append((score, line))
+            text = f"{server} {aliases} {tool['name']} {description}"
+            if any(pattern.search(text) for pattern in patterns):
+                matched.append(line)
+    for score, line in sorted(scored, reverse=True)[:SHOWN]:
+        print(f"   name {score:4.1f} {line}")
+    for line in matched:
+        print(f"   pattern  {line}")
 
 
 if __name__ == "__main__":

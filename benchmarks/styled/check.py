@@ -31,8 +31,8 @@ HELD_OUT_EVERY = 3
 Row = dict[str, Any]
 
 
-def catalog_pairs() -> set[tuple[str, str]]:
-    servers = cast(dict[str, dict[str, Any]], json.loads(CATALOG.read_text())["servers"])
+def catalog_pairs(catalog: Path = CATALOG) -> set[tuple[str, str]]:
+    servers = cast(dict[str, dict[str, Any]], json.loads(catalog.read_text())["servers"])
     return {
         (server, str(tool["name"]))
         for server, entry in servers.items()
@@ -45,12 +45,12 @@ def rows_of(path: Path) -> list[Row]:
     return [cast(Row, json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
 
 
-def row_problems(where: str, row: Row, known: set[tuple[str, str]]) -> list[str]:
-    """Problems of one request, each naming it."""
+def row_problems(where: str, row: Row, known: set[tuple[str, str]], source: str = "styled") -> list[str]:
+    """Problems of one request, each naming it; `source` is the value every request of the set carries."""
     if set(row) != FIELDS:
         return [f"{where}: fields {sorted(set(row) ^ FIELDS)} differ from the format"]
     problems: list[str] = []
-    if row["style"] not in STYLES or row["source"] != "styled" or row["kind"] != "single":
+    if row["style"] not in STYLES or row["source"] != source or row["kind"] != "single":
         problems.append(f"{where}: style/source/kind {row['style']}/{row['source']}/{row['kind']}")
     if not str(row["query"]).strip():
         problems.append(f"{where}: empty query")
@@ -73,9 +73,16 @@ SET_LANGS = {"en": "en", "zh": "zh", "zh2": "zh"}
 
 
 def construction_problems(
-    set_name: str, targets: list[tuple[str, str]], rows_by_file: dict[str, list[Row]], lang: str | None = None
+    set_name: str,
+    targets: list[tuple[str, str]],
+    rows_by_file: dict[str, list[Row]],
+    lang: str | None = None,
+    id_prefix: str = "styled-",
 ) -> list[str]:
-    """A set's files hold its sample's targets in order, styles round-robin, every third id held out."""
+    """A set's files hold its sample's targets in order, styles round-robin, every third id held out.
+
+    The files are `<set>-dev.jsonl` and `<set>-heldout.jsonl`, the ids `<id_prefix><set>-NNN` in sample order.
+    """
     lang = lang or set_name
     dev, held_out = f"{set_name}-dev.jsonl", f"{set_name}-heldout.jsonl"
     by_id = {str(row["id"]): (name, row) for name in (dev, held_out) for row in rows_by_file.get(name, [])}
@@ -83,7 +90,7 @@ def construction_problems(
     if len(by_id) != len(targets):
         problems.append(f"{set_name}: {len(by_id)} requests, {len(targets)} sampled targets")
     for number, (server, tool) in enumerate(targets, start=1):
-        request_id = f"styled-{set_name}-{number:03d}"
+        request_id = f"{id_prefix}{set_name}-{number:03d}"
         if request_id not in by_id:
             problems.append(f"{request_id}: missing")
             continue

@@ -101,7 +101,11 @@ def _normalised_name(name: str) -> str:
 
 
 def load_pairs(path: Path = CATALOG) -> list[Pick]:
-    document = cast(dict[str, Any], json.loads(path.read_text()))
+    return pairs_of(cast(dict[str, Any], json.loads(path.read_text())))
+
+
+def pairs_of(document: dict[str, Any]) -> list[Pick]:
+    """Every (server, tool) pair of a catalog document, sorted by server, tools in listing order."""
     pairs: list[Pick] = []
     for server, entry in sorted(cast(dict[str, dict[str, Any]], document["servers"]).items()):
         for tool in cast(list[dict[str, Any]], entry.get("tools", [])):
@@ -113,10 +117,23 @@ def _near_copy(candidate: Pick, taken: Iterable[Pick]) -> Pick | None:
     for pick in taken:
         if _normalised_name(pick.tool) == _normalised_name(candidate.tool):
             return pick
-        ratio = difflib.SequenceMatcher(None, pick.description, candidate.description).ratio()
-        if candidate.description and ratio >= NEAR_COPY_RATIO:
+        if candidate.description and similar_descriptions(pick.description, candidate.description):
             return pick
     return None
+
+
+def similar_descriptions(first: str, second: str) -> bool:
+    """Whether two descriptions are at least `NEAR_COPY_RATIO` alike by `difflib`'s ratio.
+
+    The two cheap upper bounds of the ratio are tried first, so that the many unlike pairs of a walk skip the
+    full comparison: the answer is the ratio's, only faster.
+    """
+    matcher = difflib.SequenceMatcher(None, first, second)
+    return (
+        matcher.real_quick_ratio() >= NEAR_COPY_RATIO
+        and matcher.quick_ratio() >= NEAR_COPY_RATIO
+        and matcher.ratio() >= NEAR_COPY_RATIO
+    )
 
 
 def sample(

@@ -95,8 +95,8 @@ async def _drive(workspace: Path) -> None:
         found = await _search(client, chinese)
         _step(f"search_tools {_shown({'query': chinese})}   (Chinese: 'add a note')", _hits(found))
         _say(
-            "[high], [medium], [low]: how much of the request the tool's own words account for; "
-            "'why' names the words that matched."
+            "[high], [medium], [low]: how likely the tool is the one asked for, from how much of the request its "
+            "own words account for and how clearly it leads the others; 'why' names the words that matched."
         )
         _say(f"downstream servers running after searching: {_running(workspace)}")
         print()

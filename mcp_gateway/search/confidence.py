@@ -1,25 +1,21 @@
-"""How sure a hit is, from absolute evidence, with the reasons a model can check.
+"""What a hit explains of the request, with the reasons a model can check: the evidence `calibration.py` reads.
 
-Confidence is never relative to the best hit of the same query (that would call the least bad of ten
-poor matches "high"). It is the share of the query's information that the tool itself accounts for:
-each query word weighs its IDF (rare words say more about intent than `get`), and counts fully when the
-tool's name or title has it, a little less in its description or parameters, less again through a
-synonym or a typo correction. A tool the query names outright is high.
-
-"High" means the model can call the tool without looking further, so it is also unrivalled: a high hit with
-another high hit scoring close to it (`RIVAL_MARGIN`) is only medium, since the query does not say which of the
-two it means (most often the same tool republished on several servers). See `rivals`.
+Coverage is never relative to the best hit of the same query (that would call the least bad of ten poor matches
+strong). It is the share of the query's information that the tool itself accounts for: each query word weighs
+its IDF (rare words say more about intent than `get`), and counts fully when the tool's name or title has it, a
+little less in its description or parameters, less again through a synonym or a typo correction. The request's
+words the catalog does not know at all are counted apart (`Evidence.unknown`): they are arguments, or what no
+server here is about.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from mcp_gateway.search.documents import IndexedTool
 from mcp_gateway.search.fields import CONCEPT_FIELDS, TOOL_FIELDS, MatchField, ToolField
-from mcp_gateway.search.index import SearchIndex, name_key
+from mcp_gateway.search.index import SearchIndex, typed_names
 from mcp_gateway.search.lexicon import (
     CONCEPT_PREFIX,
     TOPICAL,
@@ -31,23 +27,8 @@ from mcp_gateway.search.lexicon import (
 from mcp_gateway.search.query import GENERIC_WEIGHT, WORD_WEIGHT, ParsedQuery
 from mcp_gateway.search.ranking import bm25_idf
 from mcp_gateway.search.text import is_cjk
+from mcp_gateway.search.values import argument_words
 
-Confidence = Literal["high", "medium", "low"]
-
-HIGH_COVERAGE = 0.6
-"""Share of the query's information a hit must account for to be `high` (with the other conditions of `judge`).
-Chosen by hand in the first search (9ddc802), not tuned: no benchmark scores confidence; the unit tests pin
-the level of hand-picked queries."""
-MEDIUM_COVERAGE = 0.4
-"""Share a hit must account for to be `medium`; below it the hit is `low`, and the search says plainly that
-perhaps no tool can do this. 0.3 in the first search (9ddc802, by hand); 0.4 since issue 14, measured with
-`benchmarks/retrieval.py` on catalog.json single+step (top-hit precision high/medium/low) and the development
-unanswerable requests: 0.3 → medium .452 (509 queries), low .134 (134), unanswerable answered low 90/110;
-0.4 → medium .508 (392), low .195 (251), 104/110; 0.5 → medium .540, low .261, 107/110. Rankings unchanged."""
-RIVAL_MARGIN = 0.2
-"""A high hit is only medium when another high hit's score is within this share of its own. Chosen in issue 14,
-measured on catalog.json single+step top hits (high precision, queries high): no rule → .652 (207); 0.1 → .814
-(129); 0.2 → .862 (116); 0.3 → .883 (111). 0.2: the smallest margin past the issue's target of .85."""
 STRENGTH: Mapping[MatchField, float] = {
     "name": 1.0,
     "title": 1.0,
@@ -68,16 +49,11 @@ TRANSLATION_STRENGTH = 0.9
 """A word matched only through its translation or expansion counts this share. Chosen by hand in b7d2fc1, not
 tuned."""
 TOPICAL_STRENGTH = 0.6
-"""A word matched only through a topical concept group (`lexicon.TOPICAL`) counts this share, and never makes a
-hit `high` on its own. Chosen by hand in b7d2fc1, not tuned."""
+"""A word matched only through a topical concept group (`lexicon.TOPICAL`) counts this share. Chosen by hand in
+b7d2fc1, not tuned."""
 CJK_CHARACTER_SHARE = 0.5
 """A single CJK character weighs half a word in the query's information: the words it is part of carry most of
 it. Chosen by hand in the first search (9ddc802), not tuned."""
-NAME_FIELDS: frozenset[MatchField] = frozenset({"name", "title", "name_concepts"})
-"""A match in these says what the tool is, which a `high` hit needs."""
-OWN_FIELDS: frozenset[MatchField] = frozenset({"name", "title", "description", "param_names", "param_text"})
-"""The tool's own text: a `high` hit must match at least one query word here, not only through its server's
-name or the lexicon."""
 MAX_JUDGED_WORDS = 32
 """A long request is judged on its most informative words, like it is ranked (`ranking.MAX_SCORED_TERMS`): a
 bound on a long request's cost, set in 9d191f6."""
@@ -85,8 +61,8 @@ bound on a long request's cost, set in 9d191f6."""
 
 @dataclass(frozen=True)
 class Judgement:
-    confidence: Confidence
     coverage: float
+    """Share of the request's information the tool accounts for, 0..1."""
     reasons: tuple[str, ...]
 
 
@@ -103,39 +79,55 @@ class Evidence:
     """Each judged word and typo correction → what it is matched by, read once rather than once per hit."""
     said: frozenset[str]
     """The query's own words, for telling the servers it names."""
-    name: str
-    """The whole query as a name key (`index.name_key`), for telling a query that names a tool outright."""
+    names: frozenset[str]
+    """The tool names the request spells (`index.typed_names`), for telling a request that names a tool outright."""
+    unknown: float
+    """Share of the request's information in words no tool has in any form (the word, its translations or
+    expansions, its concepts, a typo correction) and that do not read as arguments (`values.argument_words`):
+    what the request asks for that no server here is about, 0..1."""
 
 
 def evidence_of(index: SearchIndex, query: ParsedQuery) -> Evidence:
     words, idf = _judged_words(index, query)
     typos = {term.typed: term.term for term in query.terms if term.kind == "typo" and term.typed}
+    readings = {word: _readings_of(word) for word in (*words, *typos.values())}
+    unknown = [word for word in words if word not in typos and not _known(index, readings[word])]
+    # A word no tool knows that reads as an argument (a name, what a preposition introduces) is a value for the
+    # tool, like a path: left out of what the request asks the tool to explain. Any other unknown word is what the
+    # request asks for that no server here is about, and stays in.
+    arguments = argument_words(query.text).intersection(unknown)
+    words = tuple(word for word in words if word not in arguments)
+    mass = sum(idf[word] for word in words)
+    missing = sum(idf[word] for word in unknown if word not in arguments)
     return Evidence(
         query=query,
         words=words,
         idf=idf,
         typos=typos,
         generic=frozenset(term.term for term in query.terms if term.kind == "word" and term.weight == GENERIC_WEIGHT),
-        readings={word: _readings_of(word) for word in (*words, *typos.values())},
+        readings=readings,
         said=frozenset(query.words),
-        name=name_key(query.text),
+        names=typed_names(query.text),
+        unknown=missing / mass if mass else 0.0,
+    )
+
+
+def _known(index: SearchIndex, readings: _Readings) -> bool:
+    """Whether any tool has the word in some form: itself (all of a long CJK word's bigrams), a translation or
+    expansion, or a concept."""
+    frequency = index.doc_freq
+    return (
+        all(frequency.get(piece, 0) for piece in readings.pieces)
+        or any(frequency.get(english, 0) for english in readings.expansions)
+        or any(frequency.get(concept, 0) for concept, _, _ in readings.concepts)
     )
 
 
 def judge(evidence: Evidence, tool: IndexedTool, *, server_terms: set[str], named_exactly: bool) -> Judgement:
-    """Confidence and reasons for one hit; `server_terms` are query terms matching the tool's server.
-
-    high: the query names the tool, or the tool accounts for most of the query's information
-    (`HIGH_COVERAGE`), every meaningful word of the query is matched, its name or title (or a synonym of
-    them) matches, at least one query word appears in the tool's own text (not only in its server's name or
-    through a synonym), and at least one matched word is not a generic verb. medium: it accounts for a fair
-    share (`MEDIUM_COVERAGE`) with at least one non-generic word. low: anything less.
-    """
+    """How much of the request one hit accounts for, and why; `server_terms` are query terms matching the tool's
+    server. A tool the request names outright says so first among its reasons."""
     query, typos = evidence.query, evidence.typos
-    mass = matched = support = 0.0
-    own_word = False
-    name_hit = named_exactly
-    all_content_matched = True
+    mass = matched = 0.0
     reasons: dict[str, list[str]] = {}
     for word in evidence.words:
         generic = word in evidence.generic
@@ -147,50 +139,14 @@ def judge(evidence: Evidence, tool: IndexedTool, *, server_terms: set[str], name
         if match.strength == 0.0 and word in typos:
             corrected = _best_match(tool, typos[word], evidence.readings[typos[word]], server_terms)
             match = _Match(corrected.strength * TYPO_STRENGTH, corrected.field, f"typo {typos[word]}")
-        if not match.strength or match.label.startswith("topic"):
-            # Being on the topic of a word is not doing what it asks: a request is covered word by word.
-            all_content_matched = all_content_matched and (generic or _is_filler(word))
         if not match.strength:
             continue
         matched += weight * idf * match.strength
-        own_word = own_word or (match.field in OWN_FIELDS and not match.label.startswith(("synonym", "topic")))
-        if not generic:
-            support += idf * match.strength
-        name_hit = name_hit or match.field in NAME_FIELDS
         reasons.setdefault(match.label, []).append(query.surface.get(word, word))
-    coverage = matched / mass if mass else 0.0
-    strong = coverage >= HIGH_COVERAGE and all_content_matched and name_hit and own_word and support > 0
-    if named_exactly or strong:
-        level: Confidence = "high"
-    elif coverage >= MEDIUM_COVERAGE and support > 0:
-        level = "medium"
-    else:
-        level = "low"
     explained = [f"{label}: {', '.join(words)}" for label, words in reasons.items()]
     if named_exactly:
         explained.insert(0, "the query names this tool")
-    return Judgement(level, round(coverage, 2), tuple(explained))
-
-
-def rivals(scores: Sequence[float], levels: Sequence[Confidence]) -> list[int | None]:
-    """For each hit (in rank order), the position of another high hit scoring within `RIVAL_MARGIN` of it when the
-    hit itself is high; None otherwise. Scores are positive and larger is better."""
-    found: list[int | None] = []
-    for position, (score, level) in enumerate(zip(scores, levels, strict=True)):
-        rival = None
-        if level == "high":
-            rival = next(
-                (
-                    other
-                    for other, (other_score, other_level) in enumerate(zip(scores, levels, strict=True))
-                    if other != position
-                    and other_level == "high"
-                    and abs(other_score - score) <= RIVAL_MARGIN * max(score, other_score)
-                ),
-                None,
-            )
-        found.append(rival)
-    return found
+    return Judgement(round(matched / mass, 2) if mass else 0.0, tuple(explained))
 
 
 def _judged_words(index: SearchIndex, query: ParsedQuery) -> tuple[tuple[str, ...], dict[str, float]]:
@@ -221,11 +177,6 @@ def term_idf(index: SearchIndex, word: str) -> float:
     df = min((index.doc_freq.get(piece, 0) for piece in _index_terms(word)), default=0)
     collection = index.cjk_tools if index.cjk_tools and is_cjk(word) else len(index.tools)
     return bm25_idf(max(collection, df, 1), df)
-
-
-def _is_filler(word: str) -> bool:
-    """A single CJK character the tool need not match for the query to be covered (its bigrams carry it)."""
-    return is_cjk(word) and len(word) == 1
 
 
 @dataclass(frozen=True)

@@ -8,23 +8,29 @@ through the very same calls, so what is measured is what the model gets.
 from __future__ import annotations
 
 import gc
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.search.clauses import steps_of
-from mcp_gateway.search.confidence import Confidence, Evidence, Judgement, evidence_of, judge, rivals
-from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
+from mcp_gateway.search.confidence import Evidence, evidence_of
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
-from mcp_gateway.search.index import SearchIndex, name_key
+from mcp_gateway.search.hits import Candidate, Judged, SearchHit, best_of, judged, settled
+from mcp_gateway.search.index import SearchIndex
 from mcp_gateway.search.name_fit import NameFits
+from mcp_gateway.search.object_fit import ObjectFits
 from mcp_gateway.search.originality import Republished
 from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
-from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among
+from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, bm25_idf, rank, scores_among, server_intent
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import forget_analyses
-from mcp_gateway.search.web_search import WEB_SEARCH_REASON, asks_for_information, with_web_search
+from mcp_gateway.search.web_search import (
+    WEB_SEARCH_BELOW_COVERAGE,
+    WEB_SEARCH_REASON,
+    asks_for_information,
+    with_web_search,
+)
 from mcp_gateway.search.web_services import distinct_services, services
 from mcp_gateway.wording import Said, Step, Words, counted
 
@@ -52,19 +58,9 @@ names with their tool counts stay near 250 tokens for a search answer budgeted a
 MAX_ALTERNATIVES = 4
 """Other phrasings of one search ranked at most: a bound on one call's work (each costs about a query). search_tools
 allows as many (`surface.MAX_SEARCH_ALTERNATIVES`). A convention, not tuned."""
-LEVEL_ORDER: dict[Confidence, int] = {"low": 0, "medium": 1, "high": 2}
 RRF_K = 10.0
 """Reciprocal rank fusion's constant: small, so each ranking's first places count most (the RRF paper's 60
 flattens them). Chosen by hand in fe8f172. Measured: 5 → .453/.785/.573, .569; 60 → .442/.785/.566, .561."""
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    server: str
-    tool: str
-    score: float
-    confidence: Confidence
-    reasons: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -83,6 +79,7 @@ class SearchEngine:
         self._vocabulary_version = -1
         self._republished = Republished()
         self._name_fits = NameFits()
+        self._object_fits = ObjectFits()
 
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self._index.replace_server(server, tools)
@@ -142,12 +139,21 @@ class SearchEngine:
         phrasings = [query, *(text for text in alternatives[:MAX_ALTERNATIVES] if text.strip())]
         weighted: list[tuple[float, list[Scored]]] = []
         evidence: list[Evidence] = []
+        wholes: list[list[Scored]] = []
         several_steps = False
         copies = self._republished.of(self._index, NAME_MAX_SERVERS)
 
         def ranking_of(parsed: ParsedQuery) -> list[Scored]:
             depth = limit * FUSION_DEPTH
-            return rank(self._index, parsed, servers=scope, limit=depth, republished=copies, name_fits=self._name_fits)
+            return rank(
+                self._index,
+                parsed,
+                servers=scope,
+                limit=depth,
+                republished=copies,
+                name_fits=self._name_fits,
+                object_fits=self._object_fits,
+            )
 
         for text in phrasings:
             steps = steps_of(text)
@@ -156,6 +162,7 @@ class SearchEngine:
             parsed = parse_query(text, self._usage, self._vocabulary_list, everyday=not steps)
             evidence.append(evidence_of(self._index, parsed))
             whole = ranking_of(parsed)
+            wholes.append(whole)
             weighted.append((WHOLE_REQUEST_WEIGHT, whole))
             several_steps = several_steps or bool(steps)
             for step in steps:
@@ -163,10 +170,10 @@ class SearchEngine:
                 ranking = ranking_of(step_query)
                 weighted.append((STEP_WEIGHT, ranking))
         ranked = weighted[0][1] if len(weighted) == 1 else fuse(weighted)
-        found = [self._index.tools[scored.doc_id].entry for scored in ranked[:limit]]
-        hits = unrivalled([self._hit(evidence, scored.doc_id, scored.score, found) for scored in ranked[:limit]])
-        if hits and hits[0].confidence == "low" and focus is None and not several_steps:
-            hits = self._with_web_search(ranked, evidence, limit) or hits
+        verdicts = [self._verdicts(whole[:limit], each) for whole, each in zip(wholes, evidence, strict=True)]
+        hits = self._hits(ranked[:limit], verdicts, evidence[0])
+        if hits and explains_little(hits[0]) and focus is None and not several_steps:
+            hits = self._with_web_search(ranked, evidence, verdicts, limit) or hits
         if not hits:
             notes.append(self._nothing_matched(query, focus))
         elif focus is None and hits[0].confidence == "low":
@@ -174,7 +181,11 @@ class SearchEngine:
         return SearchResult(hits, tuple(notes), focus)
 
     def _with_web_search(
-        self, ranked: Sequence[Scored], evidence: Sequence[Evidence], limit: int
+        self,
+        ranked: Sequence[Scored],
+        evidence: Sequence[Evidence],
+        verdicts: Sequence[Mapping[int, Judged]],
+        limit: int,
     ) -> tuple[SearchHit, ...]:
         """The hits of an open information request no tool covers well, with web search tools after the best
         (`web_search.py`); () when the request asks no information or the catalog has no web search."""
@@ -185,33 +196,50 @@ class SearchEngine:
         best = named.get(ranked[0].doc_id, frozenset[str]()) if ranked else frozenset[str]()
         matching = scores_among(self._index, asking[0], self._index.web_search)
         reordered, offered = with_web_search(ranked, distinct_services(matching, named, best))
-        found = [self._index.tools[scored.doc_id].entry for scored in reordered[:limit]]
-        hits = [self._hit(evidence, scored.doc_id, scored.score, found) for scored in reordered[:limit]]
-        marked = [
+        hits = self._hits(reordered[:limit], verdicts, evidence[0])
+        return tuple(
             replace(hit, reasons=(*hit.reasons, WEB_SEARCH_REASON)) if scored.doc_id in offered else hit
             for hit, scored in zip(hits, reordered, strict=False)
-        ]
-        return unrivalled(marked)
+        )
 
-    def _hit(self, evidence: Sequence[Evidence], doc_id: int, score: float, found: Sequence[ToolEntry]) -> SearchHit:
-        tool = self._index.tools[doc_id]
-        server = tool.entry.server
-        phrases = self._index.servers[server].phrases
-        judgements: list[Judgement] = []
-        names = (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
-        for each in evidence:
-            server_terms = {word for phrase in phrases if each.said.issuperset(phrase) for word in phrase}
-            judgements.append(judge(each, tool, server_terms=server_terms, named_exactly=each.name in names))
-        # The first phrasing wins a tie: max keeps the first of equal levels.
-        best = max(judgements, key=lambda judgement: LEVEL_ORDER[judgement.confidence])
-        confidence, reasons = best.confidence, best.reasons
-        if tool.deprecation is not None:
-            # Beside the tool that replaces it, a deprecated tool is at best the second choice.
-            replacement = superseded_by(tool.deprecation, [entry.name for entry in found if entry.server == server])
-            if replacement is not None and confidence == "high":
-                confidence = "medium"
-            reasons = (deprecation_reason(replacement), *reasons)
-        return SearchHit(server, tool.entry.name, round(score, 3), confidence, reasons)
+    def _verdicts(self, ranked: Sequence[Scored], evidence: Evidence) -> dict[int, Judged]:
+        """One phrasing's verdicts on the tools of its own ranking (`hits.judged`)."""
+        index = self._index
+        query = evidence.query
+        count = len(index.tools)
+
+        def idf(word: str) -> float:
+            return bm25_idf(count, index.doc_freq.get(word, 0))
+
+        ids = [scored.doc_id for scored in ranked]
+        asked = {term.term for term in query.terms}.union(query.words)
+        names = self._name_fits.shares(index, ids, asked, idf)
+        objects = self._object_fits.shares(index, query, ids, idf)
+        servers = server_intent(index, query)
+        candidates = [
+            Candidate(
+                scored.doc_id,
+                scored.score,
+                names[scored.doc_id],
+                objects[scored.doc_id],
+                servers.get(index.tools[scored.doc_id].entry.server, 0.0),
+            )
+            for scored in ranked
+        ]
+        return judged(index, evidence, candidates)
+
+    def _hits(
+        self, ranked: Sequence[Scored], verdicts: Sequence[Mapping[int, Judged]], first: Evidence
+    ) -> tuple[SearchHit, ...]:
+        """The final order's hits, each with the best verdict a phrasing gave it; a tool only a step of the request
+        or the fusion brought up is judged among the final order on the request's first phrasing."""
+        unjudged = [scored for scored in ranked if best_of(verdicts, scored.doc_id) is None]
+        fallback = self._verdicts(unjudged, first) if unjudged else {}
+        found: list[tuple[int, float, Judged]] = []
+        for scored in ranked:
+            verdict = best_of(verdicts, scored.doc_id) or fallback[scored.doc_id]
+            found.append((scored.doc_id, scored.score, verdict))
+        return settled(self._index, found)
 
     def _nothing_matched(self, query: str, focus: str | None) -> Words:
         if focus is not None:
@@ -252,25 +280,9 @@ class SearchEngine:
         return self._vocabulary
 
 
-def unrivalled(hits: list[SearchHit]) -> tuple[SearchHit, ...]:
-    """The hits with every high hit that has a close high rival, or that ranks below a hit that is not high, made
-    medium, the other hit named among its reasons: "high" means call it without looking further, and a tool the
-    ranking puts below another cannot mean that."""
-    found = rivals([hit.score for hit in hits], [hit.confidence for hit in hits])
-    settled: list[SearchHit] = []
-    for hit, rival in zip(hits, found, strict=True):
-        above = next((other for other in settled if other.confidence != "high"), None)
-        if hit.confidence != "high" or (rival is None and above is None):
-            settled.append(hit)
-            continue
-        if rival is not None:
-            other = hits[rival]
-            reason = f"about as strong a match as {other.server}.{other.tool}"
-        else:
-            assert above is not None
-            reason = f"ranked below {above.server}.{above.tool}"
-        settled.append(replace(hit, confidence="medium", reasons=(*hit.reasons, reason)))
-    return tuple(settled)
+def explains_little(hit: SearchHit) -> bool:
+    """Whether a hit explains too little of an information request to keep the catalog's web search from it."""
+    return hit.signals is not None and hit.signals.coverage < WEB_SEARCH_BELOW_COVERAGE
 
 
 def fuse(rankings: list[tuple[float, list[Scored]]]) -> list[Scored]:

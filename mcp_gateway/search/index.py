@@ -347,5 +347,23 @@ def name_key(text: str) -> str:
     return _NOT_ALNUM.sub("", text.lower())
 
 
+_TOKEN = re.compile(r"[\w.\-/:]+")
+_IDENTIFIER = re.compile(r"[a-z0-9][_.\-][a-z0-9]|[a-z][A-Z]")
+_TOKEN_EDGES = ".-_"
+
+
+def typed_names(text: str) -> frozenset[str]:
+    """The name keys a request spells as names: the whole request (`read_file`, `echo`), and each token written
+    as an identifier (`get-sum`, `filesystem.read_text_file`, `getSum`) anywhere in a longer request. A plain
+    word inside a request (`echo hello`) is a word, not a name."""
+    keys = {name_key(text)}
+    for found in _TOKEN.findall(text):
+        token = found.strip(_TOKEN_EDGES)
+        if _IDENTIFIER.search(token) and "/" not in token and ":" not in token:
+            keys.add(name_key(token))
+    keys.discard("")
+    return frozenset(keys)
+
+
 def _name_keys(entry: ToolEntry) -> set[str]:
     return {key for key in (name_key(entry.name), name_key(f"{entry.server}.{entry.name}")) if key}

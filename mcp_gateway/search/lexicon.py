@@ -32,6 +32,13 @@ TOPICAL = frozenset(
 )
 """Groups that gather related things rather than synonyms (bitcoin and ethereum, a route and a distance):
 a match through them says the tool is on topic, not that it does what was asked."""
+ACTION_CONCEPTS = frozenset(
+    """
+    delete create update get read write list search run stop close open send download upload copy move compare
+    convert translate summarize analyze calculate validate schedule navigate click type_text screenshot login
+    """.split()
+)
+"""The groups of what a tool does (its verbs); the others are of what it does it to or about (its objects)."""
 CROSSING_BIGRAM_WEIGHT = 0.3
 """A bigram that straddles two lexicon words (`取文` in 读取|文件) is an accident of the characters' order, not a
 word. Chosen by hand in b7d2fc1. Measured: 0.1 → unchanged; 0.6 → .449/.784/.571, .573."""
@@ -179,6 +186,9 @@ class _Tables:
     """Chinese word → English stems it translates to."""
     abbreviations: dict[str, tuple[str, ...]]
     """English abbreviation (stemmed) → the stems of the words it stands for."""
+    actions: frozenset[str]
+    """English stems that only name an action (`ACTION_CONCEPTS`): in no group of objects (`message` is in `send`'s
+    group and `message`'s, so it is an object)."""
 
 
 @lru_cache(maxsize=1)
@@ -214,6 +224,11 @@ def _tables() -> _Tables:
                 abbreviations.setdefault(stem(abbreviation), set()).update(stem(word) for word in long.split("+"))
             pending.clear()
     segmented = _segmented_words(chinese)
+    actions = frozenset(
+        word
+        for word, concepts in singles.items()
+        if all(concept.removeprefix(CONCEPT_PREFIX) in ACTION_CONCEPTS for concept in concepts)
+    )
     return _Tables(
         _frozen(singles),
         _frozen(pairs),
@@ -223,12 +238,18 @@ def _tables() -> _Tables:
         lengths_by_first_character(segmented, MAX_CJK_WORD),
         _frozen(translations),
         _frozen(abbreviations),
+        actions,
     )
 
 
 def _segmented_words(chinese: Iterable[str]) -> frozenset[str]:
     """The Chinese words a run is read for: a filler character (的, 了) is grammar, never a word of its own."""
     return frozenset(word for word in chinese if not (len(word) == 1 and word in CJK_FILLER))
+
+
+def is_action(word: str) -> bool:
+    """Whether an English stem only names an action (`delete`, `add`, `fetch`), not a thing acted on."""
+    return word in _tables().actions
 
 
 def lexicon_chinese_words() -> frozenset[str]:

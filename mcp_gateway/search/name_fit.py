@@ -55,10 +55,18 @@ class NameFits:
     ) -> dict[int, float]:
         """Each candidate's factor in [`NAME_FIT_FLOOR`, 1]; `asked` holds the request's terms (words, typo
         corrections, translations, values and concepts), `idf` a word's rarity among the tools."""
+        shares = self.shares(index, candidates, asked, idf)
+        return {doc_id: NAME_FIT_FLOOR + (1.0 - NAME_FIT_FLOOR) * share for doc_id, share in shares.items()}
+
+    def shares(
+        self, index: SearchIndex, candidates: Iterable[int], asked: set[str], idf: Callable[[str], float]
+    ) -> dict[int, float]:
+        """Each candidate's share of its name's information that the request asks for, 0..1 (1 for a name of
+        only its server's words)."""
         if self._version != index.version:
             self._names.clear()
             self._version = index.version
-        fits: dict[int, float] = {}
+        shares: dict[int, float] = {}
         for doc_id in candidates:
             words = self._names.get(doc_id)
             if words is None:
@@ -70,8 +78,8 @@ class NameFits:
                 else:
                     total += word.weight
                     matched += word.weight
-            fits[doc_id] = NAME_FIT_FLOOR + (1.0 - NAME_FIT_FLOOR) * (matched / total if total else 1.0)
-        return fits
+            shares[doc_id] = matched / total if total else 1.0
+        return shares
 
 
 def _name_words(index: SearchIndex, doc_id: int, idf: Callable[[str], float]) -> tuple[_NameWord, ...]:

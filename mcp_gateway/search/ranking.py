@@ -5,7 +5,10 @@ score(tool) = [Σ_field weight(field) · BM25_field(query, tool)       (query te
               · DEPRECATED_FACTOR                                      (only for a tool that says it is deprecated)
             + NAME_MATCH_BONUS · similarity(query, tool name)       (only for a query that looks like a name)
 then, among the best candidates, times the share of the tool's name the query asks for, from NAME_FIT_FLOOR to 1
-(`name_fit.py`), so a tool named for another object (`bsv_getPrice` for a share price) falls below close matches.
+(`name_fit.py`), so a tool named for another object (`bsv_getPrice` for a share price) falls below close matches,
+and times the share of the request's objects the tool's name or first sentence holds, from OBJECT_FIT_FLOOR to 1
+(`object_fit.py`), so a tool that shares the request's verb but acts on something else falls below one that acts
+on what was asked (`add_issue_comment` below the tool that sums numbers for "add two numbers").
 
 BM25's IDF is what makes a hit in a rare word count and a hit in `get` barely count; the field weights make
 a hit in a name or title outweigh one in a long description; server terms live in their own small index
@@ -23,10 +26,11 @@ from typing import TypeVar
 from rapidfuzz import fuzz, process
 
 from mcp_gateway.search.fields import CONCEPT_FIELDS, ServerField, ToolField
-from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key
+from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key, typed_names
 from mcp_gateway.search.lexicon import translations_of
 from mcp_gateway.search.name_fit import NAME_FIT_DEPTH, NameFits
-from mcp_gateway.search.query import FULL_SIMILARITY, ParsedQuery, QueryTerm
+from mcp_gateway.search.object_fit import ObjectFits
+from mcp_gateway.search.query import FULL_SIMILARITY, MAX_QUERY_CHARS, ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
 
 _Field = TypeVar("_Field", bound=str)
@@ -109,10 +113,7 @@ NAME_MATCH_MIN_SIMILARITY = 88.0
 """rapidfuzz ratio (0-100) a one-word query needs to a tool's name key to count as that name mistyped: about one
 wrong letter in ten. Chosen by hand in the first search (9ddc802), not tuned (no bench query is a name)."""
 MAX_NAME_QUERY_CHARS = 64
-"""A longer query is a request, not a tool name. Chosen by hand in the first search (9ddc802), not tuned."""
-MAX_NAME_QUERY_WORDS = 3
-"""A query of more words is a request, not a tool name (`github create issue` still is one). Chosen by hand in
-the first search (9ddc802), not tuned."""
+"""A longer one-word query is not a mistyped tool name. Chosen by hand in the first search (9ddc802), not tuned."""
 MAX_SCORED_TERMS = 64
 """Terms scored per request; beyond it the weakest (common, low-weight) are dropped: a bound on a long
 request's cost, set in 9d191f6 (query p99 at 5,645 tools 184 → 17-22 ms with the other bounds of that change).
@@ -212,10 +213,11 @@ def rank(
     limit: int,
     republished: frozenset[int] = frozenset(),
     name_fits: NameFits | None = None,
+    object_fits: ObjectFits | None = None,
 ) -> list[Scored]:
     """Best tools first; `servers` restricts the candidates to those servers' tools; `republished` are the tools
-    named after another server (`originality.py`), ranked as copies; `name_fits` keeps the engine's name readings
-    between queries (`name_fit.py`)."""
+    named after another server (`originality.py`), ranked as copies; `name_fits` and `object_fits` keep the engine's
+    readings of names and first sentences between queries (`name_fit.py`, `object_fit.py`)."""
     allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
     terms = strongest_terms(index, query.terms)
     scores = bm25f(
@@ -244,10 +246,15 @@ def rank(
     wide = best_first(scores, limit * NAME_FIT_DEPTH)
     asked = {term.term for term in query.terms}.union(query.words)
     count = len(index.tools)
-    fits = (name_fits or NameFits()).of(
-        index, (doc_id for doc_id, _ in wide), asked, lambda word: bm25_idf(count, index.doc_freq.get(word, 0))
-    )
-    best = sorted(((doc_id, score * fits[doc_id]) for doc_id, score in wide), key=lambda item: (-item[1], item[0]))
+
+    def idf(word: str) -> float:
+        return bm25_idf(count, index.doc_freq.get(word, 0))
+
+    candidates = [doc_id for doc_id, _ in wide]
+    fits = (name_fits or NameFits()).of(index, candidates, asked, idf)
+    objects = (object_fits or ObjectFits()).of(index, query, candidates, idf)
+    fitted = ((doc_id, score * fits[doc_id] * objects[doc_id]) for doc_id, score in wide)
+    best = sorted(fitted, key=lambda item: (-item[1], item[0]))
     return [Scored(doc_id, score) for doc_id, score in best[:limit] if score > 0]
 
 
@@ -346,30 +353,28 @@ def _specificity(index: SearchIndex, server: str, word: str) -> float:
 
 
 def name_matches(index: SearchIndex, text: str, allowed: set[int] | None) -> dict[int, float]:
-    """Tools whose name (or `server.name`) the query spells, exactly or with a small typo, as 0..1.
+    """Tools whose name (or `server.name`) the request spells, exactly or with a small typo, as 0..1.
 
-    Only for queries that look like a name: a few words at most. The exact lookup is a dict hit; the typo
-    search (rapidfuzz over every name key) runs only for a single token, where a typo is most likely.
+    Exactly: the whole request, or a token of it written as an identifier (`get-sum`, `filesystem.read_file`)
+    anywhere in a longer one (`index.typed_names`); each is a dict hit. With a typo: only a one-word request,
+    where a typo of a name is most likely, through rapidfuzz over every name key.
     """
+    candidates: list[tuple[str, float]] = [
+        (key, FULL_SIMILARITY) for key in typed_names(text[:MAX_QUERY_CHARS]) if key in index.name_keys
+    ]
     words = text.split()
-    if len(text) > MAX_NAME_QUERY_CHARS or not words or len(words) > MAX_NAME_QUERY_WORDS:
-        return {}
-    key = name_key(text)
-    if not key:
-        return {}
-    found: dict[int, float] = {}
-    candidates: list[tuple[str, float]] = [(key, FULL_SIMILARITY)] if key in index.name_keys else []
-    if not candidates and len(words) == 1:
+    if not candidates and len(words) == 1 and len(text) <= MAX_NAME_QUERY_CHARS:
         candidates = [
             (candidate, similarity)
             for candidate, similarity, _ in process.extract(
-                key,
+                name_key(text),
                 index.name_keys.keys(),
                 scorer=fuzz.ratio,
                 limit=NAME_MATCH_CANDIDATES,
                 score_cutoff=NAME_MATCH_MIN_SIMILARITY,
             )
         ]
+    found: dict[int, float] = {}
     for candidate, similarity in candidates:
         for doc_id in index.name_keys[candidate]:
             if allowed is None or doc_id in allowed:

@@ -78,6 +78,17 @@ class Terms:
     cjk_runs: tuple[str, ...]
 
 
+MAX_LEAD_CHARS = 300
+"""The part of a description read as what the tool is: its first sentence, cut at this length (a description
+without full stops is read no further than a sentence would be). A bound, not a tuning."""
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])|\n")
+
+
+def lead_sentence(description: str) -> str:
+    """A description's first sentence, which says what the tool does to what; the rest says how to call it."""
+    return _SENTENCE_END.split(description.strip()[:MAX_LEAD_CHARS], maxsplit=1)[0]
+
+
 def is_cjk(text: str) -> bool:
     return _CJK_CHAR.search(text) is not None
 

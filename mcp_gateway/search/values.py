@@ -83,3 +83,33 @@ def _value(text: str, kind: str) -> Value:
         )
         return Value(text, _HINTS[kind], labels)
     return Value(text, _HINTS.get(kind))
+
+
+ARGUMENT_LEADS = frozenset("in at to from for near into".split())
+"""Prepositions whose next word says where, when or for whom (`in Berlin`, `for Tokyo`, `to Paris`): an argument
+of the tool, not which tool. Not `about` or `of`: what a request is about (news about elections) is what a tool
+must be about too."""
+DETERMINERS = frozenset("a an the my our your his her their its this that these those some".split())
+"""Words between a preposition and its argument (`to the Paris office`)."""
+_WORD_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*|[.!?;:]")
+_SENTENCE_MARK = frozenset(".!?;:")
+
+
+def argument_words(text: str) -> frozenset[str]:
+    """The stems of a request's words that read as arguments when no tool knows them: a capitalized word inside a
+    sentence (a name: Berlin, Alice, Team Spirit), and the word a preposition of place or time introduces (`in
+    berlin`). Such a word is a value the tool is given, not a thing no tool does."""
+    found: set[str] = set()
+    previous = ""
+    starting = True
+    for token in _WORD_TOKEN.findall(text):
+        if token in _SENTENCE_MARK:
+            starting, previous = True, ""
+            continue
+        lower = token.lower()
+        if (token[0].isupper() and not starting) or previous in ARGUMENT_LEADS:
+            found.add(stem(lower))
+        if lower not in DETERMINERS:
+            previous = lower
+        starting = False
+    return frozenset(found)

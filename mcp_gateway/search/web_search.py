@@ -5,7 +5,7 @@ for that subject, but it often has a general web search (Brave's, Tavily's, Duck
 cannot see that: it ranks the tools sharing a word with the request first (a crypto news feed for "news", a
 health check for "health"), and the web search, whose text names no subject at all, nowhere. So when a request
 asks for information (one of the lexicon's search verbs or news words), is one step, and its best hit is weak
-(confidence low: no tool accounts for a fair share of the request), the catalog's web search tools are offered
+(it explains less than `WEB_SEARCH_BELOW_COVERAGE` of the request), the catalog's web search tools are offered
 right after that best hit, best matching first. Not for a request of several steps: its weak whole is usually a
 task whose steps have tools of their own (offered there too, task R@5 .573 → .536 on catalog.json).
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from mcp_gateway.search.lexicon import CONCEPT_PREFIX
 from mcp_gateway.search.query import ParsedQuery
-from mcp_gateway.search.text import split_identifier
+from mcp_gateway.search.text import MAX_LEAD_CHARS, lead_sentence, split_identifier
 
 if TYPE_CHECKING:  # at run time `ranking` imports this module (through `documents`), not the other way round
     from mcp_gateway.search.ranking import Scored
@@ -35,15 +35,17 @@ MAX_WEB_SEARCH_HITS = 3
 fourth pushes a task's own tools out of the top five). The benchmark counts two of the seven (Google's and
 Tavily's), so the number offered decides how often one of those two is among them: read the step from 2 to 3 as
 that, not as three being right for a user."""
-MAX_FIRST_SENTENCE_CHARS = 300
-"""The part of a description read for what the tool is: its first sentence, cut at this length (a description
-without full stops is read no further than a sentence would be). A bound, not a tuning."""
 INFORMATION_CONCEPTS = frozenset(CONCEPT_PREFIX + name for name in ("search", "news"))
 """Lexicon concepts of a request for information: the search verbs (find, search, look up, query, discover …)
 and news words (news, article, headline, press). Generic vocabulary, not benchmark words. Measured against
 offering web search to every weak single-step request: single+step R@5 .882 against .814, task R@5 .573 against
 .544 (a weak request to do something is not a question for the web)."""
 WEB_SEARCH_REASON = "a general web search, for a request no tool covers well"
+WEB_SEARCH_BELOW_COVERAGE = 0.5
+"""An information request whose best hit explains less than this share of it (`confidence.judge`) is offered web
+search. Until issue 27 the best hit's level had to be low; once the level also read margins (`calibration.py`), a
+weak hit far ahead of weaker ones was no longer low. Measured in issue 27 on catalog.json (public single+step R@5;
+styled dev sets R@5): low → .884; .781. 0.4 → .874; 0.5 → .892; .777. 0.6 → .904; .773."""
 
 SEARCH_WORD = "search"
 """The word in every phrasing `_WEB_SEARCH` matches, as `str.casefold` writes what it matches ignoring case (long s,
@@ -52,15 +54,14 @@ _WEB_SEARCH = re.compile(
     r"\b(?:web search|search(?:es|ing)? (?:the )?(?:web|internet)|internet search|online search)",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
 
 
 def is_web_search(name: str, description: str) -> bool:
     """Whether a tool says it is a general web search, in its name or its description's first sentence."""
-    head = description.strip()[:MAX_FIRST_SENTENCE_CHARS]
+    head = description.strip()[:MAX_LEAD_CHARS]
     if SEARCH_WORD not in head.casefold() and SEARCH_WORD not in name.casefold():
         return False  # every phrasing has the word in it: most tools are read no further than this one search
-    first = _SENTENCE_END.split(head, maxsplit=1)[0]
+    first = lead_sentence(head)
     return _WEB_SEARCH.search(f"{' '.join(split_identifier(name))} {first}") is not None
 
 

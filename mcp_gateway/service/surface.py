@@ -61,7 +61,8 @@ _DEFINITIONS: list[dict[str, Any]] = [
         "description": (
             "Find tools across all connected MCP servers by describing the task in plain words (any language): "
             "action, object and service. Returns the best matches: qualified name (server.tool), description, "
-            "input schema, confidence. Use it first, then call execute_tool."
+            "input schema, confidence. Use it first, then call execute_tool. If the task is vague or the "
+            "best match is low, add alternatives."
         ),
         "inputSchema": {
             "type": "object",
@@ -71,7 +72,7 @@ _DEFINITIONS: list[dict[str, Any]] = [
                     "type": "array",
                     "items": {"type": "string"},
                     "maxItems": MAX_SEARCH_ALTERNATIVES,
-                    "description": "Other phrasings or keywords for the same task, searched together with query",
+                    "description": "Other phrasings of the same task: synonyms, English keywords, a likely tool name",
                 },
                 "server": {"type": "string", "description": "Only search this server (name or alias)"},
                 "limit": {

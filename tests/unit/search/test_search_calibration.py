@@ -1,4 +1,5 @@
-"""Confidence that means what it says: "high" is unrivalled, and a weak search names the servers that exist."""
+"""Confidence that means what it says: namesakes are alike, a typed name is high, only the first hit can be high,
+a probability is cut into levels, and a weak search names the servers that exist."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import re
 from search_catalog import SERVERS, Tool, add_server, build_engine
 
 from mcp_gateway.search import SearchEngine, SearchResult
-from mcp_gateway.search.confidence import RIVAL_MARGIN, rivals
-from mcp_gateway.search.engine import MAX_LISTED_SERVERS, SearchHit, unrivalled
+from mcp_gateway.search.calibration import HIGH_PROBABILITY, LOW_PROBABILITY, level
+from mcp_gateway.search.engine import MAX_LISTED_SERVERS
 from mcp_gateway.wording import counted, said
 
 READ_FILE: list[Tool] = [("read_file", "Read the complete contents of a file.", (("path", "Path of the file"),))]
@@ -24,31 +25,44 @@ def test_a_tool_on_one_server_only_is_high() -> None:
     assert levels(engine.search("read the contents of a file")) == {"filesystem.read_file": "high"}
 
 
-def test_the_same_tool_republished_on_two_servers_is_medium_on_both_and_each_names_the_other() -> None:
+def test_the_same_tool_on_two_servers_is_a_choice_of_server_not_doubt_each_at_the_first_ones_level() -> None:
     engine = SearchEngine()
     add_server(engine, "filesystem", (), READ_FILE)
     add_server(engine, "desktop", (), READ_FILE)
+    alone = SearchEngine()
+    add_server(alone, "filesystem", (), READ_FILE)
     result = engine.search("read the contents of a file")
-    assert levels(result) == {"filesystem.read_file": "medium", "desktop.read_file": "medium"}
+    assert set(levels(result).values()) == {levels(alone.search("read the contents of a file"))["filesystem.read_file"]}
     by_name = {f"{hit.server}.{hit.tool}": hit for hit in result.hits}
-    assert "about as strong a match as desktop.read_file" in by_name["filesystem.read_file"].reasons
-    assert "about as strong a match as filesystem.read_file" in by_name["desktop.read_file"].reasons
+    assert "the same tool as desktop.read_file" in by_name["filesystem.read_file"].reasons
+    assert "the same tool as filesystem.read_file" in by_name["desktop.read_file"].reasons
 
 
-def test_naming_the_server_breaks_the_tie_and_its_tool_is_high_again() -> None:
+def test_a_tool_named_outright_is_high_bare_qualified_or_inside_a_longer_request() -> None:
     engine = SearchEngine()
     add_server(engine, "filesystem", (), READ_FILE)
     add_server(engine, "desktop", (), READ_FILE)
     assert levels(engine.search("filesystem.read_file"))["filesystem.read_file"] == "high"
+    longer = engine.search("please use desktop.read_file on the notes I saved yesterday")
+    assert longer.hits[0].tool == "read_file"
+    assert longer.hits[0].server == "desktop"
+    assert longer.hits[0].confidence == "high"
+    assert "the query names this tool" in longer.hits[0].reasons
 
 
-def test_only_high_hits_within_the_margin_are_rivals() -> None:
-    close = 1.0 - RIVAL_MARGIN / 2
-    far = 1.0 - RIVAL_MARGIN * 2
-    assert rivals([10.0, 10.0 * close, 5.0], ["high", "high", "high"]) == [1, 0, None]
-    assert rivals([10.0, 10.0 * far], ["high", "high"]) == [None, None]
-    assert rivals([10.0, 10.0], ["high", "medium"]) == [None, None]
-    assert rivals([10.0, 10.0], ["medium", "medium"]) == [None, None]
+def test_only_the_first_hit_and_its_namesakes_can_be_high() -> None:
+    engine = build_engine()
+    for query in ("delete a github repository", "filesystem.read_file", "list the pods in my cluster"):
+        result = engine.search(query)
+        first = result.hits[0].tool
+        assert all(hit.confidence != "high" for hit in result.hits if hit.tool != first)
+
+
+def test_a_probability_is_cut_into_levels_at_the_two_thresholds() -> None:
+    assert level(HIGH_PROBABILITY) == "high"
+    assert level(HIGH_PROBABILITY - 0.01) == "medium"
+    assert level(LOW_PROBABILITY) == "medium"
+    assert level(LOW_PROBABILITY - 0.01) == "low"
 
 
 def test_a_weak_search_names_every_server_with_its_tool_count() -> None:
@@ -81,15 +95,3 @@ def test_a_weak_search_among_many_servers_names_those_of_its_hits_first_and_coun
     assert len(listed) == MAX_LISTED_SERVERS
     assert listed[: len({hit.server for hit in result.hits})] == list(dict.fromkeys(hit.server for hit in result.hits))
     assert f"and {total - MAX_LISTED_SERVERS} more" in note
-
-
-def test_a_high_hit_ranked_below_one_that_is_not_high_is_medium_and_names_it() -> None:
-    hits = [
-        SearchHit("memory", "add_observations", 2.0, "medium", ("name: add",)),
-        SearchHit("everything", "get-sum", 1.0, "high", ("name: sum", "description: add, numbers")),
-        SearchHit("everything", "echo", 0.5, "low", ("description: numbers",)),
-    ]
-    settled = unrivalled(hits)
-    assert [hit.confidence for hit in settled] == ["medium", "medium", "low"]
-    assert settled[1].reasons[-1] == "ranked below memory.add_observations"
-    assert unrivalled(hits[1:]) == tuple(hits[1:])  # at the top, nothing outranks it: high stays high

@@ -311,14 +311,16 @@ def test_adding_unrelated_tools_does_not_change_a_hits_confidence(query: str) ->
     assert before == after
 
 
-def test_a_strong_match_stays_high_whether_or_not_a_better_tool_exists() -> None:
+def test_a_strong_match_alone_is_high_and_below_an_as_good_one_it_is_medium_and_names_it() -> None:
     engine = SearchEngine()
     add_server(engine, "filesystem", (), [("delete_file", "Delete a file", ())])
     assert hit_of(engine.search("remove a file"), "filesystem.delete_file").confidence == "high"
     add_server(engine, "trash", (), [("remove_file", "Remove a file from the disk and the trash.", ())])
     result = engine.search("remove a file")
     assert ranked(result)[0] == "trash.remove_file"
-    assert hit_of(result, "filesystem.delete_file").confidence == "high"
+    second = hit_of(result, "filesystem.delete_file")
+    assert second.confidence == "medium"
+    assert "ranked below trash.remove_file" in second.reasons
 
 
 def test_each_hit_explains_why_it_matched(engine: SearchEngine) -> None:
