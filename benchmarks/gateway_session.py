@@ -46,12 +46,20 @@ class GatewaySessionError(Exception):
     """The gateway could not be driven as expected (no process found, a catalog that never loads)."""
 
 
-def session_errors(error: BaseException) -> list[GatewaySessionError]:
-    """The GatewaySessionErrors in `error`, however deep in the exception groups task groups raise."""
+def leaf_errors(error: BaseException) -> list[BaseException]:
+    """The errors in `error`, however deep in the exception groups task groups raise."""
     if isinstance(error, BaseExceptionGroup):
         group = cast(BaseExceptionGroup[BaseException], error)
-        return [found for inner in group.exceptions for found in session_errors(inner)]
-    return [error] if isinstance(error, GatewaySessionError) else []
+        return [found for inner in group.exceptions for found in leaf_errors(inner)]
+    return [error]
+
+
+def could_not_run(error: BaseException, *kinds: type[Exception]) -> str | None:
+    """Why a benchmark could not run, when `error` holds nothing but GatewaySessionErrors (and `kinds`); None
+    for anything else, a bug to be raised as it is."""
+    leaves = leaf_errors(error)
+    expected = all(isinstance(leaf, (GatewaySessionError, *kinds)) for leaf in leaves)
+    return "; ".join(map(str, leaves)) if expected else None
 
 
 def compile_package() -> None:

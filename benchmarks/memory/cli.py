@@ -18,7 +18,7 @@ import anyio
 import benchmarks.memory as package
 from benchmarks.bench_data import DEFAULT_DATA_DIR
 from benchmarks.gateway_runtime import MODES, chosen_modes
-from benchmarks.gateway_session import session_errors
+from benchmarks.gateway_session import could_not_run
 from benchmarks.memory.report import print_report, report_json
 from benchmarks.memory.run import measure_all
 from benchmarks.memory.targets import passed
@@ -50,9 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             results = anyio.run(measure_all, data, Path(scratch), args.rounds, modes)
         except Exception as error:
-            if not (errors := session_errors(error)):
+            if (reason := could_not_run(error)) is None:
                 raise
-            print(f"memory benchmark could not run: {'; '.join(map(str, errors))}", file=sys.stderr)
+            print(f"memory benchmark could not run: {reason}", file=sys.stderr)
             return 2
     if args.json:
         print(json.dumps(report_json(data, results), indent=2))
