@@ -127,6 +127,9 @@ def figure(label: str, value: str, note: str = "") -> str:
 
 def cpu_row(label: str, measured: Measured) -> str:
     cpu = "" if measured.cpu_ms is None else f"{ms(measured.cpu_ms):>12}"
+    parts = measured.cpu_parts_ms
+    if len(parts) > 1 and measured.cpu_ms is not None:
+        cpu += " (" + " + ".join(ms(part or 0.0) for part in parts) + ")"
     return row(label, measured.latency) + cpu
 
 
@@ -142,7 +145,7 @@ def print_warm(report: Report) -> None:
         f"1. Warm execute_tool vs the same tools/call made directly ({options.calls} calls each, "
         f"rotating blocks of {BLOCK_CALLS}, after {WARMUP_CALLS} warm-up calls)"
     )
-    print("  (CPU/req: CPU time of the answering processes, the front and its daemon on the gateway's rows)")
+    print("  (CPU/req: CPU time of the answering processes; on the gateway's rows, the front + its daemon)")
     print(header(extra=f"{'CPU/req':>12}"))
     for r in report.warm:
         print_warm_target(r)

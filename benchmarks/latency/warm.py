@@ -49,12 +49,20 @@ MS_PER_NS = 1e-6
 @dataclass(frozen=True)
 class Measured:
     latency: Sample
-    cpu_ms: float | None
-    """CPU time per request of the processes answering it (the front and its daemon for the gateway's rows,
-    the server for direct rows), every thread included; None when /proc could not tell."""
+    cpu_parts_ms: tuple[float | None, ...]
+    """CPU time per request of each process answering it (the front, then its daemon, for the gateway's rows;
+    the server for direct rows), every thread included; None where /proc could not tell."""
 
-    def as_json(self) -> dict[str, float | int | None]:
-        return self.latency.as_json() | {"cpu_ms_per_request": None if self.cpu_ms is None else round(self.cpu_ms, 3)}
+    @property
+    def cpu_ms(self) -> float | None:
+        """Of all the processes answering it together."""
+        parts = self.cpu_parts_ms
+        return None if any(part is None for part in parts) else sum(part or 0.0 for part in parts)
+
+    def as_json(self) -> dict[str, Any]:
+        parts = [None if part is None else round(part, 3) for part in self.cpu_parts_ms]
+        total = None if self.cpu_ms is None else round(self.cpu_ms, 3)
+        return self.latency.as_json() | {"cpu_ms_per_request": total, "cpu_ms_per_request_by_process": parts}
 
 
 @dataclass(frozen=True)
@@ -103,28 +111,28 @@ class Side:
     pids: tuple[int | None, ...]
 
 
-def cpu_of(pids: Sequence[int | None]) -> int | None:
-    """The CPU time of `pids` together; None when one of them cannot be read."""
-    readings = [cpu_ns(pid) for pid in pids]
-    return None if any(reading is None for reading in readings) else sum(r for r in readings if r is not None)
-
-
 async def measure_series(sides: Mapping[str, Side], calls: int) -> dict[str, Measured]:
     """Every side in blocks of BLOCK_CALLS, rotating which goes first, so noise hits every side alike."""
     for _ in range(WARMUP_CALLS):
         for side in sides.values():
             await side.step()
     latencies: dict[str, list[float]] = {name: [] for name in sides}
-    cpu: dict[str, list[int | None]] = {name: [] for name in sides}
+    cpu: dict[str, list[list[int | None]]] = {name: [[] for _ in side.pids] for name, side in sides.items()}
     for block in range(math.ceil(calls / BLOCK_CALLS)):
         for name in rotated(list(sides), block):
             side = sides[name]
-            before = cpu_of(side.pids)
+            before = [cpu_ns(pid) for pid in side.pids]
             for _ in range(BLOCK_CALLS):
                 latencies[name].append(await timed(side.step))
-            after = cpu_of(side.pids)
-            cpu[name].append(None if before is None or after is None else after - before)
-    return {name: Measured(sample(latencies[name]), cpu_per_call_ms(cpu[name], len(latencies[name]))) for name in sides}
+            after = [cpu_ns(pid) for pid in side.pids]
+            for deltas, start, end in zip(cpu[name], before, after, strict=True):
+                deltas.append(None if start is None or end is None else end - start)
+    return {
+        name: Measured(
+            sample(latencies[name]), tuple(cpu_per_call_ms(deltas, len(latencies[name])) for deltas in cpu[name])
+        )
+        for name in sides
+    }
 
 
 def cpu_per_call_ms(deltas: Sequence[int | None], calls: int) -> float | None:
