@@ -279,7 +279,7 @@ def report(rounds: Sequence[Round]) -> str:
             )
         rest = later(r.minimal)
         lines.append(
-            f"{r.sessions:>8}  {'minimal SDK server, started alike':<91}{r.minimal[0]:>9.3f} s  "
+            f"{r.sessions:>8}  {'minimal SDK server, started alike':<92}{r.minimal[0]:>9.3f} s  "
             f"{'-' if rest is None else f'{rest:.3f} s':>12}"
         )
     lines += ["", "shared against standalone (and the minimal SDK server), same sessions:"]

@@ -37,7 +37,7 @@ run, interleaved with it (rotating blocks or alternating repeats), and compared 
    `import mcp` would import it anyway.
 
 Needs the npm peer server-everything (`npm install --prefix tests/e2e/peers --no-audit --no-fund
---ignore-scripts`). About two minutes with the defaults; `--pairs` measures only some. Exits 1 when a
+--ignore-scripts`). About four minutes with the defaults; `--pairs` measures only some. Exits 1 when a
 target (warm, start-up) is missed, 2 when the benchmark could not run.
 
 One module per part: `sampling` (series and their statistics), `subjects` (the tools called both ways

@@ -128,7 +128,7 @@ def print_report(data: Path, results: Results) -> None:
     print(f"{BARE_LABEL}: {bare(results):.1f} MB (the scale: x columns are total / this)")
     print()
     print("what the machine holds for one idle session (RSS): its front and its daemon")
-    heads = "".join(f"  |{mode:^30}" for mode in results.modes)
+    heads = "".join(f"  |{mode:^31}" for mode in results.modes)
     parts = "".join(f"  |{'front':>7}{'daemon':>8}{'total':>8}{'x mcp':>7}" for _ in results.modes)
     print(f"{'':<32}{heads}")
     print(f"{'configuration':<18}{'tools':>7}{'cache':>7}{parts}")
