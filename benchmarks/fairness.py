@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 import threading
@@ -112,7 +113,7 @@ class ModeResult:
     def memory(self) -> dict[str, Memory]:
         spans = [load.span for load in self.loads]
         return {
-            label: memory(self.samples.get(label, []), spans, BEFORE_SECONDS, self.hwm_mb.get(label, float("nan")))
+            label: memory(self.samples.get(label, []), spans, BEFORE_SECONDS, self.hwm_mb.get(label, math.nan))
             for label in self.daemons
         }
 
@@ -155,6 +156,14 @@ def watched_daemons(mode: Mode, home: Path, runtime: Runtime, sessions: dict[str
     if len(found) != (1 if mode == SHARED else len(sessions)):
         raise RawSessionError(f"the {mode} daemons of the sessions were not found: {found}")
     return found
+
+
+def peak_mb(pid: int) -> float:
+    """The process's VmHWM; NaN once it is gone (a daemon that died says so in C's failed echoes)."""
+    try:
+        return memory_mb(pid).get("VmHWM", math.nan)
+    except OSError:
+        return math.nan
 
 
 def expect(reply: Reply, what: str) -> Reply:
@@ -275,7 +284,7 @@ def run_mode(home: Path, runtime: Runtime, mode: Mode, options: Options, errlog:
         finally:
             prober.stop()
             sampler.stop()
-        result.hwm_mb = {label: memory_mb(pid).get("VmHWM", float("nan")) for label, pid in result.daemons.items()}
+        result.hwm_mb = {label: peak_mb(pid) for label, pid in result.daemons.items()}
     return result
 
 
