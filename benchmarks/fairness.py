@@ -20,7 +20,8 @@ standalone beside it for comparison (each front has a private daemon: C's daemon
 show what the machine alone costs it, and A's and B's daemons what the load costs a daemon). Goals (issue 25):
 C's p99 during the load <= 50 ms; the daemon's RSS back within 30 MB of before. Every daemon runs in a runtime
 directory of the benchmark's own and is stopped at its end; every front is closed (or killed). Exits 1 when a
-goal is missed in shared mode, 2 when the benchmark could not run.
+goal is missed in shared mode, 2 when the benchmark could not run. To tell the two loads' shares apart, make one
+of them negligible: `--line-mb 0.001` (B's result alone) or `--result-mb 0.001` (A's line alone).
 
 One module per part: `raw_session` (a front driven by raw lines), `fairness_run` (the sessions, the load, the
 probe and the sampler, in each mode), `fairness_figures` (phases, percentiles, memory) and this one (the report
