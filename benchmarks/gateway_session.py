@@ -1,10 +1,11 @@
-"""The real gateway as a benchmark drives it: a fresh `mcp-gateway --home HOME` process over stdio, with the
-official SDK client, the gateway's stderr kept out of the report, and its pid found in /proc. Benchmarks that
-also talk to a server directly open that session the same way (`stdio_session`), so both sides of a
-comparison use one client.
+"""The real gateway as a benchmark drives it: a fresh `mcp-gateway --home HOME` process over stdio (the session
+front a client starts), with the official SDK client, the gateway's stderr kept out of the report, in a
+runtime directory of the benchmark's own (`gateway_runtime`): by default through the workspace's shared daemon,
+as a user has it, or standalone (a private daemon), when asked. Benchmarks that also talk to a server directly
+open that session the same way (`stdio_session`), so both sides of a comparison use one client.
 
-The SDK does not expose the process it started, so the gateway is found as this process's child whose
-command line serves `home`.
+The SDK does not expose the process it started, so the front is found as this process's child whose command
+line serves `home`, and its daemon by the socket it names (`SessionProcesses`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from benchmarks.procfs import children, command_line
+from benchmarks.gateway_runtime import SHARED, Mode, Runtime, private_daemon, private_runtime
 from benchmarks.repo_paths import ROOT
 
 GATEWAY_BIN = Path(sys.executable).parent / "mcp-gateway"
@@ -43,6 +44,22 @@ POLL_SECONDS = 0.05
 
 class GatewaySessionError(Exception):
     """The gateway could not be driven as expected (no process found, a catalog that never loads)."""
+
+
+def leaf_errors(error: BaseException) -> list[BaseException]:
+    """The errors in `error`, however deep in the exception groups task groups raise."""
+    if isinstance(error, BaseExceptionGroup):
+        group = cast(BaseExceptionGroup[BaseException], error)
+        return [found for inner in group.exceptions for found in leaf_errors(inner)]
+    return [error]
+
+
+def could_not_run(error: BaseException, *kinds: type[Exception]) -> str | None:
+    """Why a benchmark could not run, when `error` holds nothing but GatewaySessionErrors (and `kinds`); None
+    for anything else, a bug to be raised as it is."""
+    leaves = leaf_errors(error)
+    expected = all(isinstance(leaf, (GatewaySessionError, *kinds)) for leaf in leaves)
+    return "; ".join(map(str, leaves)) if expected else None
 
 
 def compile_package() -> None:
@@ -85,10 +102,13 @@ def refresh_catalog(home: Path) -> None:
         raise GatewaySessionError(f"mcp-gateway refresh failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
 
-def gateway_parameters(home: Path, program: Sequence[str] | None = None) -> StdioServerParameters:
-    """How the SDK client starts a fresh gateway process serving `home` (see `gateway_command`)."""
+def gateway_parameters(
+    home: Path, runtime: Runtime, mode: Mode = SHARED, program: Sequence[str] | None = None
+) -> StdioServerParameters:
+    """How the SDK client starts a fresh gateway (a session front) serving `home` in `runtime`, in `mode`
+    (see `gateway_command`)."""
     command, *args = gateway_command(home, program)
-    return StdioServerParameters(command=command, args=args, env=gateway_environment())
+    return StdioServerParameters(command=command, args=args, env=runtime.environment(gateway_environment(), mode))
 
 
 @asynccontextmanager
@@ -100,32 +120,58 @@ async def stdio_session(params: StdioServerParameters, errlog: TextIO) -> AsyncG
 
 
 @asynccontextmanager
-async def gateway_client(home: Path, errlog: TextIO) -> AsyncGenerator[Client]:
-    """An SDK client connected to a fresh gateway process serving `home`; its stderr goes to `errlog`."""
-    async with stdio_session(gateway_parameters(home), errlog) as client:
+async def gateway_client(
+    home: Path, errlog: TextIO, runtime: Runtime | None = None, mode: Mode = SHARED
+) -> AsyncGenerator[Client]:
+    """An SDK client connected to a fresh gateway serving `home`; its stderr goes to `errlog`. In `runtime`, with
+    whatever daemon runs there; without one, in a runtime of its own, whose daemon is stopped (with its servers)
+    when the session ends: what the session started has gone by the time this returns."""
+    if runtime is not None:
+        async with stdio_session(gateway_parameters(home, runtime, mode), errlog) as client:
+            yield client
+        return
+    async with private_runtime() as own, stdio_session(gateway_parameters(home, own, mode), errlog) as client:
         yield client
 
 
-# Finding the gateway process.
+# Finding the gateway's processes.
 
 
-def find_gateway_pid(home: Path) -> int | None:
-    """Our child process serving `home`."""
-    for pid in children(os.getpid()):
-        argv = command_line(pid)
-        if "--home" in argv[:-1] and argv[argv.index("--home") + 1] == str(home):
-            return pid
+@dataclass(frozen=True)
+class SessionProcesses:
+    """One session's processes: its front, and the daemon serving it (the workspace's shared one, or private)."""
+
+    front: int
+    daemon: int
+
+    @property
+    def pids(self) -> tuple[int, int]:
+        return (self.front, self.daemon)
+
+
+def find_fronts(home: Path, runtime: Runtime, mode: Mode) -> list[int]:
+    """Our child processes that are fronts of `runtime` serving `home` in `mode`."""
+    return [pid for pid, front in runtime.fronts(mode).items() if front.home == str(home)]
+
+
+def find_session(home: Path, runtime: Runtime, mode: Mode) -> SessionProcesses | None:
+    """A session serving `home` in `mode` (the first found, when there are several)."""
+    for front in find_fronts(home, runtime, mode):
+        daemon = runtime.shared_daemon(home) if mode == SHARED else private_daemon(front)
+        if daemon is not None:
+            return SessionProcesses(front, daemon)
     return None
 
 
-async def wait_for_gateway_pid(home: Path) -> int:
+async def wait_for_session(home: Path, runtime: Runtime, mode: Mode = SHARED) -> SessionProcesses:
+    """The front and the daemon of the session serving `home` just opened (the daemon answered it already)."""
     with anyio.move_on_after(PID_WAIT_SECONDS):
         while True:
-            pid = find_gateway_pid(home)
-            if pid is not None:
-                return pid
+            found = find_session(home, runtime, mode)
+            if found is not None:
+                return found
             await anyio.sleep(POLL_SECONDS)
-    raise GatewaySessionError(f"no child process serving {home} found within {PID_WAIT_SECONDS:g} s")
+    raise GatewaySessionError(f"no {mode} front and daemon serving {home} found within {PID_WAIT_SECONDS:g} s")
 
 
 # Searching.

@@ -1,10 +1,13 @@
 """Pair 5: start-up imports, each figure the median of IMPORT_RUNS runs of `python -X importtime`: the
-console script's entry module, the SDK alone, and the real serve path cut where tools/list, a first search
-and a first call are answered; its start split by who caused each import, and the heaviest packages, each
-marked whether answering initialize/tools/list needs it and whether `import mcp` would import it anyway.
+console script's entry module, the SDK alone, and the real serve path (a front and the workspace's shared
+daemon, started cold) cut where tools/list, a first search and a first call are answered, per process; its
+start (up to the first search answered: the front answers initialize and tools/list itself, the daemon's first
+answer is the search) split by who caused each import, and the heaviest packages, each marked whether the start
+needs it and whether `import mcp` would import it anyway.
 
-A package the start-up path imports although tools/list does not need it, and the SDK does not import it
-on its own, is avoidable: that is the figure to watch when the gateway's start-up grows.
+A package the start-up path imports although the first search does not need it, and the SDK does not import
+it on its own, is avoidable: that is the figure to watch when the gateway's start-up grows. The front must
+import the standard library only (it never holds pydantic): its own figures show that it does.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.gateway_runtime import Runtime
 from benchmarks.latency.importtime_tree import (
     INTERPRETER,
     Imported,
@@ -23,16 +27,14 @@ from benchmarks.latency.importtime_tree import (
     package_of,
     parse_importtime,
 )
-from benchmarks.latency.traced_gateway import SERVE_PHASES, importtime, trace_serve_path
+from benchmarks.latency.traced_gateway import SERVE_PHASES, START_PHASES, PhaseImports, importtime, trace_serve_path
 
 IMPORT_RUNS = 3
 HEAVIEST_SHOWN = 15
 LATER_PACKAGES_SHOWN = 3
 MS_PER_US = 1e-3
 
-NOT_NEEDED_TO_LIST = {
-    "rapidfuzz": "fuzzy matching: search_tools",
-    "mcp_gateway.search": "the search index: search_tools",
+NOT_NEEDED_AT_START = {
     "jsonschema": "argument validation: execute_tool",
     "jsonschema_specifications": "argument validation: execute_tool",
     "referencing": "argument validation: execute_tool",
@@ -59,7 +61,7 @@ NOT_NEEDED_TO_LIST = {
     "cryptography": "the SDK's OAuth support",
     "opentelemetry": "the SDK's tracing hooks",
 }
-"""Packages that answering `initialize` and `tools/list` does not use, with what does use them."""
+"""Packages that answering `initialize`, `tools/list` and a first `search_tools` does not use, with what does."""
 
 
 @dataclass(frozen=True)
@@ -69,10 +71,13 @@ class ImportReport:
     sdk_packages: frozenset[str]
     """Every package `import mcp` imports on its own: the gateway cannot keep these off its start-up path."""
     avoidable: list[tuple[str, float]]
-    """Packages on the start-up path that tools/list does not need and the SDK does not import (own ms)."""
-    phases_ms: dict[str, float]
+    """Packages on the start-up path that the first search does not need and the SDK does not import (own ms)."""
+    phases_ms: dict[str, tuple[float, float]]
+    """Per phase, (the front's, the daemon's) import time."""
+    front_packages: list[tuple[str, float]]
+    """What the front imported before its first search was answered, by package (own ms): the stdlib only."""
     phase_packages: dict[str, list[tuple[str, float]]]
-    """Per phase after the start, its heaviest packages (own ms)."""
+    """Per phase after the start, its heaviest packages (own ms, both processes)."""
     buckets_ms: dict[str, float]
     heaviest: list[tuple[str, float, float, str]]
     """(package, own ms, inclusive ms, pulled in by), median over the runs, heaviest own time first."""
@@ -88,13 +93,35 @@ def heaviest_first(costs: Mapping[str, float], count: int) -> list[tuple[str, fl
     return sorted(costs.items(), key=lambda item: item[1], reverse=True)[:count]
 
 
+def added(*costs: Mapping[str, float]) -> dict[str, float]:
+    """Per key, the sum over `costs` (one mapping per process)."""
+    total: dict[str, float] = {}
+    for cost in costs:
+        for key, value in cost.items():
+            total[key] = total.get(key, 0.0) + value
+    return total
+
+
+def total_ms(lines: Sequence[str]) -> float:
+    return sum(node.self_us for node in parse_importtime(lines)) * MS_PER_US
+
+
+def own_ms(lines: Sequence[str]) -> dict[str, float]:
+    return {
+        package: cost.own_us * MS_PER_US
+        for package, cost in package_costs(import_tree(parse_importtime(lines))).items()
+    }
+
+
 @dataclass
 class ImportRuns:
     """Each run's figures, keyed as reported; medians are taken over these."""
 
     cli: list[float] = field(default_factory=list[float])
     sdk: list[float] = field(default_factory=list[float])
-    phases: list[dict[str, float]] = field(default_factory=list[dict[str, float]])
+    front_phases: list[dict[str, float]] = field(default_factory=list[dict[str, float]])
+    daemon_phases: list[dict[str, float]] = field(default_factory=list[dict[str, float]])
+    front_own: list[dict[str, float]] = field(default_factory=list[dict[str, float]])
     phase_own: dict[str, list[dict[str, float]]] = field(default_factory=dict[str, list[dict[str, float]]])
     buckets: list[dict[str, float]] = field(default_factory=list[dict[str, float]])
     own: list[dict[str, float]] = field(default_factory=list[dict[str, float]])
@@ -107,36 +134,43 @@ class ImportRuns:
         self.sdk.append(sum(node.self_us for node in sdk) * MS_PER_US)
         self.sdk_packages |= {package_of(node.name) for node in sdk}
 
-    def add_serve_path(self, traced: Sequence[Sequence[str]]) -> None:
-        trees = [import_tree(parse_importtime(lines)) for lines in traced]
-        self.phases.append(
-            {name: sum(n.self_us for n in t.nodes) * MS_PER_US for name, t in zip(SERVE_PHASES, trees, strict=True)}
+    def add_serve_path(self, traced: Sequence[PhaseImports]) -> None:
+        self.front_phases.append({name: total_ms(p.front) for name, p in zip(SERVE_PHASES, traced, strict=True)})
+        self.daemon_phases.append({name: total_ms(p.daemon) for name, p in zip(SERVE_PHASES, traced, strict=True)})
+        for name, phase in zip(SERVE_PHASES[START_PHASES:], traced[START_PHASES:], strict=True):
+            self.phase_own.setdefault(name, []).append(added(own_ms(phase.front), own_ms(phase.daemon)))
+        # The start of each process as one tree of its own: one process's lines, in the order it printed them.
+        front = import_tree(parse_importtime([line for p in traced[:START_PHASES] for line in p.front]))
+        daemon = import_tree(parse_importtime([line for p in traced[:START_PHASES] for line in p.daemon]))
+        self.buckets.append(
+            added(*({n: us * MS_PER_US for n, us in buckets(tree).items()} for tree in (front, daemon)))
         )
-        for name, tree in zip(SERVE_PHASES[1:], trees[1:], strict=True):
-            costs = {package: cost.own_us * MS_PER_US for package, cost in package_costs(tree).items()}
-            self.phase_own.setdefault(name, []).append(costs)
-        start = trees[0]
-        self.buckets.append({name: us * MS_PER_US for name, us in buckets(start).items()})
-        costs = package_costs(start)
-        self.own.append({package: cost.own_us * MS_PER_US for package, cost in costs.items()})
-        self.inclusive.append({package: cost.inclusive_us * MS_PER_US for package, cost in costs.items()})
-        self.pulled_in_by |= {package: cost.pulled_in_by for package, cost in costs.items()}
+        costs = [package_costs(tree) for tree in (front, daemon)]
+        self.front_own.append({package: cost.own_us * MS_PER_US for package, cost in costs[0].items()})
+        self.own.append(added(*({p: c.own_us * MS_PER_US for p, c in each.items()} for each in costs)))
+        self.inclusive.append(added(*({p: c.inclusive_us * MS_PER_US for p, c in each.items()} for each in costs)))
+        for each in costs:
+            self.pulled_in_by |= {package: cost.pulled_in_by for package, cost in each.items()}
 
 
-def measure_imports(demo_home: Path) -> ImportReport:
+def measure_imports(demo_home: Path, runtime: Runtime) -> ImportReport:
     runs = ImportRuns()
     for _ in range(IMPORT_RUNS):
         runs.add_cli_and_sdk(importtime(["-c", "import mcp_gateway.program"]), importtime(["-c", "import mcp"]))
-        runs.add_serve_path(trace_serve_path(demo_home))
+        runs.add_serve_path(trace_serve_path(demo_home, runtime))
     own, inclusive = median_of(runs.own), median_of(runs.inclusive)
     own.pop(INTERPRETER, None)  # reported among the causes, not a package anyone could defer
-    avoidable = {p: value for p, value in own.items() if p in NOT_NEEDED_TO_LIST and p not in runs.sdk_packages}
+    avoidable = {p: value for p, value in own.items() if p in NOT_NEEDED_AT_START and p not in runs.sdk_packages}
+    front_phases, daemon_phases = median_of(runs.front_phases), median_of(runs.daemon_phases)
+    front_own = median_of(runs.front_own)
+    front_own.pop(INTERPRETER, None)
     return ImportReport(
         cli_entry_ms=statistics.median(runs.cli),
         sdk_alone_ms=statistics.median(runs.sdk),
         sdk_packages=frozenset(runs.sdk_packages),
         avoidable=heaviest_first(avoidable, len(avoidable)),
-        phases_ms=median_of(runs.phases),
+        phases_ms={name: (front_phases.get(name, 0.0), daemon_phases.get(name, 0.0)) for name in SERVE_PHASES},
+        front_packages=heaviest_first(front_own, len(front_own)),
         phase_packages={
             phase: heaviest_first(median_of(per_run), LATER_PACKAGES_SHOWN) for phase, per_run in runs.phase_own.items()
         },
@@ -148,8 +182,8 @@ def measure_imports(demo_home: Path) -> ImportReport:
     )
 
 
-def needed_to_list(package: str, sdk_packages: frozenset[str]) -> str:
-    reason = NOT_NEEDED_TO_LIST.get(package)
+def needed_at_start(package: str, sdk_packages: frozenset[str]) -> str:
+    reason = NOT_NEEDED_AT_START.get(package)
     if reason is None:
         return "yes"
     if package in sdk_packages:

@@ -1,6 +1,8 @@
 """One latency run: every pair chosen, in order (warm, cold, start-up, search, imports), in one scratch folder
 that is removed afterwards, the stderr of every server and gateway kept in a log there so that a failure can
-say why while that log still exists.
+say why while that log still exists. Every gateway of the run meets its daemons in one runtime directory of
+the run's own; between pairs every daemon there is stopped, so no pair finds another's running, and none is
+left once the run ends.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TextIO
 import anyio
 
 from benchmarks.bench_data import DEFAULT_DATA_DIR, spread_queries
+from benchmarks.gateway_runtime import Runtime, private_runtime, stop_daemons
 from benchmarks.gateway_session import compile_package, refresh_catalog
 from benchmarks.latency.cold import ColdResult, measure_cold
 from benchmarks.latency.failure import BenchError, failure
@@ -49,11 +52,17 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        """Every target measured was met: warm execute_tool, and start-up against the minimal SDK server."""
+        """Every target measured was met: warm execute_tool (ratio, and added time of a trivial echo through the
+        shared daemon), and start-up against the minimal SDK server (with the daemon running, and without)."""
         return all(r.passed for r in self.warm) and (self.startup is None or self.startup.passed)
 
 
 async def measure_all(root: Path, options: Options, report: Report, errlog: TextIO) -> None:
+    async with private_runtime() as runtime:
+        await measure_pairs(root, runtime, options, report, errlog)
+
+
+async def measure_pairs(root: Path, runtime: Runtime, options: Options, report: Report, errlog: TextIO) -> None:
     spawn_log = root / "fake.spawns"
     subjects = targets(spawn_log)
     calls_home, demo_home = root / "calls", root / "demo"
@@ -64,17 +73,22 @@ async def measure_all(root: Path, options: Options, report: Report, errlog: Text
     refresh_catalog(demo_home)
     sdk_server = demo_entries(demo_home)[PLAIN_SDK_SERVER]
     if "warm" in options.pairs:
-        report.warm = await measure_warm(calls_home, subjects, sdk_server, options.calls, errlog)
+        report.warm = await measure_warm(calls_home, runtime, subjects, sdk_server, options.calls, errlog=errlog)
+        await stop_daemons(runtime)
     if "cold" in options.pairs:
-        report.cold = await measure_cold(calls_home, subjects, options.repeat, spawn_log, errlog)
+        report.cold = await measure_cold(calls_home, runtime, subjects, options.repeat, spawn_log, errlog=errlog)
+        await stop_daemons(runtime)
     if "startup" in options.pairs:
         report.startup = await measure_startup(
-            root, demo_home, options.repeat, errlog, other_gateway=options.other_gateway
+            root, demo_home, runtime, options.repeat, errlog, other_gateway=options.other_gateway
         )
+        await stop_daemons(runtime)
     if "search" in options.pairs:
-        report.search = await measure_search(root, spread_queries(DEFAULT_DATA_DIR, options.queries), errlog)
+        queries = spread_queries(DEFAULT_DATA_DIR, options.queries)
+        report.search = await measure_search(root, runtime, queries, errlog)
+        await stop_daemons(runtime)
     if "imports" in options.pairs:
-        report.imports = await anyio.to_thread.run_sync(measure_imports, demo_home)
+        report.imports = await anyio.to_thread.run_sync(measure_imports, demo_home, runtime)
 
 
 def run(options: Options) -> Report:

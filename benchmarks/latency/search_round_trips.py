@@ -1,10 +1,11 @@
 """Pair 4: `search_tools` round trips at 2,266 and 5,645 cached tools (bench-data catalogs served from
-cache, no server started), interleaved with trivial requests on the same connection: `tools/list`, and
-`list_tools` of the smallest server (a tools/call like the search, with next to nothing to do).
+cache, no server started) through a front and the workspace's shared daemon, interleaved with trivial requests
+on the same connection: `tools/list`, and `list_tools` of the smallest server (a tools/call like the search,
+with next to nothing to do).
 
-The time to an answered `initialize` and the first search, sent right after it (it waits for the gateway
-to be serving, which comes after its early handshake, and for cache.json to be read and indexed), are
-reported apart.
+The time to an answered `initialize` and the first search, sent right after it (it waits for the daemon,
+started cold by this session's front, to be serving, which comes after the front's early handshake, and for
+cache.json to be read and indexed), are reported apart. The daemon is stopped after each catalog's session.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import anyio
 
 from benchmarks.bench_data import DEFAULT_DATA_DIR, BenchServer, load_catalog
 from benchmarks.bench_workspace import spawned, write_bench_workspace
+from benchmarks.gateway_runtime import Runtime, stop_shared_daemon
 from benchmarks.gateway_session import gateway_client, text_of
 from benchmarks.latency.failure import BenchError
 from benchmarks.latency.sampling import Sample, rotated, sample, timed
@@ -47,7 +49,13 @@ class SearchResult:
 
 
 async def search_session(
-    catalog: str, servers: Sequence[BenchServer], queries: Sequence[str], root: Path, errlog: TextIO
+    catalog: str,
+    servers: Sequence[BenchServer],
+    queries: Sequence[str],
+    root: Path,
+    runtime: Runtime,
+    *,
+    errlog: TextIO,
 ) -> SearchResult:
     home, spawn_log = root / catalog.removesuffix(".json"), root / f"{catalog}.spawns"
     write_bench_workspace(home, servers, spawn_log=spawn_log)
@@ -55,7 +63,7 @@ async def search_session(
     series: dict[str, list[float]] = {"search": [], "tools/list": [], "list_tools": []}
     with anyio.fail_after(SESSION_TIMEOUT_SECONDS):
         started = time.perf_counter()
-        async with gateway_client(home, errlog) as gateway:
+        async with gateway_client(home, errlog, runtime) as gateway:
             initialized_ms = (time.perf_counter() - started) * 1000
 
             async def step(name: str, query: str) -> object:
@@ -73,6 +81,7 @@ async def search_session(
             for turn, query in enumerate(queries):
                 for name in rotated(list(series), turn):
                     series[name].append(await timed(functools.partial(step, name, query)))
+    await stop_shared_daemon(runtime, home)
     return SearchResult(
         catalog=catalog,
         servers=len(servers),
@@ -88,9 +97,9 @@ async def search_session(
     )
 
 
-async def measure_search(root: Path, queries: Sequence[str], errlog: TextIO) -> list[SearchResult]:
+async def measure_search(root: Path, runtime: Runtime, queries: Sequence[str], errlog: TextIO) -> list[SearchResult]:
     results: list[SearchResult] = []
     for catalog in CATALOGS:
         servers = load_catalog(DEFAULT_DATA_DIR / catalog)
-        results.append(await search_session(catalog, servers, queries, root, errlog))
+        results.append(await search_session(catalog, servers, queries, root, runtime, errlog=errlog))
     return results

@@ -1,10 +1,15 @@
-"""Pair 1: a warm `execute_tool` (the server already running) against the same `tools/call` made straight
-to the server, with two hop baselines in the same blocks: the gateway's own `tools/list` (the client-gateway
-round trip with nothing behind it) and a plain SDK server's `tools/list` (what one Python MCP hop costs).
+"""Pair 1: a warm `execute_tool` (the server already running) through the gateway, as a user has it (a front
+and the workspace's shared daemon) and standalone (a front and its private daemon), against the same
+`tools/call` made straight to the server, with two hop baselines in the same blocks: the gateway's own
+`tools/list` (the client-front-daemon round trip with nothing behind it) and a plain SDK server's `tools/list`
+(what one Python MCP hop costs).
 
 Every side runs in blocks of BLOCK_CALLS, rotating which goes first, after WARMUP_CALLS each: a burst of
-noise on the shared machine hits every series alike. The CPU time per request of the process answering
-(the gateway on its rows, the server on the others) comes from /proc.
+noise on the shared machine hits every series alike. The CPU time per request of the processes answering
+(the front and its daemon on the gateway's rows, the server on the others) comes from /proc.
+
+Judged: through the shared daemon, gateway/direct <= WARM_TARGET_RATIO for every target, and for the trivial
+echoes (issue 25) at most ADDED_GOAL_MS more than direct, by median.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from typing import Any, TextIO
 import anyio
 from mcp import Client
 
-from benchmarks.gateway_session import gateway_client, stdio_session
+from benchmarks.gateway_runtime import SHARED, STANDALONE, Runtime
+from benchmarks.gateway_session import gateway_client, stdio_session, wait_for_session
 from benchmarks.latency.sampling import Sample, rotated, sample, timed
 from benchmarks.latency.subjects import (
     SESSION_TIMEOUT_SECONDS,
@@ -32,6 +38,8 @@ from benchmarks.latency.subjects import (
 from benchmarks.procfs import cpu_ns
 
 WARM_TARGET_RATIO = 1.3
+ADDED_GOAL_MS = 1.0
+"""Issue 25: a warm execute_tool of a trivial echo through the shared daemon adds at most this over direct."""
 WARMUP_CALLS = 20
 BLOCK_CALLS = 10
 """Calls per block in the warm comparison: short enough that a burst of noise hits every series alike."""
@@ -41,21 +49,34 @@ MS_PER_NS = 1e-6
 @dataclass(frozen=True)
 class Measured:
     latency: Sample
-    cpu_ms: float | None
-    """CPU time per request of the process answering it (the gateway for the gateway's rows, the server for
-    direct rows), every thread included; None when /proc could not tell."""
+    cpu_parts_ms: tuple[float | None, ...]
+    """CPU time per request of each process answering it (the front, then its daemon, for the gateway's rows;
+    the server for direct rows), every thread included; None where /proc could not tell."""
 
-    def as_json(self) -> dict[str, float | int | None]:
-        return self.latency.as_json() | {"cpu_ms_per_request": None if self.cpu_ms is None else round(self.cpu_ms, 3)}
+    @property
+    def cpu_ms(self) -> float | None:
+        """Of all the processes answering it together."""
+        parts = self.cpu_parts_ms
+        return None if any(part is None for part in parts) else sum(part or 0.0 for part in parts)
+
+    def as_json(self) -> dict[str, Any]:
+        parts = [None if part is None else round(part, 3) for part in self.cpu_parts_ms]
+        total = None if self.cpu_ms is None else round(self.cpu_ms, 3)
+        return self.latency.as_json() | {"cpu_ms_per_request": total, "cpu_ms_per_request_by_process": parts}
 
 
 @dataclass(frozen=True)
 class WarmResult:
     target: str
+    trivial: bool
+    """A trivial echo: what issue 25's added-time goal is about."""
     gateway: Measured
+    """Through a front and the workspace's shared daemon: what a user gets."""
+    standalone: Measured
+    """Through a front and its private daemon."""
     direct: Measured
     hop: Measured
-    """The gateway's own `tools/list`: the client-gateway round trip with no downstream behind it."""
+    """The gateway's own `tools/list` (shared): the client-front-daemon round trip with no downstream behind it."""
     sdk_hop: Measured
     """A plain SDK server's `tools/list` (the demo toolbox, directly): what one Python MCP hop costs."""
 
@@ -64,16 +85,30 @@ class WarmResult:
         return self.gateway.latency.median / self.direct.latency.median
 
     @property
+    def added_ms(self) -> float:
+        """What the shared daemon's path adds to the direct call, by median."""
+        return self.gateway.latency.median - self.direct.latency.median
+
+    @property
+    def standalone_added_ms(self) -> float:
+        return self.standalone.latency.median - self.direct.latency.median
+
+    @property
+    def added_passed(self) -> bool | None:
+        """Issue 25's goal, for a trivial echo; None for a target it does not judge."""
+        return self.added_ms <= ADDED_GOAL_MS if self.trivial else None
+
+    @property
     def passed(self) -> bool:
-        return self.ratio <= WARM_TARGET_RATIO
+        return self.ratio <= WARM_TARGET_RATIO and self.added_passed is not False
 
 
 @dataclass(frozen=True)
 class Side:
-    """One series of the warm comparison: the request, and the process whose CPU it costs."""
+    """One series of the warm comparison: the request, and the processes whose CPU it costs."""
 
     step: Callable[[], Awaitable[object]]
-    pid: int | None
+    pids: tuple[int | None, ...]
 
 
 async def measure_series(sides: Mapping[str, Side], calls: int) -> dict[str, Measured]:
@@ -82,16 +117,22 @@ async def measure_series(sides: Mapping[str, Side], calls: int) -> dict[str, Mea
         for side in sides.values():
             await side.step()
     latencies: dict[str, list[float]] = {name: [] for name in sides}
-    cpu: dict[str, list[int | None]] = {name: [] for name in sides}
+    cpu: dict[str, list[list[int | None]]] = {name: [[] for _ in side.pids] for name, side in sides.items()}
     for block in range(math.ceil(calls / BLOCK_CALLS)):
         for name in rotated(list(sides), block):
             side = sides[name]
-            before = cpu_ns(side.pid)
+            before = [cpu_ns(pid) for pid in side.pids]
             for _ in range(BLOCK_CALLS):
                 latencies[name].append(await timed(side.step))
-            after = cpu_ns(side.pid)
-            cpu[name].append(None if before is None or after is None else after - before)
-    return {name: Measured(sample(latencies[name]), cpu_per_call_ms(cpu[name], len(latencies[name]))) for name in sides}
+            after = [cpu_ns(pid) for pid in side.pids]
+            for deltas, start, end in zip(cpu[name], before, after, strict=True):
+                deltas.append(None if start is None or end is None else end - start)
+    return {
+        name: Measured(
+            sample(latencies[name]), tuple(cpu_per_call_ms(deltas, len(latencies[name])) for deltas in cpu[name])
+        )
+        for name in sides
+    }
 
 
 def cpu_per_call_ms(deltas: Sequence[int | None], calls: int) -> float | None:
@@ -101,10 +142,13 @@ def cpu_per_call_ms(deltas: Sequence[int | None], calls: int) -> float | None:
 
 @dataclass(frozen=True)
 class Reference:
-    """The sides every target shares: the gateway (with its pid) and the plain SDK server."""
+    """The sides every target shares: the gateway in each mode (with its front and daemon) and the plain SDK
+    server."""
 
     gateway: Client
-    gateway_pid: int | None
+    gateway_pids: tuple[int, int]
+    standalone: Client
+    standalone_pids: tuple[int, int]
     sdk_server: Client
     sdk_server_pid: int | None
 
@@ -113,22 +157,36 @@ async def warm_pair(
     reference: Reference, direct: Client, direct_pid: int | None, target: Target, calls: int
 ) -> WarmResult:
     sides = {
-        "gateway": Side(lambda: call_through_gateway(reference.gateway, target), reference.gateway_pid),
-        "direct": Side(lambda: call_directly(direct, target), direct_pid),
-        "hop": Side(reference.gateway.list_tools, reference.gateway_pid),
-        "sdk_hop": Side(reference.sdk_server.list_tools, reference.sdk_server_pid),
+        "gateway": Side(lambda: call_through_gateway(reference.gateway, target), reference.gateway_pids),
+        "standalone": Side(lambda: call_through_gateway(reference.standalone, target), reference.standalone_pids),
+        "direct": Side(lambda: call_directly(direct, target), (direct_pid,)),
+        "hop": Side(reference.gateway.list_tools, reference.gateway_pids),
+        "sdk_hop": Side(reference.sdk_server.list_tools, (reference.sdk_server_pid,)),
     }
-    measured = await measure_series(sides, calls)
-    return WarmResult(target.label, measured["gateway"], measured["direct"], measured["hop"], measured["sdk_hop"])
+    m = await measure_series(sides, calls)
+    return WarmResult(target.label, target.trivial, m["gateway"], m["standalone"], m["direct"], m["hop"], m["sdk_hop"])
 
 
 async def measure_warm(
-    home: Path, subjects: Sequence[Target], sdk_server: Mapping[str, Any], calls: int, errlog: TextIO
+    home: Path,
+    runtime: Runtime,
+    subjects: Sequence[Target],
+    sdk_server: Mapping[str, Any],
+    calls: int,
+    *,
+    errlog: TextIO,
 ) -> list[WarmResult]:
     results: list[WarmResult] = []
     with anyio.fail_after(SESSION_TIMEOUT_SECONDS):
-        async with gateway_client(home, errlog) as gateway, stdio_session(direct_params(sdk_server), errlog) as sdk:
-            reference = Reference(gateway, child_pid(str(home)), sdk, child_pid(command_argument(sdk_server)))
+        async with (
+            gateway_client(home, errlog, runtime, SHARED) as gateway,
+            gateway_client(home, errlog, runtime, STANDALONE) as standalone,
+            stdio_session(direct_params(sdk_server), errlog) as sdk,
+        ):
+            shared_pids = (await wait_for_session(home, runtime, SHARED)).pids
+            standalone_pids = (await wait_for_session(home, runtime, STANDALONE)).pids
+            sdk_pid = child_pid(command_argument(sdk_server))
+            reference = Reference(gateway, shared_pids, standalone, standalone_pids, sdk, sdk_pid)
             for target in subjects:
                 async with stdio_session(direct_params(target.entry), errlog) as direct:
                     pid = child_pid(command_argument(target.entry))

@@ -1,5 +1,6 @@
-"""Processes a search-only session must not start: every descendant of the gateway seen while the session
-ran (sampled), and every process still naming the workspace after it, whoever its parent is by then.
+"""Processes a search-only session must not start: every descendant of its front or its daemon other than those
+two (the downstream servers) seen while the session ran (sampled), and every process still naming the
+workspace after it, the daemon included once its grace has passed, whoever its parent is by then.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from benchmarks.gateway_session import SessionProcesses
 from benchmarks.procfs import command_line, descendants, environment, process_parents
 
 SAMPLE_SECONDS = 0.1
-"""How often /proc is scanned for descendants of the gateway during a session."""
+"""How often /proc is scanned for descendants of the session's processes."""
 
 
 def naming(marker: str) -> set[int]:
@@ -28,12 +30,13 @@ def naming(marker: str) -> set[int]:
 
 @dataclass
 class ProcessWatch:
-    """Every descendant of the gateway seen while the session ran, with its command line."""
+    """Every process the session's front or daemon started, other than the daemon, with its command line."""
 
     seen: dict[int, str] = field(default_factory=dict[int, str])
 
-    async def watch(self, gateway_pid: int) -> None:
+    async def watch(self, session: SessionProcesses) -> None:
         while True:
-            for pid in descendants(gateway_pid) - self.seen.keys():
+            started = (descendants(session.front) | descendants(session.daemon)) - set(session.pids)
+            for pid in started - self.seen.keys():
                 self.seen[pid] = " ".join(command_line(pid)).strip()
             await anyio.sleep(SAMPLE_SECONDS)

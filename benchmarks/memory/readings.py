@@ -1,11 +1,13 @@
-"""The gateway's memory as /proc tells it (VmRSS, RssAnon, VmHWM), and when to read it: the gateway reads
-cache.json and runs its startup check in the background after answering `initialize`, so an idle reading
-waits until it has used (next to) no CPU for a whole window. A bare `import mcp` process gives the scale.
+"""The gateway's memory as /proc tells it (VmRSS, RssAnon, VmHWM) for each of a session's processes (its front
+and its daemon), and when to read it: the daemon reads cache.json and runs its startup check in the background
+after the front answered `initialize`, so an idle reading waits until the session's processes together have
+used (next to) no CPU for a whole window. A bare `import mcp` process gives the scale.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -34,25 +36,37 @@ class Memory:
     """The private heap part of RSS: what the catalog and the index cost, without shared libraries."""
     hwm_mb: float
 
+    def plus(self, other: Memory) -> Memory:
+        """Two processes' memory together (the peaks added: an upper bound of what they held at once)."""
+        return Memory(self.rss_mb + other.rss_mb, self.anon_mb + other.anon_mb, self.hwm_mb + other.hwm_mb)
+
 
 def memory_of(pid: int) -> Memory:
     sizes = memory_mb(pid)
     return Memory(sizes["VmRSS"], sizes["RssAnon"], sizes["VmHWM"])
 
 
-async def settle(pid: int) -> float | None:
-    """Wait until the gateway has been quiet (no background load using CPU) for one window, at least
-    `IDLE_WAIT_SECONDS` after now; the seconds that took, or None if it never went quiet."""
+def cpu_of(pids: Sequence[int]) -> float:
+    """The CPU time of `pids` together; GatewaySessionError when one has exited."""
+    total = 0.0
+    for pid in pids:
+        seconds = cpu_seconds(pid)
+        if seconds is None:
+            raise GatewaySessionError(f"a gateway process (pid {pid}) exited while idle")
+        total += seconds
+    return total
+
+
+async def settle(pids: Sequence[int]) -> float | None:
+    """Wait until the session's processes have been quiet (no background load using CPU) for one window, at
+    least `IDLE_WAIT_SECONDS` after now; the seconds that took, or None if they never went quiet."""
     started = anyio.current_time()
     await anyio.sleep(IDLE_WAIT_SECONDS - QUIET_WINDOW_SECONDS)
     with anyio.move_on_after(IDLE_MAX_SECONDS):
         while True:
-            before = cpu_seconds(pid)
+            before = cpu_of(pids)
             await anyio.sleep(QUIET_WINDOW_SECONDS)
-            after = cpu_seconds(pid)
-            if before is None or after is None:
-                raise GatewaySessionError(f"the gateway (pid {pid}) exited while idle")
-            if after - before <= QUIET_CPU_SECONDS:
+            if cpu_of(pids) - before <= QUIET_CPU_SECONDS:
                 return anyio.current_time() - started
     return None
 

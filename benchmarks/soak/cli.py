@@ -1,5 +1,5 @@
 """The command line: `python -m benchmarks.soak --seconds 60 [--servers 4] [--concurrency 16] [--seed 1]
-[--sessions N] [--json] [--keep]`.
+[--sessions N | --standalone] [--json] [--keep]`.
 
 Exit codes: 0 when nothing was lost, leaked or unexpected, 1 when something was, 2 when the soak could not
 run (argparse's own 2 for a bad option).
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import anyio
 
 import benchmarks.soak as package
-from benchmarks.gateway_session import GatewaySessionError
+from benchmarks.gateway_session import could_not_run
 from benchmarks.soak.driver import SoakError
 from benchmarks.soak.plan import Options
 from benchmarks.soak.report import print_report, report_json
@@ -48,17 +48,22 @@ def parse_options(argv: Sequence[str] | None) -> tuple[Options, bool, bool]:
     parser.add_argument(
         "--sessions",
         type=int,
-        default=0,
-        help="run the load through N sessions of one shared daemon (default 0: one standalone gateway)",
+        default=1,
+        help="run the load through N sessions (fronts) of the workspace's one shared daemon (default 1)",
+    )
+    parser.add_argument(
+        "--standalone", action="store_true", help="run it through one session served by its private daemon instead"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     parser.add_argument("--keep", action="store_true", help="keep the workspace (config, logs) and say where")
     args = parser.parse_args(argv)
     if args.servers < 1 or args.concurrency < 1 or args.seconds <= 0:
         parser.error("--servers, --concurrency and --seconds must be positive")
-    if args.sessions < 0 or args.sessions > args.concurrency:
-        parser.error("--sessions must be from 0 to --concurrency (each session needs a worker)")
-    options = Options(args.seconds, args.servers, args.concurrency, args.seed, args.sessions)
+    if args.sessions < 1 or args.sessions > args.concurrency:
+        parser.error("--sessions must be from 1 to --concurrency (each session needs a worker)")
+    if args.standalone and args.sessions != 1:
+        parser.error("--standalone serves one session (a private daemon each): leave --sessions at 1")
+    options = Options(args.seconds, args.servers, args.concurrency, args.seed, args.sessions, args.standalone)
     return options, args.json, args.keep
 
 
@@ -69,8 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_config(home, servers)
         try:
             report = anyio.run(soak, home, servers, options)
-        except (SoakError, GatewaySessionError) as error:
-            print(f"soak could not run: {error}", file=sys.stderr)
+        except Exception as error:
+            if (reason := could_not_run(error, SoakError)) is None:
+                raise
+            print(f"soak could not run: {reason}", file=sys.stderr)
             return 2
         finally:
             if keep:

@@ -1,21 +1,19 @@
-"""Driving the gateway: one client session with a standalone gateway process (or, with `--sessions N`, N
-sessions with the real session fronts of one shared daemon, in a private runtime directory), a warm-up call
-per server, then C workers each calling `execute_tool` until the deadline, worker i in session i mod N, every
-call bounded by LOST_AFTER_SECONDS; the gateway's (the daemon's) RSS after the warm-up, at the end of each
-tenth of the run and at the end, and its CPU time in between, read from /proc.
+"""Driving the gateway as a user's machine runs it: N client sessions (`--sessions`, 1 by default), each with a
+real session front, all served by the workspace's one shared daemon (or, with `--standalone`, one session
+served by its private daemon), in a runtime directory of the soak's own; a warm-up call per server and
+session, then C workers each calling `execute_tool` until the deadline, worker i in session i mod N, every call
+bounded by LOST_AFTER_SECONDS; the daemon's RSS after the warm-up, at the end of each tenth of the run and at
+the end, the fronts' at the end, and the CPU time of the daemon and the fronts in between, read from /proc.
 
-A call is cancelled by leaving its scope: the SDK then sends notifications/cancelled to the gateway. A
-dead gateway stops the workers instead of turning every further call into an instant exception.
+A call is cancelled by leaving its scope: the SDK then sends notifications/cancelled to the gateway. A dead
+daemon stops the workers instead of turning every further call into an instant exception.
 """
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
-import tempfile
-from collections.abc import AsyncGenerator, Generator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -24,21 +22,21 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from benchmarks.gateway_runtime import SHARED, STANDALONE, Runtime, private_daemon
 from benchmarks.gateway_session import (
     GATEWAY_STDERR,
     PID_WAIT_SECONDS,
     POLL_SECONDS,
     GatewaySessionError,
-    gateway_command,
-    gateway_environment,
+    find_fronts,
+    gateway_parameters,
     stdio_session,
 )
-from benchmarks.procfs import all_processes, children, command_line, cpu_seconds, is_alive, rss_mb
+from benchmarks.procfs import cpu_seconds, is_alive, rss_mb
 from benchmarks.soak.judging import judge
 from benchmarks.soak.outcomes import CallRecord, Outcome, classify
 from benchmarks.soak.plan import Options, Plan, Schedule, plan_call
 from benchmarks.soak.workspace import REQUEST_TIMEOUT_MS, FakeServer
-from mcp_gateway.front.launch import STANDALONE_ENV
 
 LOST_AFTER_SECONDS = REQUEST_TIMEOUT_MS / 1000 + 30
 """A call still unanswered after this long never will be: its result was lost."""
@@ -79,16 +77,18 @@ async def run_call(client: Client, plan: Plan) -> CallRecord:
 class Session:
     """What one client session with the gateway measured; filled in as it goes, so clean-up knows the pid."""
 
-    gateway_pid: int | None = None
-    """The standalone gateway, or the shared daemon."""
+    daemon_pid: int | None = None
+    """The shared daemon, or with `--standalone` the session's private daemon."""
     front_pids: list[int] = field(default_factory=list[int])
-    """With `--sessions`: the session fronts the clients started."""
+    """The session fronts the clients started."""
     records: list[CallRecord] = field(default_factory=list[CallRecord])
     elapsed: float = 0.0
     rss_warm_mb: float | None = None
     rss_end_mb: float | None = None
     rss_during_mb: list[float] = field(default_factory=list[float])
+    fronts_rss_end_mb: list[float] = field(default_factory=list[float])
     cpu_seconds: float | None = None
+    """The daemon's and the fronts' CPU time during the run."""
     aborted: str | None = None
 
 
@@ -102,14 +102,14 @@ async def warm_up(clients: Sequence[Client], servers: Sequence[FakeServer]) -> N
                 raise SoakError(f"warm-up call to {server.name} failed: {record.outcome} {record.detail}")
 
 
-async def drive(clients: Sequence[Client], schedule: Schedule, options: Options, gateway_pid: int) -> list[CallRecord]:
+async def drive(clients: Sequence[Client], schedule: Schedule, options: Options, daemon_pid: int) -> list[CallRecord]:
     """C workers calling until the deadline; calls in flight then are waited for (each is bounded)."""
     records: list[CallRecord] = []
     deadline = schedule.started + options.seconds
 
     async def worker(client: Client) -> None:
-        # A dead gateway would turn every further call into an instant exception: stop instead.
-        while anyio.current_time() < deadline and is_alive(gateway_pid):
+        # A dead daemon would turn every further call into an instant exception: stop instead.
+        while anyio.current_time() < deadline and is_alive(daemon_pid):
             records.append(await run_call(client, schedule.next_plan(anyio.current_time())))
 
     async with anyio.create_task_group() as workers:
@@ -127,89 +127,82 @@ async def read_rss_during(pid: int, started: float, seconds: float, readings: li
         readings.append(rss)
 
 
-@contextmanager
-def runtime_directory(options: Options) -> Generator[Path | None]:
-    """With `--sessions`, a private runtime directory for the daemon's socket (short: a socket path is at most
-    104 bytes), removed afterwards; None for a standalone gateway."""
-    if not options.sessions:
-        yield None
-        return
-    directory = Path(tempfile.mkdtemp(prefix="mgw-soak-", dir="/tmp"))
-    try:
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def session_parameters(home: Path, runtime: Path | None) -> StdioServerParameters:
-    """A standalone gateway (`MCP_GATEWAY_STANDALONE=1`), or a session front sharing the daemon in `runtime`."""
-    env = gateway_environment()
-    if runtime is None:
-        env[STANDALONE_ENV] = "1"
-    else:
-        env.pop(STANDALONE_ENV, None)
-        env["MCP_GATEWAY_RUNTIME_DIR"] = str(runtime / "mcp-gateway")
-    command, *args = gateway_command(home)
-    return StdioServerParameters(command=command, args=args, env=env)
+def session_parameters(home: Path, runtime: Runtime, options: Options) -> StdioServerParameters:
+    """A session front serving `home`, sharing the daemon of `runtime` or, with `--standalone`, with its own."""
+    return gateway_parameters(home, runtime, STANDALONE if options.standalone else SHARED)
 
 
 @asynccontextmanager
-async def client_sessions(home: Path, runtime: Path | None, count: int, errlog: TextIO) -> AsyncGenerator[list[Client]]:
+async def client_sessions(
+    home: Path, runtime: Runtime, options: Options, errlog: TextIO
+) -> AsyncGenerator[list[Client]]:
     async with AsyncExitStack() as stack:
-        params = session_parameters(home, runtime)
-        yield [await stack.enter_async_context(stdio_session(params, errlog)) for _ in range(count)]
+        params = session_parameters(home, runtime, options)
+        yield [await stack.enter_async_context(stdio_session(params, errlog)) for _ in range(options.sessions)]
 
 
-def serving(home: Path, runtime: Path | None) -> tuple[int | None, list[int]]:
-    """(the standalone gateway or the daemon, the session fronts) serving `home`, found in /proc."""
-    ours = [pid for pid in children(os.getpid()) if _serves(pid, home)]
-    if runtime is None:
-        return (ours[0] if ours else None), []
-    daemons = [info.pid for info in all_processes() if info.state != "Z" and _is_daemon(info.pid, runtime)]
-    return (daemons[0] if len(daemons) == 1 else None), ours
+def serving(home: Path, runtime: Runtime, options: Options) -> tuple[int | None, list[int]]:
+    """(the daemon, the session fronts) serving `home`, found in /proc."""
+    mode = STANDALONE if options.standalone else SHARED
+    fronts = find_fronts(home, runtime, mode)
+    if options.standalone:
+        return (private_daemon(fronts[0]) if len(fronts) == 1 else None), fronts
+    return runtime.shared_daemon(home), fronts
 
 
-async def wait_for_serving(home: Path, runtime: Path | None, fronts: int) -> tuple[int, list[int]]:
+async def wait_for_serving(home: Path, runtime: Runtime, options: Options) -> tuple[int, list[int]]:
     with anyio.move_on_after(PID_WAIT_SECONDS):
         while True:
-            gateway, found = serving(home, runtime)
-            if gateway is not None and len(found) == fronts:
-                return gateway, found
+            daemon, fronts = serving(home, runtime, options)
+            if daemon is not None and len(fronts) == options.sessions:
+                return daemon, fronts
             await anyio.sleep(POLL_SECONDS)
-    raise GatewaySessionError(f"no gateway (or daemon) serving {home} found within {PID_WAIT_SECONDS:g} s")
+    raise GatewaySessionError(
+        f"no daemon and {options.sessions} fronts serving {home} found within {PID_WAIT_SECONDS:g} s"
+    )
 
 
-def _serves(pid: int, home: Path) -> bool:
-    argv = command_line(pid)
-    return "--home" in argv[:-1] and argv[argv.index("--home") + 1] == str(home)
+def cpu_of(pids: Sequence[int]) -> float | None:
+    """The CPU time of `pids` together; None once one of them is gone."""
+    readings = [cpu_seconds(pid) for pid in pids]
+    return None if any(value is None for value in readings) else sum(value or 0.0 for value in readings)
 
 
-def _is_daemon(pid: int, runtime: Path) -> bool:
-    """The daemon whose socket is in `runtime` (`mcp_gateway … daemon --socket PATH`)."""
-    argv = command_line(pid)
-    return "daemon" in argv and "--socket" in argv[:-1] and argv[argv.index("--socket") + 1].startswith(f"{runtime}/")
+async def run_session(
+    home: Path, runtime: Runtime, servers: Sequence[FakeServer], options: Options, session: Session
+) -> None:
+    """Start N fronts (and so the daemon), warm up, soak, read the daemon's RSS and CPU, disconnect (a private
+    daemon then stops with its session; the shared one once its grace has passed)."""
+    with (home / GATEWAY_STDERR).open("w") as errlog:
+        async with client_sessions(home, runtime, options, errlog) as clients:
+            await soak_sessions(home, runtime, clients, servers, options=options, session=session)
 
 
-async def run_session(home: Path, servers: Sequence[FakeServer], options: Options, session: Session) -> None:
-    """Start the gateway (or N fronts of one daemon), warm up, soak, read its RSS and CPU, disconnect (the
-    gateway then stops itself; the daemon once its grace has passed)."""
-    with runtime_directory(options) as runtime, (home / GATEWAY_STDERR).open("w") as errlog:
-        async with client_sessions(home, runtime, max(1, options.sessions), errlog) as clients:
-            fronts = options.sessions
-            session.gateway_pid, session.front_pids = await wait_for_serving(home, runtime, fronts)
-            pid = session.gateway_pid
-            await warm_up(clients, servers)
-            session.rss_warm_mb, cpu_warm = rss_mb(pid), cpu_seconds(pid)
-            schedule = Schedule([s.name for s in servers], random.Random(options.seed), anyio.current_time())
-            records: list[CallRecord] = []
-            async with anyio.create_task_group() as readers:
-                readers.start_soon(read_rss_during, pid, schedule.started, options.seconds, session.rss_during_mb)
-                records = await drive(clients, schedule, options, pid)
-                readers.cancel_scope.cancel()
-            session.records = judge(records)
-            session.elapsed = anyio.current_time() - schedule.started
-            if not is_alive(pid):
-                session.aborted = "the gateway process died during the soak"
-            session.rss_end_mb, cpu_end = rss_mb(pid), cpu_seconds(pid)
-            if cpu_warm is not None and cpu_end is not None:
-                session.cpu_seconds = cpu_end - cpu_warm
+async def soak_sessions(
+    home: Path,
+    runtime: Runtime,
+    clients: Sequence[Client],
+    servers: Sequence[FakeServer],
+    *,
+    options: Options,
+    session: Session,
+) -> None:
+    session.daemon_pid, session.front_pids = await wait_for_serving(home, runtime, options)
+    pid = session.daemon_pid
+    watched = [pid, *session.front_pids]
+    await warm_up(clients, servers)
+    session.rss_warm_mb, cpu_warm = rss_mb(pid), cpu_of(watched)
+    schedule = Schedule([s.name for s in servers], random.Random(options.seed), anyio.current_time())
+    records: list[CallRecord] = []
+    async with anyio.create_task_group() as readers:
+        readers.start_soon(read_rss_during, pid, schedule.started, options.seconds, session.rss_during_mb)
+        records = await drive(clients, schedule, options, pid)
+        readers.cancel_scope.cancel()
+    session.records = judge(records)
+    session.elapsed = anyio.current_time() - schedule.started
+    if not is_alive(pid):
+        session.aborted = "the daemon died during the soak"
+    session.rss_end_mb, cpu_end = rss_mb(pid), cpu_of(watched)
+    session.fronts_rss_end_mb = [rss for front in session.front_pids if (rss := rss_mb(front)) is not None]
+    if cpu_warm is not None and cpu_end is not None:
+        session.cpu_seconds = cpu_end - cpu_warm

@@ -1,8 +1,7 @@
-"""Processes that outlived the client session: every spawned server, every member of its process group,
-and the gateway itself (with `--sessions`: the daemon and every session front), still alive after the client
-left. The gateway must have stopped them all, so the
-soak waits a bounded time for them to go, reports those that did not, and SIGKILLs what is left: a soak
-never leaves a process behind.
+"""Processes that outlived the client sessions: every spawned server, every member of its process group, the
+daemon and every session front, still alive after the clients left. The gateway must have stopped them all (the
+shared daemon once its grace has passed), so the soak waits a bounded time for them to go, reports those that
+did not, and SIGKILLs what is left: a soak never leaves a process behind.
 
 A pid in a spawn log proves nothing once that process is gone (pids are reused): a process counts only when
 its environment names the workspace, and the gateway only when its command line does.
@@ -22,6 +21,7 @@ from benchmarks.procfs import ProcessInfo, all_processes, command_line, environm
 from benchmarks.soak.workspace import FakeServer
 
 LEAK_WAIT_SECONDS = 10.0
+"""Well past the shared daemon's grace in the soak's workspace (`workspace.DAEMON_GRACE_SECONDS`) and its stop."""
 POLL_SECONDS = 0.1
 
 

@@ -37,8 +37,10 @@ class Options:
     servers: int
     concurrency: int
     seed: int
-    sessions: int = 0
-    """0: one standalone gateway; N: N session fronts of one shared daemon, the workers spread over them."""
+    sessions: int = 1
+    """N session fronts of the workspace's one shared daemon, the workers spread over them."""
+    standalone: bool = False
+    """One session served by its private daemon instead (`--sessions` must be 1)."""
 
 
 @dataclass(frozen=True)

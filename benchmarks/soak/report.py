@@ -47,6 +47,7 @@ def report_json(report: Report) -> dict[str, Any]:
         "concurrency": options.concurrency,
         "seed": options.seed,
         "sessions": options.sessions,
+        "standalone": options.standalone,
         "seconds": round(session.elapsed, 2),
         "calls": len(records),
         "calls_per_second": round(len(records) / session.elapsed, 1) if session.elapsed else 0.0,
@@ -64,12 +65,13 @@ def report_json(report: Report) -> dict[str, Any]:
         "unexpected_examples": [example(record) for record in problems[:EXAMPLES_SHOWN]],
         "leaked_processes": len(report.leaked),
         "leaked": report.leaked,
-        "gateway_rss_mb": {
+        "daemon_rss_mb": {
             "warm": _round(session.rss_warm_mb),
             "during": [round(value, 1) for value in session.rss_during_mb],
             "end": _round(session.rss_end_mb),
         },
-        "gateway_cpu_seconds": _round(session.cpu_seconds),
+        "fronts_rss_end_mb": [round(value, 1) for value in session.fronts_rss_end_mb],
+        "daemon_and_fronts_cpu_seconds": _round(session.cpu_seconds),
         "downstream_spawns": sum(report.spawns_by_server.values()),
         "downstream_spawns_by_server": report.spawns_by_server,
         "refresh_spawns": report.refresh_spawns,
@@ -111,7 +113,11 @@ def print_report(report: Report) -> None:
     print(
         f"mcp-gateway soak: {data['servers']} servers, {data['concurrency']} workers, "
         f"{data['seconds']} s, seed {data['seed']}, "
-        + (f"{data['sessions']} sessions of one shared daemon" if data["sessions"] else "one standalone gateway")
+        + (
+            "one standalone session (a front and its private daemon)"
+            if report.options.standalone
+            else f"{data['sessions']} sessions (fronts) of one shared daemon"
+        )
     )
     print(f"calls made          {data['calls']} ({data['calls_per_second']}/s)")
     print()
@@ -128,7 +134,7 @@ def print_report(report: Report) -> None:
     if session.rss_warm_mb is not None and session.rss_end_mb is not None:
         growth = f" ({session.rss_end_mb - session.rss_warm_mb:+.1f} MB)"
     print(
-        f"gateway RSS         {megabytes(session.rss_warm_mb)} after warm-up, "
+        f"daemon RSS          {megabytes(session.rss_warm_mb)} after warm-up, "
         f"{megabytes(session.rss_end_mb)} at the end{growth}"
     )
     if session.rss_during_mb:
@@ -138,9 +144,11 @@ def print_report(report: Report) -> None:
             half = RSS_READINGS // 2 - 1
             second_half = session.rss_during_mb[-1] - session.rss_during_mb[half]
             print(f"  second half       {second_half:+.1f} MB")
+    if session.fronts_rss_end_mb:
+        print(f"front RSS           {' '.join(f'{value:.1f}' for value in session.fronts_rss_end_mb)} MB at the end")
     if session.cpu_seconds is not None and session.elapsed:
         share = session.cpu_seconds / session.elapsed
-        print(f"gateway CPU         {session.cpu_seconds:.1f} s during the run ({share:.0%} of one core)")
+        print(f"daemon + fronts CPU {session.cpu_seconds:.1f} s during the run ({share:.0%} of one core)")
     spawns = ", ".join(f"{name} {count}" for name, count in report.spawns_by_server.items())
     print(f"downstream spawns   {data['downstream_spawns']} ({spawns}); {report.refresh_spawns} more by refresh")
     print(f"idle stops          {report.idle_stops}")

@@ -19,8 +19,8 @@ from benchmarks.repo_paths import FAKE_SERVER
 REQUEST_TIMEOUT_MS = 2000
 IDLE_TIMEOUT_MINUTES = 0.05
 DAEMON_GRACE_SECONDS = 1.0
-"""With `--sessions`: the daemon stops its servers and exits a second after the last session leaves, well
-within the leak check's wait (`leaks.LEAK_WAIT_SECONDS`)."""
+"""The shared daemon stops its servers and exits a second after the last session leaves, well within the leak
+check's wait (`leaks.LEAK_WAIT_SECONDS`)."""
 SETTINGS: dict[str, Any] = {
     "requestTimeoutMs": REQUEST_TIMEOUT_MS,
     "failureBackoffMs": 200,
