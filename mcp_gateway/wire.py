@@ -167,6 +167,44 @@ def encode(message: types.JSONRPCMessage) -> bytes:
     return (text + "\n").encode("utf-8")
 
 
+def fits_within(value: object, limit_bytes: int) -> bool:
+    """Whether `value` written as JSON takes at most about `limit_bytes` (strings by their length, every other
+    item a few bytes): a walk that stops as soon as the estimate passes the limit, so it costs no more than the
+    limit whatever `value` holds; False for anything but plain JSON data. For choosing work small enough to do
+    on the event loop."""
+    left = limit_bytes
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            left -= len(item) + 2
+        elif isinstance(item, dict):
+            members = cast(dict[str, Any], item)
+            left -= 2 + 4 * len(members)  # counted before its members are taken on, however many they are
+            if left >= 0:
+                stack.extend(members.keys())
+                stack.extend(members.values())
+        elif isinstance(item, list | tuple):
+            elements = cast(list[Any], item)
+            left -= 2 + 2 * len(elements)
+            if left >= 0:
+                stack.extend(elements)
+        elif item is None or isinstance(item, int | float):
+            left -= 8
+        else:
+            return False  # not plain JSON data (a model, say): its size is not known without writing it
+        if left < 0:
+            return False
+    return True
+
+
+def message_fits_within(message: types.JSONRPCMessage, limit_bytes: int) -> bool:
+    """`fits_within` for what a JSON-RPC message carries (its envelope is a few bytes)."""
+    if isinstance(message, types.JSONRPCError):
+        return fits_within([message.error.message, message.error.data], limit_bytes)
+    return fits_within(message.result if isinstance(message, types.JSONRPCResponse) else message.params, limit_bytes)
+
+
 def depth_exceeds(value: object, limit: int) -> bool:
     """Whether `value` nests containers more than `limit` levels deep (iterative: no recursion limit)."""
     stack: list[tuple[object, int]] = [(value, 1)]

@@ -42,6 +42,8 @@ from mcp_gateway.errors import CallTimeoutError, DownstreamError, ShuttingDownEr
 EARLY_EXIT_SECONDS = 10.0
 """A server that exits this soon after its handshake, before answering any tool call, failed to start."""
 LIST_OPERATION = "tools/list"
+BUSY_RECHECK_SECONDS = 1.0
+"""How often at most the idle timer of a server with calls running looks again (a call does not wake it)."""
 
 
 @dataclass
@@ -151,7 +153,6 @@ class Supervisor:
             raise error from exc
         finally:
             connection.end_call()
-            self._wake_idle_timers()
 
     def start_eagerly(self) -> None:
         if self.state in (State.IDLE, State.DRAINING):
@@ -372,17 +373,21 @@ class Supervisor:
 
     async def _stop_when_idle(self, connection: Connection, idle_seconds: float) -> None:
         """Retire `connection` `idle_seconds` after its last call ended, never while one runs; runs while it is
-        the current connection (a server that is not running costs no task)."""
+        the current connection (a server that is not running costs no task). Calls do not wake it: it wakes at
+        the deadline it last computed (`BUSY_RECHECK_SECONDS` on while calls run) and computes it again from the
+        last call's end, so a call costs the timer nothing."""
         while connection is self._current and connection.usable and self.state is not State.STOPPED:
-            deadline = math.inf if connection.in_flight else connection.last_used + idle_seconds
-            if deadline <= anyio.current_time():
+            now = anyio.current_time()
+            if connection.in_flight:
+                deadline = now + max(idle_seconds, BUSY_RECHECK_SECONDS)
+            elif (deadline := connection.last_used + idle_seconds) <= now:
                 self._notes.info(f"stopping after {idle_seconds:g}s idle")
                 self._retire(connection, f"idle for {idle_seconds:g}s")
                 return
             wake = anyio.Event()
             self._idle_waits.add(wake)
             try:
-                with anyio.move_on_after(deadline - anyio.current_time()):
+                with anyio.move_on_after(deadline - now):
                     await wake.wait()
             finally:
                 self._idle_waits.discard(wake)

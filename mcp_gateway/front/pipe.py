@@ -125,6 +125,8 @@ class Front:
             try:
                 self._reach_again()
             except (NoRendezvous, OSError) as exc:
+                if self._client_gone.is_set():
+                    return 0  # the client left while the front was reaching a daemon: nobody to serve
                 reason = f"mcp-gateway: the gateway daemon stopped and none could be reached again: {exc}"
                 print(reason, file=sys.stderr)
                 return 1
@@ -290,7 +292,7 @@ class Front:
         """A fresh daemon, greeted and handed the client's handshake, becomes the session's connection.
 
         A daemon killed a moment ago may still hold its listening socket while it dies, so a connection can be
-        accepted and then reset: that is tried again, until `START_SECONDS` have passed.
+        accepted and then reset: that is tried again, until `START_SECONDS` have passed or the client has left.
         """
         deadline = time.monotonic() + START_SECONDS
         while True:
@@ -301,7 +303,7 @@ class Front:
             except (OSError, NoRendezvous):
                 if sock is not None:
                     sock.close()
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or self._client_gone.is_set():
                     raise
                 time.sleep(POLL_SECONDS)
             else:

@@ -7,7 +7,9 @@ uses the schema's own JSON Schema draft (2020-12 when it names none). Contract:
   `unchecked`: the server's schema is invalid or refers to what it does not hold (`schema_at_fault`), or
   checking hit a bound: the deadline (`VALIDATION_DEADLINE_SECONDS`, shared by every pattern match of one
   validation), a pattern the matcher cannot compile, a `$ref` cycle or arguments nested too deeply;
-- checking never runs on the event loop: `ArgumentChecker.check` runs it in a worker thread, at most
+- checking runs on the event loop only when it is known to be quick: a schema already compiled, small, with
+  no pattern and no reference, against small arguments (`QUICK_SCHEMA_BYTES`, `QUICK_ARGUMENT_BYTES`), the
+  usual call, which then takes no hop to a thread and back; anything else runs in a worker thread, at most
   `VALIDATION_THREADS` at a time, and that thread ends by the deadline (see `bounded_validation`);
 - jsonschema, referencing and regex are imported in one place under one lock (`prepare`), shared by the
   start-up warm-up and the first call: two threads importing them at once can see a partially initialized
@@ -30,7 +32,7 @@ from mcp_gateway.bounds import clip
 from mcp_gateway.errors import InvalidArgumentsError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service.names import ResolvedTool
-from mcp_gateway.wire import depth_exceeds
+from mcp_gateway.wire import depth_exceeds, fits_within
 from mcp_gateway.wording import Said, Step
 
 if TYPE_CHECKING:
@@ -47,6 +49,11 @@ VALIDATION_DEADLINE_SECONDS = 1.0
 """Longest one validation may take; past it the call is sent unchecked. A pattern match is timed by `regex` in
 CPU time of the whole process, so validations running at once (or a busy event loop) use it up sooner: a call
 may go out unchecked early, never later than its CPU share allows."""
+QUICK_SCHEMA_BYTES = 8 * 1024
+QUICK_ARGUMENT_BYTES = 4 * 1024
+"""Validations done on the event loop: without patterns or references, the work is bounded by the schema's and
+the arguments' sizes, and at these sizes it takes tens of microseconds (a thread hop costs more)."""
+QUICK_UNSAFE_KEYWORDS = frozenset({"pattern", "patternProperties", "$ref", "$dynamicRef", "$recursiveRef"})
 VALIDATION_THREADS = 2
 """Validations running at once: a burst of calls must not take every worker thread of the process."""
 TOO_DEEP = "its schema refers to itself without end, or the arguments are nested too deeply to check"
@@ -73,6 +80,8 @@ class _Compiled:
     validator: Validator | None
     unchecked: str | None = None
     schema_at_fault: bool = False
+    quick: bool = False
+    """Small and free of patterns and references: checking small arguments against it is quick."""
 
 
 _compiled: dict[str, _Compiled] = {}
@@ -100,6 +109,8 @@ class ArgumentChecker:
         self._deadline_seconds = deadline_seconds
 
     async def check(self, schema: JsonObject | str, arguments: dict[str, Any]) -> ArgumentCheck:
+        if _quick(schema, arguments):
+            return self._check(schema, arguments)
         # Not abandoned on cancellation: the thread ends by the deadline, and the limiter counts it until then.
         return await anyio.to_thread.run_sync(self._check, schema, arguments, limiter=self._limiter)
 
@@ -184,6 +195,14 @@ def check_arguments(
     return ArgumentCheck(problems=tuple(problems))
 
 
+def _quick(schema: JsonObject | str, arguments: dict[str, Any]) -> bool:
+    """Whether checking `arguments` against `schema` may run on the event loop (see `QUICK_SCHEMA_BYTES`)."""
+    if not _imported.is_set() or not isinstance(schema, str):
+        return False
+    compiled = _compiled.get(schema)
+    return compiled is not None and compiled.quick and fits_within(arguments, QUICK_ARGUMENT_BYTES)
+
+
 def _validator(schema: JsonObject | str) -> _Compiled:
     key = schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
     cached = _compiled.get(key)
@@ -206,7 +225,9 @@ def _compile(schema: JsonObject | str) -> _Compiled:
         validator_class = bounded.validator_for(document)
         validator_class.check_schema(document)
         bounded_class = bounded.bounded_validator_class(validator_class)
-        return _Compiled(bounded_class(document, registry=bounded.Registry()))  # pyright: ignore[reportCallIssue]
+        validator = bounded_class(document, registry=bounded.Registry())  # pyright: ignore[reportCallIssue]
+        small = len(schema if isinstance(schema, str) else json.dumps(document)) <= QUICK_SCHEMA_BYTES
+        return _Compiled(validator, quick=small and not QUICK_UNSAFE_KEYWORDS & bounded.keys_anywhere(document))
     except bounded.SchemaError as error:
         return _Compiled(None, f"its schema is not valid JSON Schema ({error.message})", schema_at_fault=True)
     except RecursionError:

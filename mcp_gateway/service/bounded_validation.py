@@ -93,7 +93,7 @@ def bounded_validator_class(cls: type[Validator]) -> type[Validator]:
 
 def unbounded_keywords(schema: object) -> str | None:
     """Why validating against `schema` could not be bounded, or None when it can be."""
-    keys = _keys_anywhere(schema)
+    keys = keys_anywhere(schema)
     if "unevaluatedProperties" in keys and "patternProperties" in keys:
         return "its schema combines unevaluatedProperties with patternProperties, which has no bounded check"
     return None
@@ -192,7 +192,7 @@ def _additional_properties(validator: Any, additional: Any, instance: Any, schem
             yield ValidationError(f"Additional properties are not allowed ({names} {verb} unexpected)")
 
 
-def _keys_anywhere(document: object) -> set[str]:
+def keys_anywhere(document: object) -> set[str]:
     """Every object key in a JSON document, walked without recursion (a schema may be nested deeply)."""
     keys: set[str] = set()
     pending: list[object] = [document]

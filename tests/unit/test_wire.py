@@ -106,3 +106,21 @@ def test_a_message_too_deep_to_write_at_all_raises_unencodable() -> None:
     response = types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"x": nested(3000)})
     with pytest.raises(wire.UnencodableError):
         wire.encode(response)
+
+
+def test_a_size_estimate_says_small_for_small_data_and_stops_early_for_large() -> None:
+    assert wire.fits_within({"message": "hello", "n": [1, 2.5, None, True]}, 100)
+    assert not wire.fits_within({"text": "x" * 200}, 100)
+    assert not wire.fits_within([{"a": 1}] * 1000, 100)
+    wide = dict.fromkeys(range(10**6), 0)
+    assert not wire.fits_within(wide, 1024), "a wide object is refused by its size, before its members are walked"
+    assert not wire.fits_within({"model": object()}, 1024), "what is not plain JSON data has no known size"
+
+
+def test_a_message_size_estimate_reads_what_the_message_carries() -> None:
+    small = types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"content": [{"type": "text", "text": "hi"}]})
+    large = types.JSONRPCNotification(jsonrpc="2.0", method="m", params={"data": "x" * 5000})
+    error = types.JSONRPCError(jsonrpc="2.0", id=1, error=types.ErrorData(code=-1, message="no", data="y" * 5000))
+    assert wire.message_fits_within(small, 1024)
+    assert not wire.message_fits_within(large, 1024)
+    assert not wire.message_fits_within(error, 1024)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import anyio.to_thread
 import pytest
 
 from mcp_gateway.json_object import JsonObject
-from mcp_gateway.service.arguments import MAX_PROBLEMS, check_arguments
+from mcp_gateway.service.arguments import MAX_PROBLEMS, QUICK_ARGUMENT_BYTES, ArgumentChecker, check_arguments
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -114,3 +116,41 @@ def test_a_schema_with_an_unresolvable_reference_lets_the_call_through_unchecked
 def test_the_same_schema_object_validates_consistently_on_repeated_calls() -> None:
     assert argument_problems(SCHEMA, {}) == argument_problems(SCHEMA, {}) == ["'path' is a required property"]
     assert argument_problems(SCHEMA, {"path": "/"}) == []
+
+
+def _checked_off_the_loop(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The checks `ArgumentChecker.check` hands to a worker thread, by the schema they are for."""
+    sent_off: list[str] = []
+    run_sync = anyio.to_thread.run_sync
+
+    async def counted(function: Any, schema: Any, *args: Any, **kwargs: Any) -> Any:
+        sent_off.append(schema)
+        return await run_sync(function, schema, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    return sent_off
+
+
+@pytest.mark.anyio
+async def test_small_arguments_against_a_compiled_plain_schema_are_checked_without_a_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain = json.dumps(SCHEMA)
+    patterned = json.dumps({"type": "object", "properties": {"path": {"type": "string", "pattern": "^/"}}})
+    referring = json.dumps({"$defs": {"p": {"type": "string"}}, "properties": {"path": {"$ref": "#/$defs/p"}}})
+    checker = ArgumentChecker()
+    sent_off = _checked_off_the_loop(monkeypatch)
+    for schema in (plain, patterned, referring):
+        first = await checker.check(schema, {"path": 3})  # compiled in a thread the first time
+        assert first.problems
+        assert sent_off[-1] == schema
+    sent_off.clear()
+
+    assert (await checker.check(plain, {"path": 3})).problems == ("path: 3 is not of type 'string'",)
+    assert (await checker.check(plain, {"path": "/tmp"})).problems == ()
+    assert sent_off == [], "a compiled plain schema and small arguments take no thread"
+    for schema in (patterned, referring):
+        assert (await checker.check(schema, {"path": 3})).problems
+    big = {"path": "x" * QUICK_ARGUMENT_BYTES}
+    assert (await checker.check(plain, big)).problems == ()
+    assert sent_off == [patterned, referring, plain], "patterns, references and big arguments go to a thread"
