@@ -17,12 +17,13 @@ in, so every message the gateway accepted can also be sent on.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 import mcp_types as types
 from pydantic import ValidationError
+
+from mcp_gateway.line_bounds import leading_members, usable_id
 
 MAX_DEPTH = 512
 """Levels of nesting accepted in one message: far beyond any real tool argument or result, and well inside
@@ -70,7 +71,7 @@ def decode(line: bytes | str, *, max_depth: int = MAX_DEPTH) -> types.JSONRPCMes
     fields = _members(text)
     if isinstance(fields, Unreadable):
         return fields
-    request_id = _usable_id(fields.get("id"))
+    request_id = usable_id(fields.get("id"))
     kind = _kind_of(fields)
     if depth_exceeds(fields, max_depth):
         reason = f"the message is nested more than {max_depth} levels deep"
@@ -89,66 +90,12 @@ def _members(text: str) -> dict[str, Any] | Unreadable:
     except RecursionError:
         return Unreadable(types.PARSE_ERROR, "the JSON is nested too deeply to read", None, "unknown", preview)
     except ValueError as exc:
-        leading = _leading_members(text)
+        leading = leading_members(text)
         kind = _kind_of(leading)
-        return Unreadable(types.PARSE_ERROR, f"not JSON ({exc})", _usable_id(leading.get("id")), kind, preview)
+        return Unreadable(types.PARSE_ERROR, f"not JSON ({exc})", usable_id(leading.get("id")), kind, preview)
     if not isinstance(raw, dict):
         return Unreadable(types.INVALID_REQUEST, "a JSON-RPC message must be an object", None, "unknown", preview)
     return cast(dict[str, Any], raw)
-
-
-def leading_id(text: str) -> types.RequestId | None:
-    """The request id of a JSON object of which `text` is only the beginning (a line too long to read whole),
-    when the id is among its first complete members, as clients write it."""
-    return _usable_id(_leading_members(text).get("id"))
-
-
-_TRAILING_ID = re.compile(r'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,256}")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$')
-
-
-def trailing_id(text: str) -> types.RequestId | None:
-    """The request id of a JSON object of which `text` is only the end, when the id is its last member (or
-    the last but `"jsonrpc"`), as the official SDKs' clients write it."""
-    found = _TRAILING_ID.search(text)
-    if found is None:
-        return None
-    try:
-        return _usable_id(json.loads(found.group(1)))
-    except ValueError:
-        return None
-
-
-def _leading_members(text: str) -> dict[str, Any]:
-    """The complete top-level members at the start of a broken JSON object (clients write the id early)."""
-    members: dict[str, Any] = {}
-    decoder = json.JSONDecoder()
-    position = _skip_space(text, 0)
-    if not text.startswith("{", position):
-        return members
-    position += 1
-    try:
-        while True:
-            position = _skip_space(text, position)
-            if not text.startswith('"', position):
-                return members
-            key, position = decoder.raw_decode(text, position)
-            position = _skip_space(text, position)
-            if not text.startswith(":", position):
-                return members
-            value, position = decoder.raw_decode(text, _skip_space(text, position + 1))
-            members[cast(str, key)] = value
-            position = _skip_space(text, position)
-            if not text.startswith(",", position):
-                return members
-            position += 1
-    except (ValueError, RecursionError):
-        return members
-
-
-def _skip_space(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\r\n":
-        position += 1
-    return position
 
 
 def encode(message: types.JSONRPCMessage) -> bytes:
@@ -231,12 +178,6 @@ def error_response(request_id: types.RequestId | None, code: int, message: str, 
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
-def _usable_id(value: object) -> types.RequestId | None:
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        return None
-    return value
-
-
 def _kind_of(fields: dict[str, Any]) -> Kind:
     if "method" in fields:
         return "request" if "id" in fields else "notification"
@@ -256,7 +197,7 @@ def _code_for(fields: dict[str, Any], kind: Kind) -> int:
 def _reason(fields: dict[str, Any], kind: Kind, exc: ValidationError) -> str:  # noqa: PLR0911
     if fields.get("jsonrpc") != "2.0":
         return 'the "jsonrpc" member must be "2.0"'
-    if "id" in fields and _usable_id(fields["id"]) is None and fields["id"] is not None:
+    if "id" in fields and usable_id(fields["id"]) is None and fields["id"] is not None:
         return "the id must be a string or an integer"
     if kind in ("request", "notification"):
         if not isinstance(fields.get("method"), str):

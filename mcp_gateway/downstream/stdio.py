@@ -197,6 +197,8 @@ class StdioTransport:
                         message = await anyio.to_thread.run_sync(self._parse, line)
                     if message is not None:
                         await sink.send(message)
+                    del line, message  # a large answer is not kept alive while the server is quiet
+                del complete, chunk
                 if rest:
                     pieces.append(rest)
                     pending += len(rest)

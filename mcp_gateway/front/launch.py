@@ -31,6 +31,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple, cast
 
+from mcp_gateway.line_bounds import MAX_PRIVATE_LINE_BYTES, MAX_SHARED_LINE_BYTES
+
 if TYPE_CHECKING:
     from mcp_gateway.front.client_lines import ClientLines
     from mcp_gateway.front.early_answers import EarlyAnswers
@@ -103,7 +105,7 @@ def serve_session(request: ServeRequest) -> int:
     running = _running_daemon(place.socket) if shared and place is not None else None
     # A running daemon answers the hello at once; a cold start answers from what the last one remembered.
     kept = None if running is not None or place is None else remembered(remembered_path(place.socket), os.environ)
-    lines = _client_lines(None if kept is None else EarlyAnswers(kept))
+    lines = _client_lines(None if kept is None else EarlyAnswers(kept), shared=shared)
     return _run(request.home, place, lines, shared=shared, running=running)
 
 
@@ -122,10 +124,10 @@ def _place(home: str | None) -> Place:
     return Place(socket_path(config.parent, private_directory(directory)), _shared(config))
 
 
-def _client_lines(early: EarlyAnswers | None) -> ClientLines:
+def _client_lines(early: EarlyAnswers | None, *, shared: bool) -> ClientLines:
     from mcp_gateway.front.client_lines import ClientLines
 
-    return ClientLines.on_stdio(early)
+    return ClientLines.on_stdio(early, MAX_SHARED_LINE_BYTES if shared else MAX_PRIVATE_LINE_BYTES)
 
 
 def _running_daemon(path: Path) -> socket.socket | None:
@@ -149,6 +151,7 @@ def _run(
     start_private = _private(home, place)
 
     def private() -> tuple[socket.socket, Answer]:
+        lines.max_line_bytes = MAX_PRIVATE_LINE_BYTES  # as a private daemon reads them
         sock = start_private()
         return sock, greeted(sock, hello)
 

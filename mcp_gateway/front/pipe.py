@@ -97,7 +97,7 @@ class Front:
         self._client_gone = threading.Event()
         self._sending = threading.Lock()
         """Held while lines are noted and sent, so a send is either pending at the lost daemon or not sent."""
-        self._writing = threading.Lock()
+        self._writing = lines.writing
         """Held while writing to the client: the daemon's lines and the front's own errors never interleave."""
         self._reconnected = threading.Condition(self._lock)
         self._heard = time.monotonic()

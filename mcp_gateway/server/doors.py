@@ -25,6 +25,8 @@ from typing import Any, Protocol
 import anyio
 import anyio.abc
 
+from mcp_gateway.line_bounds import MAX_PRIVATE_LINE_BYTES, MAX_SHARED_LINE_BYTES
+
 logger = logging.getLogger(__name__)
 
 SOCKET_MODE = 0o600
@@ -39,14 +41,6 @@ ACCEPT_BACKOFF_SECONDS = (0.01, 1.0)
 DESCRIPTOR_LIMIT = 8192
 """The soft limit on open descriptors the daemon raises itself to, within the hard limit: a session holds two or
 three (its connection), each server it uses about three (macOS starts processes at 256)."""
-MAX_PRIVATE_LINE_BYTES = 64 * 1024 * 1024
-"""One message from a private daemon's client, as the gateway takes one from a remote server (`downstream.connect`):
-no other session shares its event loop."""
-MAX_SHARED_LINE_BYTES = 4 * 1024 * 1024
-"""One message from a client of the shared daemon, whose event loop and memory every session of the workspace
-shares: a larger line is refused unread (its request answered with an error) rather than parsed in one piece,
-which would hold the interpreter for a moment per megabyte while the other sessions wait. A tool's arguments
-are a few kilobytes; a file sent inline that large belongs in a path the tool reads."""
 FRONT_WATCH_SECONDS = 0.02
 """How often a private daemon whose session ended looks whether its front is gone, while it stops its servers."""
 

@@ -40,6 +40,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcp_gateway import relayed, wire
+from mcp_gateway.line_bounds import ID_SEARCH_BYTES, TooLong, refusal
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +53,6 @@ INLINE_ENCODE_BYTES = 16 * 1024
 """Messages encoded and sent on the event loop: an answer to a call is usually a few hundred bytes, and
 encoding 16 KiB of small JSON objects takes about 0.1 ms; anything larger is encoded in a worker thread."""
 CHUNK_BYTES = 64 * 1024
-ID_SEARCH_BYTES = 64 * 1024
-"""How much of a line too long to read is kept to find its request's id: clients write the id first or early."""
 UNANSWERED_KINDS = frozenset({"notification", "response"})
 """What a line that is no usable message tried to be when it gets no answer (JSON-RPC answers neither)."""
 _ERROR_TITLES = {
@@ -69,15 +68,6 @@ class Judged:
 
     to_session: SessionMessage | None = None
     to_client: SessionMessage | None = None
-
-
-@dataclass(frozen=True)
-class TooLong:
-    """A line longer than the session takes, read past: its beginning, its end, and its length."""
-
-    head: bytes
-    tail: bytes
-    size: int
 
 
 class Lines:
@@ -153,14 +143,18 @@ async def socket_streams(
 
     async def read_each_line() -> None:
         while (line := await lines.next()) is not None:
-            if isinstance(line, TooLong):
-                await answers.send(SessionMessage(_too_long(line, max_line_bytes)))
-                continue
-            judged = judge(line) if len(line) <= INLINE_JUDGE_BYTES else await anyio.to_thread.run_sync(judge, line)
-            if judged is not None and judged.to_session is not None:
-                await read_send.send(judged.to_session)
-            elif judged is not None and judged.to_client is not None:
-                await answers.send(judged.to_client)
+            await take(line)
+            del line  # a large line is not kept alive while the session waits for its next one
+
+    async def take(line: bytes | TooLong) -> None:
+        if isinstance(line, TooLong):
+            await answers.send(_too_long(line, max_line_bytes))
+            return
+        judged = judge(line) if len(line) <= INLINE_JUDGE_BYTES else await anyio.to_thread.run_sync(judge, line)
+        if judged is not None and judged.to_session is not None:
+            await read_send.send(judged.to_session)
+        elif judged is not None and judged.to_client is not None:
+            await answers.send(judged.to_client)
 
     raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
 
@@ -168,12 +162,16 @@ async def socket_streams(
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             async with write_receive:
                 async for item in write_receive:  # the only writer: a worker's send never meets the loop's
-                    if wire.message_fits_within(item.message, INLINE_ENCODE_BYTES):
-                        rest = _encoded(item.message) or b""
-                    else:
-                        rest = await anyio.to_thread.run_sync(_encoded_and_sent, raw, item.message)
-                    if rest:
-                        await stream.send(rest)
+                    await write(item.message)
+                    del item  # a large answer is not kept alive while the session waits for its next one
+
+    async def write(message: types.JSONRPCMessage) -> None:
+        if wire.message_fits_within(message, INLINE_ENCODE_BYTES):
+            rest = _encoded(message) or b""
+        else:
+            rest = await anyio.to_thread.run_sync(_encoded_and_sent, raw, message)
+        if rest:
+            await stream.send(rest)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(write_lines)
@@ -254,19 +252,12 @@ def _encoded(message: types.JSONRPCMessage) -> bytes | None:
         return None if replacement is None else wire.encode(replacement)
 
 
-def _too_long(line: TooLong, max_line_bytes: int) -> types.JSONRPCError:
-    request_id = wire.leading_id(line.head.decode("utf-8", errors="replace"))
-    if request_id is None:  # written last, as the SDKs' clients write it
-        request_id = wire.trailing_id(line.tail.decode("utf-8", errors="replace"))
+def _too_long(line: TooLong, max_line_bytes: int) -> SessionMessage:
+    refused = refusal(line, max_line_bytes)
     logger.warning(
         "a client line of %d bytes%s is longer than the %d this session reads; answered with an error",
         line.size,
-        "" if request_id is None else f" (request {request_id!r})",
+        "" if refused["id"] is None else f" (request {refused['id']!r})",
         max_line_bytes,
     )
-    return wire.error_response(
-        request_id,
-        types.INVALID_REQUEST,
-        f"Invalid request: this message is {line.size} bytes, more than the {max_line_bytes} the gateway reads in "
-        "one, so nothing was run; send the data in smaller pieces, or give the tool a file path to read instead.",
-    )
+    return SessionMessage(types.JSONRPCError.model_validate(refused))

@@ -36,8 +36,8 @@ from mcp_gateway.front.early_answers import EarlyAnswers, Handshake
 from mcp_gateway.front.hello import Answer, Hello
 from mcp_gateway.front.pipe import Front
 from mcp_gateway.front.rendezvous import NoRendezvous
+from mcp_gateway.line_bounds import MAX_PRIVATE_LINE_BYTES
 from mcp_gateway.server.app import build_server, initialization_options
-from mcp_gateway.server.doors import MAX_PRIVATE_LINE_BYTES
 from mcp_gateway.server.socket_streams import socket_streams
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.surface import instructions, meta_tool_definitions

@@ -102,9 +102,11 @@ def test_no_private_module_of_the_sdk_is_imported() -> None:
     assert {module: names for module, names in private.items() if names} == {}
 
 
-FRONT_MAY_IMPORT = ("mcp_gateway.front", "mcp_gateway.paths")
-"""Besides the standard library: the front's own package, and the workspace's location (`paths`: the standard
-library and `platformdirs`), computed by the very code the daemon uses so both read the same config."""
+FRONT_MAY_IMPORT = ("mcp_gateway.front", "mcp_gateway.paths", "mcp_gateway.line_bounds")
+"""Besides the standard library: the front's own package, the workspace's location (`paths`: the standard
+library and `platformdirs`), computed by the very code the daemon uses so both read the same config, and the
+bound on a client's line with the error a longer one gets (`line_bounds`: the standard library), which the
+front and the daemon both give."""
 
 
 def test_the_session_front_imports_only_the_standard_library_and_its_own_package() -> None:

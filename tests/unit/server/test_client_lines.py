@@ -58,12 +58,12 @@ def wait_for_backlog(lines: ClientLines, count: int) -> list[bytes]:
 
 
 @contextmanager
-def client_lines(*, early: bool = True) -> Generator[tuple[int, Any, ClientLines]]:
+def client_lines(*, early: bool = True, max_line_bytes: int = 4096) -> Generator[tuple[int, Any, ClientLines]]:
     gateway_reads, client_writes = os.pipe()
     client_reads, gateway_writes = os.pipe()
     answers = EarlyAnswers(Handshake("instructions", meta_tool_definitions())) if early else None
     reads = os.fdopen(client_reads, "rb")
-    lines = ClientLines(gateway_reads, gateway_writes, answers)
+    lines = ClientLines(gateway_reads, gateway_writes, answers, max_line_bytes)
     try:
         yield client_writes, reads, lines
     finally:
@@ -151,3 +151,24 @@ def test_a_client_that_reads_nothing_more_stops_early_answering_but_not_reading(
         backlog, ended = lines.hand_over(taken.take, taken.ended.set)
         assert [*backlog, *taken.wait_for(2 - len(backlog))] == [INITIALIZE, PING]
         assert ended or taken.ended.wait(STEP_SECONDS)
+
+
+def test_a_line_past_the_bound_is_answered_here_under_its_id_and_never_given_to_the_session() -> None:
+    with client_lines(early=False, max_line_bytes=1000) as (writes, reads, lines):
+        taken = Taken()
+        lines.hand_over(taken.take, taken.ended.set)
+        first_id = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"text":"' + b"x" * 5000
+        last_id = b'{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"text":"' + b"y" * 5000
+
+        def send() -> None:  # bigger than a pipe holds: written while the reader reads past it
+            os.write(writes, first_id + b'"}}}\n' + last_id + b'"}},"id":"late"}\n' + PING)
+
+        writer = threading.Thread(target=send)
+        writer.start()
+        refusals = [json.loads(reads.readline()) for _ in range(2)]
+        writer.join(STEP_SECONDS)
+        assert [refused["id"] for refused in refusals] == [7, "late"]
+        assert refusals[0]["error"]["code"] == -32600
+        assert "more than the 1000 the gateway reads in one" in refusals[0]["error"]["message"]
+        assert f"this message is {len(first_id) + 4} bytes" in refusals[0]["error"]["message"]
+        assert taken.wait_for(1) == [PING], "the lines around them go on, the long ones never do"
