@@ -33,3 +33,12 @@ def everything_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = run_cli("refresh", home=home)
     assert done.returncode == 0, done.stderr
     return home / "cache.json"
+
+
+@pytest.fixture(scope="session")
+def uv_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """uv's download cache, kept between runs beside pytest's own temporary directories (private to the user):
+    the tests that install the gateway with uv then fetch its dependencies once per machine, not per run."""
+    cache = tmp_path_factory.getbasetemp().parent / "uv-cache"
+    cache.mkdir(mode=0o700, exist_ok=True)
+    return cache

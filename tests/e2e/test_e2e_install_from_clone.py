@@ -52,7 +52,7 @@ def clone_of_this_checkout(target: Path) -> Path:
 
 
 def test_uv_tool_install_of_a_clone_then_one_import_gives_claude_code_a_connected_gateway(
-    tmp_path: Path, pytestconfig: pytest.Config
+    tmp_path: Path, uv_cache: Path
 ) -> None:
     assert UV.exists(), f"uv is a test dependency: pip install -e '.[test]' ({UV})"
     claude = CLIENTS["claude-code"]
@@ -71,7 +71,7 @@ def test_uv_tool_install_of_a_clone_then_one_import_gives_claude_code_a_connecte
         "MCP_GATEWAY_HOME": str(place.workspace),
         "UV_TOOL_DIR": str(tmp_path / "uv-tools"),
         "UV_TOOL_BIN_DIR": str(bin_dir),
-        "UV_CACHE_DIR": str(pytestconfig.cache.mkdir("uv-cache")),
+        "UV_CACHE_DIR": str(uv_cache),
         "UV_PYTHON": sys.executable,
         "UV_PYTHON_DOWNLOADS": "never",
     }

@@ -309,7 +309,7 @@ def backups(home: Path) -> set[str]:
 
 @pytest.mark.anyio
 async def test_llm_install_md_followed_literally_on_a_fresh_home_does_what_each_step_says(
-    tmp_path: Path, pytestconfig: pytest.Config
+    tmp_path: Path, uv_cache: Path
 ) -> None:
     home, work, tools, tool_bin = (tmp_path / name for name in ("home", "work", "uv-tools", "uv-bin"))
     home.mkdir()
@@ -334,7 +334,7 @@ async def test_llm_install_md_followed_literally_on_a_fresh_home_does_what_each_
             # files; its download cache kept between runs; no Python downloaded (one is here).
             "UV_TOOL_DIR": str(tools),
             "UV_TOOL_BIN_DIR": str(tool_bin),
-            "UV_CACHE_DIR": str(pytestconfig.cache.mkdir("uv-cache")),
+            "UV_CACHE_DIR": str(uv_cache),
             "UV_PYTHON": sys.executable,
             "UV_PYTHON_DOWNLOADS": "never",
             "PATH": os.pathsep.join([str(tool_bin), str(UV.parent), os.environ.get("PATH", os.defpath)]),
