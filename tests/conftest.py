@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from process_leaks import Leak, RunTimeline, find_leaks, report, start_session
@@ -23,7 +24,9 @@ starts would compile them again (about 0.3 s a gateway)."""
 _marker = pytest.StashKey[str]()
 _runtime = pytest.StashKey[Path]()
 _timeline = pytest.StashKey[RunTimeline]()
-_leaks = pytest.StashKey[list[Leak]]()
+_leaked = pytest.StashKey[list[str]]()
+"""What the leak check found, as the lines that say it: this process's, and each xdist worker's."""
+LEAKS_KEY = "leaked"
 
 
 @pytest.fixture
@@ -49,17 +52,29 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
     return (yield)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """An xdist worker ended: what its own leak check found is this run's too."""
+    node.config.stash.setdefault(_leaked, []).extend(node.workeroutput.get(LEAKS_KEY, []))
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     shutil.rmtree(session.config.stash[_runtime], ignore_errors=True)
-    leaks = find_leaks(session.config.stash[_marker], session.config.stash[_timeline])
-    session.config.stash[_leaks] = leaks
+    marker = session.config.stash[_marker]
+    leaks: list[Leak] = find_leaks(marker, session.config.stash[_timeline])
+    leaked = session.config.stash.setdefault(_leaked, [])
     if leaks:
+        leaked.extend(report(leaks, marker))
+    worker_output = getattr(session.config, "workeroutput", None)
+    if worker_output is not None:  # an xdist worker: its controller says it and fails the run
+        worker_output[LEAKS_KEY] = leaked
+    elif leaked:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    leaks = config.stash.get(_leaks, None)
-    if leaks:
+    leaked = config.stash.get(_leaked, [])
+    if leaked:
         terminalreporter.section("processes leaked", sep="=", red=True, bold=True)
-        for line in report(leaks, config.stash[_marker]):
+        for line in leaked:
             terminalreporter.write_line(line)
