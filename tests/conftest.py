@@ -73,7 +73,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    leaked = config.stash.get(_leaked, [])
+    leaked = config.stash.get(_leaked, None) or []
     if leaked:
         terminalreporter.section("processes leaked", sep="=", red=True, bold=True)
         for line in leaked:
