@@ -47,7 +47,6 @@ from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation, LoggingMessageNotificationParams, SamplingCapability, SamplingToolsCapability
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
@@ -66,6 +65,7 @@ from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required
+from mcp_gateway.eras import is_handshake_version, speaks_modern
 from mcp_gateway.errors import ServerStartError
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
@@ -127,9 +127,9 @@ def protocol_mode(configured: str, remembered: str | None) -> str:
     which adopting the remembered version would leave out of the catalog from its second start on.
     """
     choice = configured if configured != "auto" else (remembered or "auto")
-    if choice in HANDSHAKE_PROTOCOL_VERSIONS or choice == "legacy":
+    if is_handshake_version(choice) or choice == "legacy":
         return "legacy"
-    if choice in MODERN_PROTOCOL_VERSIONS and configured != "auto":
+    if speaks_modern(choice) and configured != "auto":
         return choice
     return "auto"
 
