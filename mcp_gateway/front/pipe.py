@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
 import sys
 import threading
@@ -214,17 +215,17 @@ class Front:
         buffer = b""
         with self._lock:
             sock = self._sock
-        sock.settimeout(POLL_QUIET_SECONDS)
         self._heard = time.monotonic()
         try:
             while True:
-                try:
-                    chunk = sock.recv(CHUNK_BYTES)
-                except TimeoutError:
+                # Waited for with select, never with a socket timeout: the client's thread sends on this socket
+                # too, and a timeout would bound each of its sends (a large call to a busy daemon was cut short).
+                if not select.select([sock], [], [], POLL_QUIET_SECONDS)[0]:
                     if self._wedged(sock):
                         sock.close()
                         return True
                     continue
+                chunk = sock.recv(CHUNK_BYTES)
                 if not chunk:
                     return False
                 self._heard = time.monotonic()
