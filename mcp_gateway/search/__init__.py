@@ -1,6 +1,6 @@
 """Lexical tool search: BM25 over tool fields, a bilingual lexicon, typo tolerance and server intent; copies ranked
 below their originals (`originality.py`) and a general web search offered for an open information request no tool
-covers (`web_search.py`), one tool of each web search service first (`web_services.py`); a tool named for
+covers (`web_search.py`), one tool of each web search service first; a tool named for
 something the request does not ask for ranks below close matches (`name_fit.py`).
 
 Pure and synchronous; it knows nothing of MCP, processes or files. See `engine.SearchEngine`.

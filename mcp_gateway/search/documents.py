@@ -16,8 +16,16 @@ from types import MappingProxyType
 from mcp_gateway.search.deprecation import Deprecation, deprecation_of
 from mcp_gateway.search.fields import FIELD_POSITIONS, TOOL_FIELDS, ServerField, ToolField
 from mcp_gateway.search.lexicon import concepts_of, expansions_of, translations_of
-from mcp_gateway.search.text import STOP_WORDS, Terms, analyze, is_cjk, split_identifier, stem
-from mcp_gateway.search.web_search import is_web_search
+from mcp_gateway.search.text import (
+    MAX_LEAD_CHARS,
+    STOP_WORDS,
+    Terms,
+    analyze,
+    is_cjk,
+    lead_sentence,
+    split_identifier,
+    stem,
+)
 
 MAX_DESCRIPTION_CHARS = 4000
 """Descriptions past this are mostly usage examples; indexing them only dilutes the field. Chosen by hand in
@@ -25,6 +33,25 @@ the first search (9ddc802). Measured: 2,000 → .454/.784/.575, .577; 8,000 → 
 MAX_PARAMETER_TEXT_CHARS = 2000
 """Parameter descriptions are indexed up to this many characters, together: past it they are schema detail.
 Chosen by hand in the first search (9ddc802). Measured: 1,000 → .449/.784/.571, .573; 4,000 → task R@5 .577."""
+
+SEARCH_WORD = "search"
+"""The word in every phrasing `_WEB_SEARCH` matches, as `str.casefold` writes what it matches ignoring case (long s,
+U+017F, too): tested in `test_search_web_search.py` against every character the case-blind matching accepts."""
+_WEB_SEARCH = re.compile(
+    r"\b(?:web search|search(?:es|ing)? (?:the )?(?:web|internet)|internet search|online search)",
+    re.IGNORECASE,
+)
+
+
+def is_web_search(name: str, description: str) -> bool:
+    """Whether a tool says it is a general web search (`web_search.py`) in its name or its description's first
+    sentence: "web search", "search the web / the internet"; not "search engine" alone (a code host's or a
+    documentation site's search engine is not the web's)."""
+    head = description.strip()[:MAX_LEAD_CHARS]
+    if SEARCH_WORD not in head.casefold() and SEARCH_WORD not in name.casefold():
+        return False  # every phrasing has the word in it: most tools are read no further than this one search
+    first = lead_sentence(head)
+    return _WEB_SEARCH.search(f"{' '.join(split_identifier(name))} {first}") is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,9 +29,10 @@ from mcp_gateway.search.web_search import (
     WEB_SEARCH_BELOW_COVERAGE,
     WEB_SEARCH_REASON,
     asks_for_information,
+    distinct_services,
+    services,
     with_web_search,
 )
-from mcp_gateway.search.web_services import distinct_services, services
 from mcp_gateway.wording import Said, Step, Words, counted
 
 DEFAULT_LIMIT = 10
