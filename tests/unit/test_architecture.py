@@ -200,3 +200,40 @@ def test_no_import_cycle_beyond_the_known_ones() -> None:
         if not any(set(cycle) <= known for known in KNOWN_IMPORT_CYCLES)
     ]
     assert new == []
+
+
+FACED_PACKAGES = ("mcp_gateway.search",)
+"""Packages with a face: `__init__` says what the package is and `__all__` names exactly what the rest of the
+gateway imports from it, and nothing outside imports its modules."""
+
+
+@pytest.mark.parametrize("package", FACED_PACKAGES)
+def test_the_rest_of_the_gateway_imports_a_faced_package_through_its_face_only(package: str) -> None:
+    face = PACKAGE.parent / package.replace(".", "/") / "__init__.py"
+    tree = ast.parse(face.read_text())
+    exported = next(
+        {ast.literal_eval(element) for element in node.value.elts}
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.List)
+        and any(isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets)
+    )
+    assert ast.get_docstring(tree)
+    imported: set[str] = set()
+    through_modules: set[str] = set()
+    for path in modules():
+        if module_name(path) == package or module_name(path).startswith(f"{package}."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == package:
+                imported.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"{package}."):
+                through_modules.add(f"{module_name(path)} → {node.module}")
+            elif isinstance(node, ast.Import):
+                through_modules.update(
+                    f"{module_name(path)} → {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith(f"{package}.")
+                )
+    assert through_modules == set()
+    assert imported == exported
