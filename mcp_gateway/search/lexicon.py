@@ -1,13 +1,10 @@
 """A compact bilingual lexicon of what tool catalogs talk about: actions, objects and their abbreviations.
 
-Each line is one concept: English words or phrases and Chinese words that mean the same thing in a tool
-description or a request for one. Both documents and queries are mapped through it (symmetrically), into
-a separate concept field, so `remove a repo` meets `delete_repository`, and `把这个仓库的 issue 列出来` meets
-`list_issues` ("List issues in a GitHub repository"). Exact words still score in their own fields, so a
-synonym never outranks the word itself.
-
-The lexicon is written from the vocabulary of tool catalogs (verbs of CRUD and I/O, common objects of
-developer, office, web and everyday services), never from benchmark queries.
+Each line of `lexicon-concepts.txt` is one concept: English words or phrases and Chinese words that mean the
+same thing in a tool description or a request for one. Both documents and queries are mapped through it
+(symmetrically), into a separate concept field, so `remove a repo` meets `delete_repository`, and
+`把这个仓库的 issue 列出来` meets `list_issues` ("List issues in a GitHub repository"). Exact words still score in
+their own fields, so a synonym never outranks the word itself.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
-from mcp_gateway.search.glossary import glossary_translations
+from mcp_gateway.search.glossary import data_lines, glossary_translations
 from mcp_gateway.search.text import CJK_FILLER, lengths_by_first_character, longest_matches, stem
 
 _K = TypeVar("_K")
@@ -46,109 +43,7 @@ MAX_CJK_WORD = 5
 """The longest piece of a CJK run looked up in the lexicon, in characters: at least its longest word (4 today,
 电子邮件). A bound, not a tuning."""
 
-# concept: English words and phrases | Chinese words
-_GROUPS = """
-delete: delete remove erase destroy drop purge unlink rm del trash | 删除 删掉 移除 去掉 清除 销毁 删
-create: create make new add insert generate build spawn mkdir touch | 创建 新建 添加 新增 生成=generate 建立
-    增加=add 建 加=add
-update: update modify edit change alter patch set rename replace | 更新 修改=modify 编辑=edit 更改=change
-    变更=change 改名=rename 重命名=rename 替换=replace 改
-get: get fetch retrieve obtain load lookup look+up | 获取 得到 取得 拿到 调取 拿
-read: read open view cat show display | 读取 读 查看=view 显示=show 阅读 看
-write: write save store persist put dump | 写入 写 保存=save 存储=store 存入=save 存
-list: list enumerate ls browse index all | 列出 列表 罗列 列举 所有=all 全部=all 列
-search: search find query lookup look+up locate seek grep discover | 搜索 查找=find 查询=query 检索 寻找=find 搜
-    找=find 查 查一下
-run: run execute exec invoke launch call trigger start | 执行=execute 运行 调用=call 启动=start 触发=trigger
-stop: stop kill terminate halt cancel abort end | 停止 终止=terminate 取消=cancel 结束=end 关掉
-close: close shut resolve archive | 关闭 归档=archive 关
-open: open reopen | 打开 开启 重新打开=reopen
-send: send post submit deliver dispatch notify message | 发送 提交=submit 推送=push 通知=notify 发
-download: download | 下载
-upload: upload attach | 上传 附加=attach
-copy: copy duplicate clone cp | 复制 拷贝 克隆=clone
-move: move mv relocate transfer | 移动 转移=transfer
-compare: compare diff difference | 比较 对比 差异=difference 区别=difference
-convert: convert transform translate format export | 转换 转化 导出=export 格式化=format 转成 转为
-translate: translate translation | 翻译
-summarize: summarize summary summarise digest tldr | 总结 摘要=summary 概括 汇总=summary
-analyze: analyze analyse analysis inspect examine evaluate | 分析 检查=inspect 评估=evaluate
-calculate: calculate compute sum add math arithmetic | 计算 求和=sum 相加=add 加法=add 算
-validate: validate verify check lint test | 验证 校验=validate 检验=verify 测试=test
-schedule: schedule plan book reserve appointment | 安排 计划=plan 预约=book 预订=book 订=book
-navigate: navigate goto visit open+url | 访问=visit 打开网页=navigate 跳转 导航
-click: click press tap | 点击 单击 按下=press 点
-type_text: type fill enter input | 输入=type 填写=fill 填入=fill 填
-screenshot: screenshot screen+capture snapshot screencap | 截图 截屏 屏幕截图
-login: login log+in sign+in signin authenticate | 登录 登陆
-button: button | 按钮
-element: element selector | 元素 选择器=selector
-file: file files document doc | 文件
-document: document doc docx word | 文档 文稿
-spreadsheet: spreadsheet sheet excel xlsx csv | 表格 电子表格 工作表=sheet
-presentation: presentation slide slides ppt pptx powerpoint deck | 幻灯片=slide 演示文稿 演示
-directory: directory folder dir path | 目录 文件夹=folder 路径=path
-repository: repository repo repos codebase project | 仓库 代码仓库 代码库 项目=project 存储库
-issue: issue issues ticket bug | 问题单 工单=ticket 缺陷=bug
-pull_request: pull+request pr merge+request mr prs | 拉取请求 合并请求 拉取
-branch: branch | 分支
-commit: commit changeset revision | 提交记录 提交
-comment: comment reply review note | 评论 回复=reply 批注 评审=review
-user: user account member profile person people | 用户 账户=account 账号=account 成员=member 个人资料=profile
-team: team group organization org | 团队 组织=organization 群组=group
-message: message msg chat conversation dm | 消息 信息 聊天=chat 会话=conversation 私信
-email: email mail gmail inbox | 邮件 电子邮件 邮箱 收件箱=inbox
-channel: channel room | 频道 群聊
-calendar: calendar event meeting agenda | 日历 日程=event 会议=meeting 活动=event
-reminder: reminder remind alarm alert | 提醒 闹钟=alarm
-time: time clock timezone now current | 时间 时区=timezone 现在=now 当前=current 当前时间 几点
-date: date day today tomorrow yesterday week | 日期 今天=today 明天=tomorrow 昨天=yesterday 周=week 星期=week
-weather: weather forecast temperature rain climate | 天气 气温=temperature 预报=forecast 温度=temperature 下雨=rain
-    气候=climate
-location: location place address coordinates geocode latitude longitude position | 位置 地点=place 地址=address
-    坐标=coordinates 经纬度=coordinates
-nearby: nearby near around | 附近 周边 周围
-map: map maps route direction directions navigation distance | 地图 路线=route 距离=distance 路径=route
-travel: travel trip journey itinerary | 旅行 出行 旅游=travel 行程=itinerary
-flight: flight airline plane airport | 航班 机票=flight 飞机=plane 机场=airport
-hotel: hotel lodging accommodation homestay airbnb | 酒店 住宿=accommodation 民宿=homestay 宾馆=hotel
-train: train rail railway station | 火车 高铁=train 列车=train 火车票=train 车站=station
-ticket: ticket booking | 车票 票
-restaurant: restaurant food dining meal recipe | 餐厅 饭店 美食=food 菜谱=recipe 食谱=recipe 做饭=recipe 吃=food
-image: image picture photo img pic graphic | 图片 图像 照片=photo 图
-video: video movie clip youtube | 视频 影片=movie 电影=movie
-audio: audio sound music song voice speech | 音频 声音=sound 音乐=music 歌曲=song 语音=voice
-web: web webpage web+page website site url link page html internet online | 网页 网站=website 网址=url 链接=link
-    页面=page 网络 在线=online 上网
-browser: browser chrome playwright puppeteer headless | 浏览器
-news: news headline article press | 新闻 头条=headline 资讯
-price: price cost quote rate | 价格 报价=quote 多少钱 股价=price 汇率=rate
-stock: stock share ticker equity market | 股票 股市=market 行情=market
-crypto: crypto cryptocurrency bitcoin btc ethereum eth token coin | 加密货币 比特币=bitcoin 以太坊=ethereum 币=coin
-finance: finance financial money payment invoice | 金融 财务 钱=money 支付=payment 付款=payment 发票=invoice
-database: database db sql table query schema postgres mysql sqlite | 数据库 数据表=table
-record: record row entry item | 记录 条目=entry 行=row
-kubernetes: kubernetes k8s kube kubectl cluster pod deployment namespace | 集群=cluster 容器编排
-container: container docker image | 容器
-log: log logs logging trace | 日志
-config: config configuration setting settings option preference | 配置 设置=settings 选项=option
-permission: permission access role grant auth authorization | 权限 角色=role 授权=authorization
-secret: secret token key credential password | 密钥=key 令牌=token 密码=password 凭证=credential
-note: note notes memo knowledge memory | 笔记 备忘=memo 知识=knowledge 记忆=memory 记下 记
-task: task todo job work item | 任务 待办=todo 工作=job
-paper: paper article research publication arxiv scholar | 论文 学术=scholar 文献=publication 研究=research
-    文章=article
-book: book novel reading | 书 书籍 小说=novel
-chart: chart graph plot diagram visualization visualize | 图表 图形=graph 可视化=visualization 绘图=plot 画图=plot
-text: text string content word | 文本 文字 内容=content 字符串=string 段落=paragraph
-code: code script source program function snippet | 代码 脚本=script 源码=source 程序=program 函数=function
-command: command shell terminal cli bash | 命令 终端=terminal 命令行=cli
-status: status state health info information detail details | 状态 信息=information 详情=details 详细信息=details
-count: count number total | 数量 多少 个数 总数=total 几个
-recent: recent latest newest last new | 最近 最新=latest 最新的=latest
-trending: trending popular hot top rank ranking | 热门=popular 热搜=trending 排行=ranking 排行榜=ranking
-    排名=ranking
-"""
+CONCEPTS_FILE = "lexicon-concepts.txt"
 
 MAX_CACHED_CJK_RUNS = 4096
 """CJK runs whose lexicon words and translations are kept (`chinese_words`, `_run_translations`): catalog-xl.json's
@@ -197,10 +92,8 @@ def _tables() -> _Tables:
     pairs: dict[tuple[str, str], set[str]] = {}
     chinese: dict[str, set[str]] = {}
     translations: dict[str, set[str]] = {}
-    for line in _group_lines():
-        concept, _, members = line.partition(":")
+    for concept, members in data_lines(CONCEPTS_FILE):
         english, _, zh = members.partition("|")
-        concept = concept.strip()
         tag = CONCEPT_PREFIX + concept
         for phrase in _english_phrases(english):
             stems = tuple(stem(word) for word in phrase)
@@ -255,17 +148,6 @@ def is_action(word: str) -> bool:
 def lexicon_chinese_words() -> frozenset[str]:
     """Every Chinese word of the lexicon (what a request's Chinese is read through)."""
     return frozenset(_tables().chinese)
-
-
-def _group_lines() -> list[str]:
-    """The table's lines, with indented continuation lines joined to the line they continue."""
-    lines: list[str] = []
-    for raw in _GROUPS.strip().splitlines():
-        if raw.startswith(" ") and lines:
-            lines[-1] += " " + raw.strip()
-        else:
-            lines.append(raw)
-    return lines
 
 
 def _frozen(table: dict[_K, set[str]]) -> dict[_K, tuple[str, ...]]:
