@@ -9,8 +9,8 @@ evidence, each a share or a ratio, none a raw score (`Signals`):
   other hit;
 - the margin of its score over the next hit that is not a namesake (a tool of the same name on another server is
   the same tool, not a rival);
-- how much of the tool's own name the request asks for (`name_fit.py`), and how much of the request's objects the
-  tool's name or first sentence holds (`object_fit.py`): whether the request and the tool say the same thing
+- how much of the tool's own name the request asks for (`fits.py`), and how much of the request's objects the
+  tool's name or first sentence holds (`fits.py`): whether the request and the tool say the same thing
   both ways;
 - whether the request names the tool's server;
 - how long the request is.

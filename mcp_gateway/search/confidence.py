@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from mcp_gateway.search.documents import IndexedTool
-from mcp_gateway.search.fields import CONCEPT_FIELDS, TOOL_FIELDS, MatchField, ToolField
-from mcp_gateway.search.index import SearchIndex, typed_names
+from mcp_gateway.search.documents import CONCEPT_FIELDS, TOOL_FIELDS, IndexedTool, MatchField, ToolField
+from mcp_gateway.search.index import SearchIndex, bm25_idf, typed_names
 from mcp_gateway.search.lexicon import (
     CONCEPT_PREFIX,
     TOPICAL,
@@ -25,7 +24,6 @@ from mcp_gateway.search.lexicon import (
     translations_of,
 )
 from mcp_gateway.search.query import GENERIC_WEIGHT, WORD_WEIGHT, ParsedQuery
-from mcp_gateway.search.ranking import bm25_idf
 from mcp_gateway.search.text import is_cjk
 from mcp_gateway.search.values import argument_words
 

@@ -2,7 +2,8 @@
 
 `search/` knows nothing of MCP: the catalog hands it `ToolEntry` and `ServerEntry` values and gets
 `(server, tool)` pairs back. A tool is indexed in separate fields because a word in its name says far
-more than the same word in a long description; the weights live in `ranking.py`.
+more than the same word in a long description (`ToolField`); the weights live in `ranking.py`. The field names
+are `Literal` types, so a misspelt field is a type error wherever it is written.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Literal, get_args
 
 from mcp_gateway.search.deprecation import Deprecation, deprecation_of
-from mcp_gateway.search.fields import FIELD_POSITIONS, TOOL_FIELDS, ServerField, ToolField
 from mcp_gateway.search.lexicon import concepts_of, expansions_of, translations_of
 from mcp_gateway.search.text import (
     MAX_LEAD_CHARS,
@@ -26,6 +27,26 @@ from mcp_gateway.search.text import (
     split_identifier,
     stem,
 )
+
+ToolField = Literal[
+    "name", "title", "description", "param_names", "param_text", "translated", "concepts", "name_concepts"
+]
+"""A tool's own words by where they stand (`name` … `param_text`), English words its text translates or
+abbreviates to (`translated`), and the lexicon concepts of its description and of its name and title."""
+TOOL_FIELDS: tuple[ToolField, ...] = get_args(ToolField)
+
+ServerField = Literal["server", "server_text"]
+"""A server's key and aliases (`server`), and the description its config entry gives it (`server_text`)."""
+SERVER_FIELDS: tuple[ServerField, ...] = get_args(ServerField)
+
+MatchField = ToolField | Literal["server"]
+"""Where a query word is found for a hit: one of the tool's fields, or its server's key or aliases."""
+
+CONCEPT_FIELDS: frozenset[ToolField] = frozenset({"concepts", "name_concepts"})
+"""The fields that hold lexicon concepts (`~delete`) and no words: a concept is scored only here, a word never."""
+
+FIELD_POSITIONS: Mapping[ToolField, int] = {name: position for position, name in enumerate(TOOL_FIELDS)}
+"""A tool field's place in `TOOL_FIELDS`, which is where an indexed tool keeps that field's counts."""
 
 MAX_DESCRIPTION_CHARS = 4000
 """Descriptions past this are mostly usage examples; indexing them only dilutes the field. Chosen by hand in

@@ -16,13 +16,12 @@ from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.confidence import Evidence, evidence_of
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
+from mcp_gateway.search.fits import NameFits, ObjectFits
 from mcp_gateway.search.hits import Candidate, Judged, SearchHit, best_of, judged, settled
 from mcp_gateway.search.index import SearchIndex
-from mcp_gateway.search.name_fit import NameFits
-from mcp_gateway.search.object_fit import ObjectFits
 from mcp_gateway.search.originality import Republished
 from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
-from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, bm25_idf, rank, scores_among, server_intent
+from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among, server_intent
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import forget_analyses
 from mcp_gateway.search.web_search import (
@@ -46,7 +45,7 @@ FUSION_DEPTH = 3
 WHOLE_REQUEST_WEIGHT = 3.0
 """The whole request's ranking counts more than any one step's: most long requests are still one task. 2 by hand in
 fe8f172 ("weighted double"), measured then: 1 → .454/.784/.573, .573 (task MRR .438 → .432); 3 → .451/.785/.572,
-.577. 3 since issue 14, re-measured once the name fit (`name_fit.py`) made each ranking cleaner, single+step
+.577. 3 since issue 14, re-measured once the name fit (`fits.py`) made each ranking cleaner, single+step
 unchanged at .576/.879/.680 throughout, task R@5 (MRR): 2 → .615 (.455); 2.5 → .619 (.458); 3 → .623 (.459);
 4 → .619 (.466). A gain of two tasks in 239: read it as a plateau from 2.5 to 4, not a peak at 3."""
 STEP_WEIGHT = 1.0
@@ -207,15 +206,10 @@ class SearchEngine:
         """One phrasing's verdicts on the tools of its own ranking (`hits.judged`)."""
         index = self._index
         query = evidence.query
-        count = len(index.tools)
-
-        def idf(word: str) -> float:
-            return bm25_idf(count, index.doc_freq.get(word, 0))
-
         ids = [scored.doc_id for scored in ranked]
         asked = {term.term for term in query.terms}.union(query.words)
-        names = self._name_fits.shares(index, ids, asked, idf)
-        objects = self._object_fits.shares(index, query, ids, idf)
+        names = self._name_fits.shares(index, ids, asked)
+        objects = self._object_fits.shares(index, query, ids)
         servers = server_intent(index, query)
         candidates = [
             Candidate(

@@ -48,9 +48,9 @@ class Candidate:
     doc_id: int
     score: float
     name_asked: float
-    """Share of its name the phrasing asks for (`name_fit.NameFits.shares`)."""
+    """Share of its name the phrasing asks for (`fits.NameFits.shares`)."""
     objects_found: float
-    """Share of the phrasing's objects its first sentence holds (`object_fit.ObjectFits.shares`)."""
+    """Share of the phrasing's objects its first sentence holds (`fits.ObjectFits.shares`)."""
     server_named: float
     """How clearly the phrasing names its server (`ranking.server_intent`)."""
 

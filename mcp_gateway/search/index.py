@@ -8,6 +8,7 @@ for BM25; document frequency is the size of a posting.
 
 from __future__ import annotations
 
+import math
 import re
 from array import array
 from collections import Counter
@@ -16,14 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_gateway.search.documents import (
+    SERVER_FIELDS,
+    TOOL_FIELDS,
     IndexedTool,
     ServerEntry,
+    ServerField,
     ToolEntry,
+    ToolField,
     index_server,
     index_tool,
     server_phrases,
 )
-from mcp_gateway.search.fields import SERVER_FIELDS, TOOL_FIELDS, ServerField, ToolField
 from mcp_gateway.search.text import is_cjk
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z\u3040-\u9fff\uac00-\ud7af]+")
@@ -218,6 +222,10 @@ class SearchIndex:
     def __len__(self) -> int:
         return len(self.tools)
 
+    def idf(self, term: str) -> float:
+        """A term's IDF among all the tools."""
+        return bm25_idf(len(self.tools), self.doc_freq.get(term, 0))
+
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         """Index `server` with exactly `tools`, replacing whatever it had."""
         self.remove_server(server.name)
@@ -322,6 +330,12 @@ class SearchIndex:
     def _allocate(self) -> int:
         self._next_id += 1
         return self._next_id
+
+
+def bm25_idf(doc_count: int, df: int) -> float:
+    """BM25's IDF in Lucene's form, `ln(1 + (N - df + 0.5) / (df + 0.5))`: never negative, even for a term every
+    document has (the original formula's would subtract from a tool for matching it)."""
+    return math.log(1.0 + (doc_count - df + 0.5) / (df + 0.5))
 
 
 def _forget(frequencies: Counter[str], terms: Iterable[str]) -> None:
