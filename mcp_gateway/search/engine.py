@@ -13,14 +13,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.search.clauses import steps_of
 from mcp_gateway.search.confidence import Evidence, evidence_of
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.fits import NameFits, ObjectFits
 from mcp_gateway.search.hits import Candidate, Judged, SearchHit, best_of, judged, settled
 from mcp_gateway.search.index import SearchIndex
 from mcp_gateway.search.originality import Republished
-from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
+from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query, steps_of
 from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among, server_intent
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import forget_analyses
