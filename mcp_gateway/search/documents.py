@@ -1,9 +1,7 @@
-"""What the search engine indexes: plain tool and server descriptions, turned into per-field terms.
+"""What the search indexes: tool and server entries, turned into terms per field.
 
-`search/` knows nothing of MCP: the catalog hands it `ToolEntry` and `ServerEntry` values and gets
-`(server, tool)` pairs back. A tool is indexed in separate fields because a word in its name says far
-more than the same word in a long description (`ToolField`); the weights live in `ranking.py`. The field names
-are `Literal` types, so a misspelt field is a type error wherever it is written.
+A tool is indexed in separate fields because a word in its name says far more than the same word in a long
+description; the weights live in `ranking.py`. Field names are `Literal` types: a misspelt one is a type error.
 """
 
 from __future__ import annotations
@@ -43,17 +41,16 @@ MatchField = ToolField | Literal["server"]
 """Where a query word is found for a hit: one of the tool's fields, or its server's key or aliases."""
 
 CONCEPT_FIELDS: frozenset[ToolField] = frozenset({"concepts", "name_concepts"})
-"""The fields that hold lexicon concepts (`~delete`) and no words: a concept is scored only here, a word never."""
+"""The fields of lexicon concepts (`~delete`): a concept is scored only here, a word never."""
 
 FIELD_POSITIONS: Mapping[ToolField, int] = {name: position for position, name in enumerate(TOOL_FIELDS)}
-"""A tool field's place in `TOOL_FIELDS`, which is where an indexed tool keeps that field's counts."""
 
 MAX_DESCRIPTION_CHARS = 4000
-"""Descriptions past this are mostly usage examples; indexing them only dilutes the field. Chosen by hand in
-the first search (9ddc802). Measured: 2,000 → .454/.784/.575, .577; 8,000 → unchanged."""
+"""Descriptions past this are mostly usage examples, which dilute the field. By hand in 9ddc802. Measured: 2,000 →
+.454/.784/.575, .577; 8,000 → unchanged."""
 MAX_PARAMETER_TEXT_CHARS = 2000
-"""Parameter descriptions are indexed up to this many characters, together: past it they are schema detail.
-Chosen by hand in the first search (9ddc802). Measured: 1,000 → .449/.784/.571, .573; 4,000 → task R@5 .577."""
+"""Parameter descriptions together, past which they are schema detail. By hand in 9ddc802. Measured: 1,000 →
+.449/.784/.571, .573; 4,000 → task R@5 .577."""
 
 SEARCH_WORD = "search"
 """The word in every phrasing `_WEB_SEARCH` matches, as `str.casefold` writes what it matches ignoring case (long s,
@@ -94,20 +91,14 @@ class ServerEntry:
 
 @dataclass(frozen=True, slots=True)
 class IndexedTool:
-    """A tool's terms per field, with term counts: the unit the index stores and the ranker explains.
-
-    Thousands are held at once, so the counts are a tuple in `TOOL_FIELDS` order rather than a dict per tool,
-    and the fields a tool has no text in all share one empty mapping.
-    """
+    """A tool's term counts per field, a tuple in `TOOL_FIELDS` order rather than a dict (thousands are held), the
+    empty fields sharing one empty mapping."""
 
     entry: ToolEntry
     counts: tuple[Mapping[str, int], ...]
     has_cjk: bool = False
-    """Its text has CJK words (so CJK terms' document frequency is judged among tools like it)."""
     deprecation: Deprecation | None = None
-    """What its text says of its deprecation: ranked lower, and never `high` beside its replacement."""
     web_search: bool = False
-    """It says it is a general web search (`web_search.py`): offered for an open request no tool covers."""
 
     def field(self, name: ToolField) -> Mapping[str, int]:
         return self.counts[FIELD_POSITIONS[name]]
@@ -150,20 +141,14 @@ SERVER_NAME_NOISE = frozenset(
     the a an app plugin connector integration service sse stdio http https streamable
     """.split()
 )
-"""Parts of server keys that say how a server is built, packaged or reached (`amap-amap-sse`), not which service
-it is."""
+"""Parts of server keys that say how a server is built or reached (`amap-amap-sse`), not which service it is."""
 
 
 def server_phrases(entry: ServerEntry) -> tuple[tuple[str, ...], ...]:
     """The ways a query can name this server: each label's distinctive words (and them joined, for `GitHub`).
-
-    `car-price-mcp-main` is named by "car price", not by "price" alone: a topical word that happens to be in
-    a server's key is not a request for that server. A label with stop words in it (`call-for-papers-mcp`) is
-    also read without them ("call papers"), since a request's words never keep them; not when one word would
-    be left (`how-to-cook`), which would make an ordinary word a server's name. Measured with
-    `benchmarks/retrieval.py` on catalog.json (20 of 300 servers have such a label): task R@5 .611 → .615 (MRR
-    .452 → .455); single+step, high precision, abstention and catalog-xl.json unchanged.
-    """
+    `car-price-mcp-main` is named by "car price", not "price" alone. A label with stop words (`call-for-papers`)
+    is also read without them, as requests' words are, unless one word would be left (`how-to-cook`): task R@5
+    .611 → .615 (MRR .452 → .455), all else unchanged."""
     phrases: set[tuple[str, ...]] = set()
     for label in (entry.name, *(variant for alias in entry.aliases for variant in _label_variants(alias))):
         parts = [part for part in split_identifier(label) if part not in SERVER_NAME_NOISE]
@@ -182,8 +167,7 @@ _PARENTHESIS = re.compile(r"[(（]([^()（）]*)[)）]")
 
 
 def _label_variants(label: str) -> list[str]:
-    """A label, and the names a parenthesis gives it: a listing's name says its short name or its service in
-    one (`OpenStreetMap (OSM) MCP Server`, `计算器(Calc MCP)`), and a request says either name alone, not both."""
+    """A label, and the names a parenthesis gives it (`OpenStreetMap (OSM) MCP Server`): a request says either."""
     inside = [found.strip() for found in _PARENTHESIS.findall(label)]
     if not inside:
         return [label]
@@ -191,7 +175,6 @@ def _label_variants(label: str) -> list[str]:
 
 
 def index_server(entry: ServerEntry) -> dict[ServerField, Mapping[str, int]]:
-    """A server's own terms: its key and aliases (`server`), and its description (`server_text`)."""
     words: list[str] = []
     for label in (entry.name, *entry.aliases):
         names = analyze(label)
@@ -205,7 +188,7 @@ NO_TERMS: Mapping[str, int] = MappingProxyType({})
 
 
 def term_counts(terms: Sequence[str]) -> Mapping[str, int]:
-    """How often each term occurs; one shared empty mapping for no terms (most tools leave some fields empty)."""
+    """How often each term occurs; one shared empty mapping for no terms."""
     return Counter(terms) if terms else NO_TERMS
 
 

@@ -21,14 +21,14 @@ from mcp_gateway.search.text import CJK_FILLER, lengths_by_first_character, long
 _K = TypeVar("_K")
 
 CONCEPT_PREFIX = "~"
-"""Marks a concept token (`~delete`), so a concept never meets a word spelled like it."""
+"""Marks a concept token (`~delete`), so it never meets a word spelled like it."""
 TOPICAL = frozenset(
     """
     location map browser crypto finance database kubernetes status date restaurant audio travel web news stock
     """.split()
 )
-"""Groups that gather related things rather than synonyms (bitcoin and ethereum, a route and a distance):
-a match through them says the tool is on topic, not that it does what was asked."""
+"""Groups of related things rather than synonyms (bitcoin and ethereum): a match through them says the tool is on
+topic, not that it does what was asked."""
 ACTION_CONCEPTS = frozenset(
     """
     delete create update get read write list search run stop close open send download upload copy move compare
@@ -37,18 +37,15 @@ ACTION_CONCEPTS = frozenset(
 )
 """The groups of what a tool does (its verbs); the others are of what it does it to or about (its objects)."""
 CROSSING_BIGRAM_WEIGHT = 0.3
-"""A bigram that straddles two lexicon words (`取文` in 读取|文件) is an accident of the characters' order, not a
-word. Chosen by hand in b7d2fc1. Measured: 0.1 → unchanged; 0.6 → .449/.784/.571, .573."""
+"""A bigram straddling two lexicon words (`取文` in 读取|文件) is an accident of order, not a word. By hand in
+b7d2fc1. Measured: 0.1 → unchanged; 0.6 → .449/.784/.571, .573."""
 MAX_CJK_WORD = 5
-"""The longest piece of a CJK run looked up in the lexicon, in characters: at least its longest word (4 today,
-电子邮件). A bound, not a tuning."""
+"""The longest piece of a CJK run looked up: at least the lexicon's longest word (电子邮件)."""
 
 CONCEPTS_FILE = "lexicon-concepts.txt"
 
 MAX_CACHED_CJK_RUNS = 4096
-"""CJK runs whose lexicon words and translations are kept (`chinese_words`, `_run_translations`): catalog-xl.json's
-tools have 1,634 distinct ones, a whole catalog's build reads each twice or more. A memory bound; results do not
-depend on it."""
+"""CJK runs whose lexicon words and translations are kept: catalog-xl.json has 1,634, each read twice or more."""
 
 _WORD = re.compile(r"[a-z0-9+]+")
 
@@ -59,31 +56,24 @@ pic=picture doc=document docs=documentation info=information btc=bitcoin eth=eth
 tz=timezone dt=datetime geo=location addr=address qr=qrcode pdf=document ppt=presentation
 xls xlsx=spreadsheet md=markdown ts=typescript js=javascript py=python tx=transaction
 """
-"""Abbreviations common in tool catalogs and requests, and the words they stand for (`a b=c+d`: a and b mean
-`c d`). Expanded on both sides, so `list my open PRs` meets `list_pull_requests` word for word."""
+"""`a b=c+d`: a and b stand for `c d`. Expanded on both sides: `list my open PRs` meets `list_pull_requests`."""
 
 
 @dataclass(frozen=True)
 class _Tables:
     singles: dict[str, tuple[str, ...]]
-    """English stem → concepts."""
+    """English stem (or two in a row: `pairs`, or a Chinese word: `chinese`) → concepts."""
     pairs: dict[tuple[str, str], tuple[str, ...]]
-    """Two English stems in a row → concepts."""
     pair_starts: frozenset[str]
-    """The first stems of `pairs`."""
     chinese: dict[str, tuple[str, ...]]
-    """Chinese word → concepts."""
     segmented: frozenset[str]
     """The Chinese words a run is read for (`_segmented_words`)."""
     segmented_lengths: dict[str, tuple[int, ...]]
-    """A character → the lengths of `segmented` words (up to `MAX_CJK_WORD`) that begin with it, longest first."""
     translations: dict[str, tuple[str, ...]]
-    """Chinese word → English stems it translates to."""
+    """Chinese word → the English stems it translates to."""
     abbreviations: dict[str, tuple[str, ...]]
-    """English abbreviation (stemmed) → the stems of the words it stands for."""
     actions: frozenset[str]
-    """English stems that only name an action (`ACTION_CONCEPTS`): in no group of objects (`message` is in `send`'s
-    group and `message`'s, so it is an object)."""
+    """Stems in an action group only (`message` is in `send`'s group and `message`'s, so it is an object)."""
 
 
 @lru_cache(maxsize=1)
@@ -146,7 +136,6 @@ def is_action(word: str) -> bool:
 
 
 def lexicon_chinese_words() -> frozenset[str]:
-    """Every Chinese word of the lexicon (what a request's Chinese is read through)."""
     return frozenset(_tables().chinese)
 
 
@@ -204,13 +193,8 @@ def expansions_of(words: tuple[str, ...]) -> list[str]:
 
 @lru_cache(maxsize=MAX_CACHED_CJK_RUNS)
 def chinese_words(run: str) -> tuple[str, ...]:
-    """The lexicon words inside a CJK run, longest first at each position (no segmenter needed).
-
-    The run is also read without number-and-measure words; where that reading finds a longer word (截图 in
-    截个图), the shorter pieces it contains are dropped. Cached: a tool's concepts and its translations both read
-    its runs, and catalogs repeat them (catalog.json: 956 distinct runs among 1,648 in names, titles and
-    descriptions), at about 2 us a character.
-    """
+    """The lexicon words inside a CJK run, longest first at each position; also read without number-and-measure
+    words, whose longer words (截图 in 截个图) replace the pieces they contain."""
     compact = MEASURE_PHRASE.sub("", run)
     if compact == run:
         return tuple(_segment(run))
@@ -224,14 +208,13 @@ def _segment(run: str) -> list[str]:
 
 
 def segment_spans(run: str) -> list[tuple[int, str]]:
-    """(start, word) for each lexicon word in the run, longest match first at each position."""
     tables = _tables()
     return longest_matches(run, tables.segmented, tables.segmented_lengths)
 
 
 def cjk_units(run: str) -> list[str]:
-    """A CJK run as units of meaning: its lexicon words, and the bigrams of the stretches between them
-    (names and other words the lexicon does not know), single characters only where nothing longer exists."""
+    """A CJK run as units of meaning: its lexicon words, and the bigrams of the stretches between them (single
+    characters only where nothing longer exists)."""
     units = list(chinese_words(run))
     covered = [False] * len(run)
     for start, word in segment_spans(run):
@@ -250,8 +233,7 @@ def cjk_units(run: str) -> list[str]:
 
 
 def bigram_weights(run: str) -> dict[str, float]:
-    """Weights for the run's bigrams: one that spans two lexicon words (`取文` in 读取|文件) is an accident of
-    the characters' order, not a word, and weighs `CROSSING_BIGRAM_WEIGHT`; every other bigram weighs 1."""
+    """The run's bigrams' weights: `CROSSING_BIGRAM_WEIGHT` for one spanning two lexicon words, else 1."""
     owner = [-1] * len(run)
     for index, (start, word) in enumerate(segment_spans(run)):
         for position in range(start, start + len(word)):
