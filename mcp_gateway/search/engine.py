@@ -13,10 +13,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.search.confidence import Evidence, evidence_of
+from mcp_gateway.search.confidence import Candidate, Evidence, Judged, SearchHit, best_of, evidence_of, judged, settled
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.fits import NameFits, ObjectFits
-from mcp_gateway.search.hits import Candidate, Judged, SearchHit, best_of, judged, settled
 from mcp_gateway.search.index import SearchIndex
 from mcp_gateway.search.originality import Republished
 from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query, steps_of
@@ -189,7 +188,7 @@ class SearchEngine:
         )
 
     def _verdicts(self, ranked: Sequence[Scored], evidence: Evidence) -> dict[int, Judged]:
-        """One phrasing's verdicts on the tools of its own ranking (`hits.judged`)."""
+        """One phrasing's verdicts on the tools of its own ranking (`confidence.judged`)."""
         index = self._index
         query = evidence.query
         ids = [scored.doc_id for scored in ranked]

@@ -1,21 +1,11 @@
 """Two glossaries of the words tool catalogs use: the Chinese words, and the everyday English words, users write
-for them.
+for them, chosen from the words of `catalog-xl.json` by `benchmarks/glossary_words.py`, never from requests.
 
-The lexicon (`lexicon.py`) maps about a hundred concepts between the languages; a Chinese request about
-anything else (a Quran server, tensors, a dropdown, browser tabs) had no way to meet the English words of the
-tool that serves it. `glossary-zh.txt` is that missing half: one line per catalog word, `english: 中文 中文`,
-chosen from the words of `catalog-xl.json`'s tool names, server names and descriptions by
-`benchmarks/glossary_words.py`, never from benchmark requests.
-
-A glossary word only translates: it adds English words to a Chinese text's terms, as the lexicon's Chinese
-words do, but no concept. A CJK run is read for glossary words on its own, longest word first at each
-position, apart from the lexicon's reading, so a long glossary word (`删除文件`) never hides a lexicon word it
-contains from the concepts.
-
-`glossary-en.txt` does the same within English: a line per catalog word, `delete: wipe get+rid+of`, the
-everyday words and phrases a request uses meaning the same thing, chosen from the same list. It is read on the
-request's side only (the catalog already says `delete`), and what it adds weighs less than the words a user
-typed (`query.EVERYDAY_WEIGHT`).
+`glossary-zh.txt` (`english: 中文 中文`) reaches the subjects the lexicon's hundred concepts miss (a Quran server,
+tensors, browser tabs): a glossary word adds English words to a Chinese text's terms, but no concept, and is read
+apart from the lexicon's reading, so a long glossary word (`删除文件`) never hides a lexicon word it contains.
+`glossary-en.txt` (`delete: wipe get+rid+of`) is read on the request's side only, weighing less than typed words
+(`query.EVERYDAY_WEIGHT`).
 """
 
 from __future__ import annotations
@@ -30,12 +20,11 @@ from mcp_gateway.search.text import STOP_WORDS, analyze, lengths_by_first_charac
 
 GLOSSARY_FILE = "glossary-zh.txt"
 MAX_GLOSSARY_WORD = 5
-"""The longest Chinese word looked for, in characters: the longest the glossary holds (its test keeps every
-word within it), a bound on the reading's cost, not a tuning."""
+"""The longest Chinese word the glossary holds (its test keeps every word within it)."""
 
 
 def data_lines(name: str) -> Iterator[tuple[str, str]]:
-    """The `word: entries` lines of one of the package's glossaries, as (word, entries), comments left out."""
+    """The `word: entries` lines of one of the package's data files, comments left out."""
     for raw in files("mcp_gateway.search").joinpath(name).read_text(encoding="utf-8").splitlines():
         line = raw.strip()
         if line and not line.startswith("#"):
@@ -45,7 +34,7 @@ def data_lines(name: str) -> Iterator[tuple[str, str]]:
 
 @lru_cache(maxsize=1)
 def glossary() -> dict[str, tuple[str, ...]]:
-    """Chinese word → the English stems it stands for, read once from the package's glossary file."""
+    """Chinese word → the English stems it stands for."""
     found: dict[str, set[str]] = {}
     for english, chinese in data_lines(GLOSSARY_FILE):
         stems = {stem(word) for word in english.split()}
@@ -71,18 +60,15 @@ _PLAIN_WORD = re.compile(r"[a-z0-9]+")
 
 @dataclass(frozen=True)
 class Everyday:
-    """The English glossary, read: what a request's everyday words stand for in a catalog's words (stems)."""
+    """What a request's everyday words and phrases stand for in a catalog's words (stems)."""
 
     singles: dict[str, tuple[str, ...]]
-    """An everyday word → the catalog words it means (`wipe` → delete)."""
     phrases: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]
-    """A phrase's first word → (the phrase's words, the catalog words it means): `get rid of` → delete. A phrase
-    keeps its small words (`how much`, `out loud`): without them it would be another, looser entry."""
+    """A phrase's first word → (its words, small ones kept: `how much`; the catalog words it means)."""
 
 
 @lru_cache(maxsize=1)
 def everyday() -> Everyday:
-    """The package's English glossary (`catalogword: everyday two+word+phrase`), read once, as stems."""
     singles: dict[str, set[str]] = {}
     phrases: dict[tuple[str, ...], set[str]] = {}
     for catalog, entries in data_lines(EVERYDAY_FILE):
@@ -103,14 +89,9 @@ def everyday() -> Everyday:
 
 
 def everyday_of(text: str, usage: Callable[[str], int]) -> list[str]:
-    """The catalog words that a request's everyday words and phrases stand for; `usage(word)` is how many tools use
-    a word.
-
-    A word is read as a catalog word only where the catalog uses that word more than the word itself: `folder` is
-    read as directory, but `start`, which tools say as often as `launch`, is not read as launch too. A chatty
-    request is mostly words the catalog also uses, and reading each of them as its synonyms only adds noise.
-    Phrases are specific enough (`get rid of`) to be read always.
-    """
+    """The catalog words a request's everyday words and phrases stand for; `usage(word)` is how many tools use a
+    word. A word is read so only where the catalog uses the other word more (`folder` as directory, not `start` as
+    launch): a chatty request read through every synonym is noise. Phrases (`get rid of`) are read always."""
     table = everyday()
     words = tuple(stem(word) for word in _PLAIN_WORD.findall(text.lower()))
     found: list[str] = []

@@ -8,7 +8,7 @@ import pytest
 from search_catalog import SERVERS, Tool, add_server, build_engine, engine_with, ranked
 
 from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
-from mcp_gateway.search.hits import SearchHit
+from mcp_gateway.search.confidence import SearchHit
 from mcp_gateway.wording import counted, said
 
 
