@@ -60,16 +60,13 @@ development requests only, each set weighing the same: catalog.json's public que
 its unanswerable requests; the registry catalog's and the outside catalog's sets with theirs (`benchmarks/unseen/`).
 Coverage itself weighs nothing once the signals scaled by it are read."""
 HIGH_PROBABILITY = 0.85
-"""A hit this likely right is `high`: the model may call it without looking further. With the fitted weights, on
-the development sets (share high, right when high): public 24%, .93; styled English 21%, .81, Chinese 11%, 1.00;
-registry English 30%, .89, Chinese 12%, 1.00; outside English 22%, .94, Chinese 9%, 1.00. Chosen beside 0.8, which
-gave about 2 points more high at 1 to 4 points less right (fitted on the first three sets)."""
+"""`high`: the model may call it without looking further. On the dev sets (share high, right when high): public
+24%, .93; styled English 21%, .81, Chinese 11%, 1.00; registry 30%, .89 / 12%, 1.00; outside 22%, .94 / 9%, 1.00.
+0.8 gave about 2 points more high at 1 to 4 points less right."""
 LOW_PROBABILITY = 0.3
-"""A hit less likely right than this is `low`: perhaps no tool does what was asked. On the development sets (right
-when low; unanswerable requests low, English and Chinese): public .24; styled .24 and .22, unanswerable .91 and
-.95; registry .57 and .44, unanswerable 1.00 and .95; outside .21 and .24, unanswerable .89 and .96. Chosen beside
-0.25 and 0.35 (fitted on the first three sets): 0.25 left fewer right hits low (public .16) and fewer unanswerable
-requests low (styled .89 and .85); 0.35 more right hits low (styled English .28)."""
+"""`low`: perhaps no tool does what was asked. On the dev sets (right when low; unanswerable requests low, English
+and Chinese): public .24; styled .24 and .22, .91 and .95; registry .57 and .44, 1.00 and .95; outside .21 and
+.24, .89 and .96. 0.25 left fewer unanswerable requests low (styled .89 and .85); 0.35 more right hits low (.28)."""
 
 
 def probability(signals: Signals) -> float:

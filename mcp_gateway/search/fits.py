@@ -1,23 +1,13 @@
 """Whether a tool says what the request asks for: two nudges that reorder close matches among the best candidates.
 
-BM25 rewards the query words a tool has and never asks what else the tool is about, nor to what it does it.
-
-- The name fit: a tool's name says what it does to what in a few words, so a name word the request never mentions
-  is evidence the tool is for something else. "What is the current share price of Amazon?" matches `bsv_getPrice`
-  ("the current price of Bitcoin SV") and `search_car_price` on price and current as well as a stock price tool.
-  The fit is the share of the name's information (its words' IDF) the request accounts for, by a word or a lexicon
-  concept (`share` meets `stock`). Words naming the tool's own server (`playwright` in `playwright_click`) say where
-  it lives, not what it does, and are left out unless the request names them. A generic name (`search`) fits any
-  request.
-- The object fit: "add two numbers" asks to add (an action many names share) to numbers (its object);
-  `add_issue_comment` wins on the verb, while the tool that sums numbers says so in its first sentence. The fit is
-  the share of the request's objects (`request_objects`) found in the tool's name, title or description's first
-  sentence, by the word or a synonym: what it says it does to what, not how it is called. A request with no object
-  (`sum 3 and 4`) leaves every tool as it was; Chinese words are read through their English translations.
-
-A tool keeps from the fit's floor (nothing asked for) to all of its evidence. What each tool's name and first
-sentence say is read once per index version, when the tool is first a candidate (a pass over a candidate per query
-cost a fifth of a query's time).
+BM25 rewards the query words a tool has and never asks what else the tool is about. The name fit: a name word the
+request never mentions is evidence the tool is for something else ("the current share price of Amazon" matches
+`bsv_getPrice` on price and current); it is the share of the name's information (IDF) the request accounts for, by
+a word or a lexicon concept, leaving out words naming the tool's own server (`playwright` in `playwright_click`).
+The object fit: "add two numbers" matches `add_issue_comment` on the verb while the tool that sums numbers says so
+in its first sentence; it is the share of the request's objects (`request_objects`) found in the tool's name,
+title or first sentence. A tool keeps from the fit's floor to all of its evidence; what each tool says is read once
+per index version (a pass per candidate per query cost a fifth of a query's time).
 """
 
 from __future__ import annotations
@@ -36,13 +26,12 @@ search services of 072cf0f: without → .553/.882/.665, .573, .914; .758. 0.85 �
 0.8 → .576/.879/.680, .603, .919; .782. 0.75 → .594/.882/.689, .590, .921; .785. 0.7 → .593/.885/.688, .582, .927;
 .788. Without leaving out the server's own words, 0.8 → .562/.882/.680, .615, .908; .767."""
 NAME_FIT_DEPTH = 2
-"""The fits are applied to this many times the ranking's limit of best candidates, so a tool the fits keep can come
-up from below the cut past ones they lower. Measured: 3 → unchanged."""
+"""The fits reorder this many times the limit of best candidates, so a tool can come up from below the cut.
+Measured: 3 → unchanged."""
 OBJECT_FIT_FLOOR = 0.6
-"""Measured in issue 27 on catalog.json (public single+step R@1/R@5/MRR, task R@5; styled dev sets, all 260,
-R@1/R@5): without → .576/.898/.709, .636; .469/.762. 0.5 → .602/.884/.724, .628; .485/.777. 0.6 → .602/.885/.722,
-.632; .488/.781. 0.7 → .588/.888/.712, .636; .481/.773. Most of the public R@5 it costs is requests for news on a
-subject, whose subject (an argument of a web search) no tool's first sentence holds."""
+"""Issue 27 (public single+step R@1/R@5/MRR, task R@5; styled dev R@1/R@5): without → .576/.898/.709, .636;
+.469/.762. 0.5 → .602/.884/.724, .628; .485/.777. 0.6 → .602/.885/.722, .632; .488/.781. 0.7 → .588/.888/.712,
+.636; .481/.773. The public R@5 it costs is mostly news on a subject no tool's first sentence holds."""
 MIN_OBJECT_LENGTH = 3
 """Shorter words are codes, units and stray letters (`id`, `v2`, `kg`), not the thing a request is about."""
 
@@ -54,7 +43,6 @@ def _scaled(shares: dict[int, float], floor: float) -> dict[int, float]:
 @dataclass(frozen=True, slots=True)
 class _NameWord:
     weight: float
-    """The word's IDF among the tools: its share of what the name says."""
     readings: frozenset[str]
     """The word and its lexicon concepts: any of them in the request accounts for it."""
     home: bool
@@ -147,9 +135,8 @@ class ObjectFits:
 
 
 def request_objects(query: ParsedQuery, idf: Callable[[str], float]) -> list[tuple[frozenset[str], float]]:
-    """The request's objects, each as the readings that account for it (the word and its concepts) and its weight
-    (IDF times its weight in the query): its words, translations, typo corrections and everyday words that are
-    neither an action (`lexicon.is_action`), nor generic, nor a value."""
+    """The request's terms that are neither an action (`lexicon.is_action`), nor generic, nor a value, each as its
+    readings (the word and its concepts) and weight (IDF times its weight in the query)."""
     weights: dict[str, float] = {}
     for term in query.terms:
         word = term.term

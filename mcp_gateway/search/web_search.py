@@ -1,20 +1,14 @@
 """A general web search for an open information request that no tool covers well.
 
-"Find the latest news about elections in Brazil" asks for information on a subject; a catalog rarely has a tool
-for that subject, but it often has a general web search (Brave's, Tavily's, DuckDuckGo's). A lexical ranking
-cannot see that: it ranks the tools sharing a word with the request first (a crypto news feed for "news", a
-health check for "health"), and the web search, whose text names no subject at all, nowhere. So when a request
-asks for information (one of the lexicon's search verbs or news words), is one step, and its best hit is weak
-(it explains less than `WEB_SEARCH_BELOW_COVERAGE` of the request), the catalog's web search tools are offered
-right after that best hit, best matching first. Not for a request of several steps: its weak whole is usually a
-task whose steps have tools of their own (offered there too, task R@5 .573 → .536 on catalog.json).
+"Find the latest news about elections in Brazil": a catalog rarely has a tool for the subject, but often a general
+web search, which a lexical ranking puts nowhere (its text names no subject) behind tools sharing a word (a crypto
+news feed for "news"). So a one-step request for information (`INFORMATION_CONCEPTS`) whose best hit is weak is
+offered the catalog's web search tools right after that hit, which keeps its place (a weak hit is still sometimes
+the right one). Not a request of several steps: its steps usually have tools of their own (task R@5 .573 → .536).
 
-The best hit keeps its place: it is what the request's words point to, and a weak hit is still sometimes the
-right one. The tools offered are of different services (`services`): a catalog often wraps one service several
-times (DuckDuckGo by three servers, Exa alone and inside a toolkit), and three wrappers of one service leave a
-model that finds it unusable (no key, rate limited, down) no real alternative. A tool's service is the words of
-its name and its server's key and aliases, less the words most web search tools share (web, search); two tools
-of one server are one service.
+The tools offered are of different services (`services`): three wrappers of DuckDuckGo leave a model that finds it
+unusable (no key, rate limited) no alternative. A tool's service is the words of its name and its server's labels,
+less the words most web search tools share (web, search); two tools of one server are one service.
 """
 
 from __future__ import annotations
@@ -28,22 +22,17 @@ from mcp_gateway.search.query import ParsedQuery
 from mcp_gateway.search.ranking import Scored
 
 MAX_WEB_SEARCH_HITS = 3
-"""Web search tools offered after the best hit at most. Measured on catalog.json (seven web search tools) with
-`benchmarks/retrieval.py`, single+step R@5 / task R@5: 2 → .798 / .573; 3 → .882 / .573; 4 → .885 / .561 (a
-fourth pushes a task's own tools out of the top five). The benchmark counts two of the seven (Google's and
-Tavily's), so the number offered decides how often one of those two is among them: read the step from 2 to 3 as
-that, not as three being right for a user."""
+"""Measured (seven web search tools), single+step R@5 / task R@5: 2 → .798 / .573; 3 → .882 / .573; 4 → .885 / .561.
+The benchmark counts two of the seven, so read the step from 2 to 3 as how often one of those is offered, not as
+three being right for a user."""
 INFORMATION_CONCEPTS = frozenset(CONCEPT_PREFIX + name for name in ("search", "news"))
-"""Lexicon concepts of a request for information: the search verbs (find, search, look up, query, discover …)
-and news words (news, article, headline, press). Generic vocabulary, not benchmark words. Measured against
-offering web search to every weak single-step request: single+step R@5 .882 against .814, task R@5 .573 against
-.544 (a weak request to do something is not a question for the web)."""
+"""The search verbs and news words. Against offering web search to every weak one-step request: single+step R@5
+.882 against .814, task R@5 .573 against .544 (a weak request to do something is not a question for the web)."""
 WEB_SEARCH_REASON = "a general web search, for a request no tool covers well"
 WEB_SEARCH_BELOW_COVERAGE = 0.5
-"""An information request whose best hit explains less than this share of it (`confidence.judge`) is offered web
-search. Until issue 27 the best hit's level had to be low; once the level also read margins (`calibration.py`), a
-weak hit far ahead of weaker ones was no longer low. Measured in issue 27 on catalog.json (public single+step R@5;
-styled dev sets R@5): low → .884; .781. 0.4 → .874; 0.5 → .892; .777. 0.6 → .904; .773."""
+"""A best hit explaining less than this share of the request (`confidence.judge`) is weak (a low level no longer
+says so once it reads margins). Issue 27 (public single+step R@5; styled dev R@5): a low level → .884; .781. 0.4 →
+.874; 0.5 → .892; .777. 0.6 → .904; .773."""
 
 
 def asks_for_information(query: ParsedQuery) -> bool:
