@@ -43,20 +43,12 @@ MAX_CJK_WORD = 5
 """The longest piece of a CJK run looked up: at least the lexicon's longest word (电子邮件)."""
 
 CONCEPTS_FILE = "lexicon-concepts.txt"
+ABBREVIATIONS_FILE = "lexicon-abbreviations.txt"
 
 MAX_CACHED_CJK_RUNS = 4096
 """CJK runs whose lexicon words and translations are kept: catalog-xl.json has 1,634, each read twice or more."""
 
 _WORD = re.compile(r"[a-z0-9+]+")
-
-_ABBREVIATIONS = """
-pr prs=pull+request mr=merge+request repo repos=repository k8s kube=kubernetes db=database msg=message
-dm=direct+message auth=authentication env=environment config cfg=configuration dir=directory img=image
-pic=picture doc=document docs=documentation info=information btc=bitcoin eth=ethereum ci=continuous+integration
-tz=timezone dt=datetime geo=location addr=address qr=qrcode pdf=document ppt=presentation
-xls xlsx=spreadsheet md=markdown ts=typescript js=javascript py=python tx=transaction
-"""
-"""`a b=c+d`: a and b stand for `c d`. Expanded on both sides: `list my open PRs` meets `list_pull_requests`."""
 
 
 @dataclass(frozen=True)
@@ -98,14 +90,9 @@ def _tables() -> _Tables:
             words = english_word.split("+") if english_word else concept.split("_")
             translations.setdefault(word, set()).update(stem(w) for w in words)
     abbreviations: dict[str, set[str]] = {}
-    pending: list[str] = []
-    for item in _ABBREVIATIONS.split():
-        short, _, long = item.partition("=")
-        pending.append(short)
-        if long:
-            for abbreviation in pending:
-                abbreviations.setdefault(stem(abbreviation), set()).update(stem(word) for word in long.split("+"))
-            pending.clear()
+    for long, shorts in data_lines(ABBREVIATIONS_FILE):
+        for abbreviation in shorts.split():
+            abbreviations.setdefault(stem(abbreviation), set()).update(stem(word) for word in long.split("+"))
     segmented = _segmented_words(chinese)
     actions = frozenset(
         word
