@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
 
-from mcp_gateway.search.glossary import glossary
-from mcp_gateway.search.lexicon import MEASURE_PHRASE, lexicon_chinese_words
+from mcp_gateway.search.lexicon import MEASURE_PHRASE, glossary, lexicon_chinese_words
 from mcp_gateway.search.text import CJK_FILLER
 
 PINYIN_FILE = "pinyin-zh.txt"

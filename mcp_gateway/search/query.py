@@ -19,9 +19,15 @@ from functools import cached_property
 
 from rapidfuzz import fuzz, process
 
-from mcp_gateway.search.glossary import everyday_of
 from mcp_gateway.search.homophones import homophone_corrections
-from mcp_gateway.search.lexicon import CONCEPT_PREFIX, bigram_weights, concepts_of, expansions_of, translations_of
+from mcp_gateway.search.lexicon import (
+    CONCEPT_PREFIX,
+    bigram_weights,
+    concepts_of,
+    everyday_of,
+    expansions_of,
+    translations_of,
+)
 from mcp_gateway.search.text import analyze, is_cjk, split_identifier, stem
 from mcp_gateway.search.values import Value, split_values
 
@@ -154,7 +160,7 @@ def parse_query(
     text: str, usage: Callable[[str], int], vocabulary: Callable[[], Vocabulary], *, everyday: bool = True
 ) -> ParsedQuery:
     """Weighted terms for `text`; `usage(term)` tells how many tools have a term, `vocabulary()` gives the words;
-    `everyday` reads the request's everyday words as the catalog's words too (`glossary.everyday_of`)."""
+    `everyday` reads the request's everyday words as the catalog's words too (`lexicon.everyday_of`)."""
     text = text[:MAX_QUERY_CHARS]
     intent, values = split_values(text)
     analyzed = analyze(intent)
