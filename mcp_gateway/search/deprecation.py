@@ -1,19 +1,12 @@
 """Deprecated tools: told apart when a tool is indexed, ranked below the tools that replace them.
 
-Servers keep a deprecated tool listed for old clients and say so in its text: the reference filesystem
-server's `read_file` is titled "Read File (Deprecated)" and described "… DEPRECATED: Use read_text_file
-instead."; others write "⚠️ DEPRECATED: Use a or b instead", "Deprecated, please use x instead", "DEPRECATED.
-Use …", or put `_DEPRECATED_` in the tool's name. Its text matches a request as
-well as its replacement's (often better: it is shorter), so a plain ranking offers the model the tool it
-should not call. MCP's tool annotations have no deprecation flag; a title in annotations counts as the title.
-
-The phrasings are read narrowly, on purpose. "Use x instead" alone is not one: in the bench catalogs it is
-nearly always advice for another case ("for variant records, use variant_searcher instead"), and
-"Check if packages are deprecated" describes a live tool. Nor is "Legacy tool: … (for backward
-compatibility). Use x for more detailed information": a tool kept alongside a richer one, which MCP-Bench's
-weather tasks do call (demoting it cost that group R@5 .740 → .726). What is found is kept on the indexed tool
-(`deprecation_of`), so the ranking applies a constant factor (`ranking.DEPRECATED_FACTOR`) and no query pays
-for reading text; a hit whose replacement is among the same results is never `high` (`superseded_by`).
+Servers keep a deprecated tool listed for old clients and say so in its text ("Read File (Deprecated)", "…
+DEPRECATED: Use read_text_file instead.", `_DEPRECATED_` in its name); its text matches a request as well as its
+replacement's, often better. MCP has no deprecation flag. The phrasings are read narrowly: "use x instead" alone
+is mostly advice for another case, "Check if packages are deprecated" describes a live tool, and a "Legacy tool …
+Use x for more detailed information" is still called by MCP-Bench's weather tasks (demoting it cost that group
+R@5 .740 → .726). Read once when a tool is indexed; the ranking applies `ranking.DEPRECATED_FACTOR`, and a hit
+whose replacement is among the same results is never `high` (`superseded_by`).
 """
 
 from __future__ import annotations
@@ -23,12 +16,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 MAX_READ_CHARS = 4000
-"""Text read for markers and replacements: `documents.MAX_DESCRIPTION_CHARS`, the part of a description that is
-indexed at all (a marker past it would not change what the tool matches anyway)."""
+"""Text read for markers and replacements: the part of a description that is indexed at all."""
 MAX_REPLACEMENT_CHARS = 200
-"""How far after "use" a replacement's name is looked for: the rest of one sentence. Chosen by hand: the longest
-replacement clause in the bench catalogs ("Use defillama_get_top_protocols or defillama_get_protocols_paginated
-instead") is 70 characters."""
+"""How far after "use" a replacement's name is looked for: by hand, the longest such clause in the bench catalogs is
+70 characters."""
 MAX_REPLACEMENTS = 8
 """Names kept from a replacement clause: a bound on what each search compares, far above the two seen."""
 
@@ -61,17 +52,13 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w\-]*")
 
 @dataclass(frozen=True, slots=True)
 class Deprecation:
-    """A tool says it is deprecated; `replacements` are the words of the clause naming what to use instead.
-
-    They are compared with the names of the tool's server's other tools in a search's results, so a word that
-    names no tool ("instead", "GET", "for") never matches one and needs no filtering here.
-    """
+    """`replacements` are the words of the clause naming what to use instead, compared with the names of its
+    server's tools in a search's results (so a word naming no tool, "instead", needs no filtering)."""
 
     replacements: tuple[str, ...] = ()
 
 
 def deprecation_of(name: str, title: str | None, description: str) -> Deprecation | None:
-    """What the tool's own text says about its deprecation, or None when it says nothing."""
     text = description[:MAX_READ_CHARS]
     if not any(MARKER_WORD in part.lower() for part in (text, name, title or "")):
         return None  # each marker has the word in it: most tools are read no further than this one search

@@ -15,13 +15,12 @@ from mcp_gateway.search.lexicon import CONCEPT_PREFIX
 from mcp_gateway.search.text import stem
 
 HOST_NOISE = frozenset("www m api app mobile com net org io co cn uk de fr jp edu gov info dev ai me tv".split())
-"""Host labels that name no service (`www`, `api`, top-level domains): the rest of a URL's host does."""
+"""Host labels that name no service: the rest of a URL's host does."""
 MAX_QUOTED_CHARS = 200
-"""Quoted text up to this long is a value the tool will work on; a longer "quotation" is more likely prose with
-stray quotes. Chosen by hand in b12d795, not tuned."""
+"""A longer "quotation" is more likely prose with stray quotes. By hand in b12d795."""
 MIN_BLOB_CHARS = 32
-"""An unbroken run of letters, digits and `+/=_-` this long is an identifier, hash or encoded data, not words
-(a SHA-1 in hex is 40). Set in 9d191f6, not tuned."""
+"""An unbroken run of letters, digits and `+/=_-` this long is a hash or encoded data (a SHA-1 in hex is 40).
+9d191f6."""
 FILE_EXTENSIONS = frozenset(
     """
         py js ts tsx jsx java go rs rb php c h cpp cs swift kt md txt rst csv tsv json jsonl yaml yml toml ini cfg
@@ -29,7 +28,6 @@ FILE_EXTENSIONS = frozenset(
         svg webp bmp ico mp3 mp4 wav ogg flac mov avi mkv zip tar gz tgz bz2 7z rar whl ipynb parquet db sqlite
     """.split()
 )
-"""A word with one of these extensions (`report.md`) is a file name, so a path value."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +38,7 @@ class Value:
     hint: str | None
     """The concept the value's kind implies: a URL is about the web, a path about files."""
     site_words: tuple[str, ...] = ()
-    """A URL's host names the service it belongs to (`github`, `bilibili`), which is intent, not a value."""
+    """A URL's host names its service (`github`): intent, not a value."""
 
 
 _VALUE = re.compile(
@@ -61,7 +59,6 @@ _HINTS = {"url": CONCEPT_PREFIX + "web", "email": CONCEPT_PREFIX + "email", "pat
 
 
 def split_values(text: str) -> tuple[str, list[Value]]:
-    """The query with its literal values cut out, and those values (each with the concept its kind implies)."""
     values: list[Value] = []
 
     def cut(match: re.Match[str]) -> str:
@@ -90,15 +87,13 @@ ARGUMENT_LEADS = frozenset("in at to from for near into".split())
 of the tool, not which tool. Not `about` or `of`: what a request is about (news about elections) is what a tool
 must be about too."""
 DETERMINERS = frozenset("a an the my our your his her their its this that these those some".split())
-"""Words between a preposition and its argument (`to the Paris office`)."""
 _WORD_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*|[.!?;:]")
 _SENTENCE_MARK = frozenset(".!?;:")
 
 
 def argument_words(text: str) -> frozenset[str]:
-    """The stems of a request's words that read as arguments when no tool knows them: a capitalized word inside a
-    sentence (a name: Berlin, Alice, Team Spirit), and the word a preposition of place or time introduces (`in
-    berlin`). Such a word is a value the tool is given, not a thing no tool does."""
+    """The stems of words that read as arguments when no tool knows them: a capitalized word inside a sentence (a
+    name: Berlin) and the word a preposition of place or time introduces (`in berlin`)."""
     found: set[str] = set()
     previous = ""
     starting = True

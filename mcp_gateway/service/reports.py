@@ -15,6 +15,7 @@ from typing import Literal
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import Phase
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.search import Confidence
 from mcp_gateway.service.daemon_record import DaemonState
 from mcp_gateway.wording import Words
 
@@ -83,7 +84,7 @@ class ToolDescription:
 @dataclass(frozen=True)
 class SearchHit:
     tool: ToolDefinition
-    confidence: Literal["high", "medium", "low"]
+    confidence: Confidence
     reasons: tuple[str, ...]
     """Why it matched, in words ("name: list, issues", "server: github")."""
 
