@@ -14,6 +14,11 @@ the gateway wrote there:
   the same directory and is renamed over the name; the rename replaces a planted link itself, never its
   target. Temp files whose writer is no longer running are removed by `remove_stale_temp_files`.
 
+Each function takes a path, or a name and the descriptor of the directory it is in (`directory_fd`, see
+`open_directory`): names opened relative to a directory descriptor stay in that directory even if a link is
+swapped in for it. This module imports nothing of the gateway but `errors` and `paths`: every layer uses it.
+The front has its own minimal copy (`front/private_files.py`): it may not import `errors`.
+
 Every function here does disk I/O: call it from a worker thread, never on the event loop.
 """
 
@@ -27,7 +32,6 @@ import stat
 from collections.abc import Generator
 from pathlib import Path
 
-from mcp_gateway.downstream.processes import pid_alive
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.paths import FILE_MODE
 
@@ -41,7 +45,9 @@ _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOE
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = False) -> bytes:
+def read_regular(
+    path: Path | str, max_bytes: int, *, follow_symlinks: bool = False, directory_fd: int | None = None
+) -> bytes:
     """The whole content of the regular file at `path`, at most `max_bytes` long.
 
     Raises:
@@ -49,10 +55,10 @@ def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = False) -
         UnusableFileError: it is a symbolic link (unless `follow_symlinks`), not a regular file, or too large.
         OSError: the file system refused (permissions, I/O).
     """
-    _check_regular(path, os.stat(path, follow_symlinks=follow_symlinks), max_bytes)
+    _check_regular(path, os.stat(path, dir_fd=directory_fd, follow_symlinks=follow_symlinks), max_bytes)
     flags = _READ_FLAGS if follow_symlinks else _READ_FLAGS | os.O_NOFOLLOW
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, flags, dir_fd=directory_fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP and not follow_symlinks:
             raise _link(path) from exc  # swapped for a link after the check
@@ -64,24 +70,24 @@ def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = False) -
         os.close(fd)
 
 
-def create_exclusive(path: Path) -> int:
+def create_exclusive(path: Path | str, *, directory_fd: int | None = None) -> int:
     """A new private file at `path`, open for writing; `FileExistsError` if anything, a link included, is there."""
-    return os.open(path, _CREATE_FLAGS, FILE_MODE)
+    return os.open(path, _CREATE_FLAGS, FILE_MODE, dir_fd=directory_fd)
 
 
-def replace_file(path: Path, data: bytes, *, durable: bool) -> os.stat_result:
+def replace_file(path: Path | str, data: bytes, *, durable: bool, directory_fd: int | None = None) -> os.stat_result:
     """Replace whatever is at `path` by a private regular file holding `data`, atomically; returns its `fstat`.
 
     One writer per file per process at a time (the caller serializes): the temp file's name is this
     process's. `durable` fsyncs the file and the directory, so the rename survives a crash.
     """
-    temp = temp_path(path, os.getpid())
+    temp = temp_path(Path(path), os.getpid())
     try:
-        fd = create_exclusive(temp)
+        fd = create_exclusive(temp, directory_fd=directory_fd)
     except FileExistsError:
         # Named with our pid: left by a dead process whose pid we reuse, or by a failed write of ours.
-        temp.unlink()
-        fd = create_exclusive(temp)
+        os.unlink(temp, dir_fd=directory_fd)
+        fd = create_exclusive(temp, directory_fd=directory_fd)
     committed = False
     try:
         with os.fdopen(fd, "wb") as file:
@@ -90,14 +96,14 @@ def replace_file(path: Path, data: bytes, *, durable: bool) -> os.stat_result:
             if durable:
                 os.fsync(file.fileno())
             written = os.fstat(file.fileno())
-        os.replace(temp, path)
+        os.replace(temp, path, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
         committed = True
     finally:
         if not committed:
             with contextlib.suppress(OSError):
-                temp.unlink()
+                os.unlink(temp, dir_fd=directory_fd)
     if durable:
-        _fsync_directory(path.parent)
+        _fsync_directory(Path(path).parent, directory_fd)
     return written
 
 
@@ -116,7 +122,7 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
         match = _TEMP_NAME.fullmatch(entry.name)
         if match is None or match["name"] != path.name:
             continue
-        if pid_alive(int(match["pid"])):
+        if _process_exists(int(match["pid"])):
             continue  # mid-write, or a reused pid: the file goes once that process is gone
         with contextlib.suppress(OSError):
             os.unlink(entry.path)  # unlinks a link itself, never its target
@@ -194,7 +200,7 @@ def kind_of(mode: int) -> str:
     return next((noun for test, noun in kinds if test(mode)), "not a regular file")
 
 
-def _check_regular(path: Path, info: os.stat_result, max_bytes: int | None) -> None:
+def _check_regular(path: Path | str, info: os.stat_result, max_bytes: int | None) -> None:
     if stat.S_ISLNK(info.st_mode):
         raise _link(path)
     if not stat.S_ISREG(info.st_mode):
@@ -203,7 +209,7 @@ def _check_regular(path: Path, info: os.stat_result, max_bytes: int | None) -> N
         raise _oversize(path, max_bytes)
 
 
-def _read_at_most(fd: int, path: Path, max_bytes: int) -> bytes:
+def _read_at_most(fd: int, path: Path | str, max_bytes: int) -> bytes:
     chunks: list[bytes] = []
     total = 0
     while chunk := os.read(fd, min(READ_CHUNK_BYTES, max_bytes + 1 - total)):
@@ -214,11 +220,11 @@ def _read_at_most(fd: int, path: Path, max_bytes: int) -> bytes:
     return b"".join(chunks)
 
 
-def _link(path: Path) -> UnusableFileError:
+def _link(path: Path | str) -> UnusableFileError:
     return UnusableFileError(str(path), "is a symbolic link", "link")
 
 
-def _oversize(path: Path, max_bytes: int) -> UnusableFileError:
+def _oversize(path: Path | str, max_bytes: int) -> UnusableFileError:
     return UnusableFileError(str(path), f"is larger than {max_bytes // (1024 * 1024)} MiB", "oversize")
 
 
@@ -230,8 +236,12 @@ def _unusable_entry(path: Path) -> UnusableFileError:
     return UnusableFileError(str(path), f"is {kind_of(info.st_mode)}, not a directory", "not-a-directory")
 
 
-def _fsync_directory(directory: Path) -> None:
+def _fsync_directory(directory: Path, directory_fd: int | None) -> None:
     """Make a rename durable; some file systems cannot fsync a directory, and the rename is done anyway."""
+    if directory_fd is not None:
+        with contextlib.suppress(OSError):
+            os.fsync(directory_fd)
+        return
     try:
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
@@ -242,3 +252,20 @@ def _fsync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _process_exists(pid: int) -> bool:
+    """Whether a process `pid` exists (a reused pid counts: the temp file goes once it is gone)."""
+    if pid < 1:
+        return False
+    if os.name != "posix":  # signal 0 would end a process on Windows
+        import psutil
+
+        return psutil.pid_exists(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
