@@ -8,8 +8,9 @@ the gateway wrote there:
 - A file is read only if it is a regular file, checked before it is opened (opening some devices has side
   effects) and again on the open descriptor, which is opened `O_NONBLOCK` (a FIFO swapped in between
   answers at once instead of blocking the reader for ever), and only up to a cap the caller names.
-- A file's mode is set only when this process creates it (`open`'s mode): the mode of an existing file,
-  or of a link's target, belongs to whoever made it.
+- A file's mode is set only when this process creates it (`open`'s mode, then `fchmod` of its descriptor, as
+  the umask may have narrowed it): the mode of an existing file, or of a link's target, belongs to whoever
+  made it.
 - A whole-file write goes to a private temp file created exclusively (`O_EXCL`, `.<name>.<pid>.tmp`) in
   the same directory and is renamed over the name; the rename replaces a planted link itself, never its
   target. Temp files whose writer is no longer running are removed by `remove_stale_temp_files`.
@@ -70,24 +71,34 @@ def read_regular(
         os.close(fd)
 
 
-def create_exclusive(path: Path | str, *, directory_fd: int | None = None) -> int:
-    """A new private file at `path`, open for writing; `FileExistsError` if anything, a link included, is there."""
-    return os.open(path, _CREATE_FLAGS, FILE_MODE, dir_fd=directory_fd)
+def create_exclusive(path: Path | str, *, mode: int = FILE_MODE, directory_fd: int | None = None) -> int:
+    """A new file at `path` with exactly `mode` (whatever the umask), open for writing; `FileExistsError` if
+    anything, a link included, is there."""
+    fd = os.open(path, _CREATE_FLAGS, mode, dir_fd=directory_fd)
+    try:
+        os.fchmod(fd, mode)  # the umask may have narrowed it; the descriptor is the file, never a link
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
-def replace_file(path: Path | str, data: bytes, *, durable: bool, directory_fd: int | None = None) -> os.stat_result:
-    """Replace whatever is at `path` by a private regular file holding `data`, atomically; returns its `fstat`.
+def replace_file(
+    path: Path | str, data: bytes, *, durable: bool, mode: int = FILE_MODE, directory_fd: int | None = None
+) -> os.stat_result:
+    """Replace whatever is at `path` by a regular file of `mode` (private unless told) holding `data`, atomically;
+    returns its `fstat`.
 
     One writer per file per process at a time (the caller serializes): the temp file's name is this
     process's. `durable` fsyncs the file and the directory, so the rename survives a crash.
     """
     temp = temp_path(Path(path), os.getpid())
     try:
-        fd = create_exclusive(temp, directory_fd=directory_fd)
+        fd = create_exclusive(temp, mode=mode, directory_fd=directory_fd)
     except FileExistsError:
         # Named with our pid: left by a dead process whose pid we reuse, or by a failed write of ours.
         os.unlink(temp, dir_fd=directory_fd)
-        fd = create_exclusive(temp, directory_fd=directory_fd)
+        fd = create_exclusive(temp, mode=mode, directory_fd=directory_fd)
     committed = False
     try:
         with os.fdopen(fd, "wb") as file:
