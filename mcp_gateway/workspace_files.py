@@ -26,6 +26,7 @@ Every function here does disk I/O: call it from a worker thread, never on the ev
 from __future__ import annotations
 
 import contextlib
+import datetime
 import errno
 import os
 import re
@@ -40,6 +41,7 @@ _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 READ_CHUNK_BYTES = 1024 * 1024
 _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")
+_SET_ASIDE_STAMP = re.compile(r"\.[a-z0-9-]+-(?P<stamp>\d{8}T\d{6}\.?\d{6}Z)$")
 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -139,6 +141,30 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
             os.unlink(entry.path)  # unlinks a link itself, never its target
             removed.append(Path(entry.path))
     return removed
+
+
+def set_aside(path: Path | str, tag: str, *, keep: int, directory_fd: int | None = None) -> str:
+    """Rename what is at `path` (a link itself, never its target) to `<name>.<tag>-<UTC time>` beside it, so that a
+    person can look at it, and delete all but the newest `keep` of what was set aside in that directory (a
+    directory set aside stays: it is the user's to inspect). Returns the new name.
+
+    Raises:
+        OSError: it could not be renamed (`FileNotFoundError`: nothing is there).
+    """
+    source = Path(path)
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    target = source.with_name(f"{source.name}.{tag}-{stamp}")
+    os.replace(source, target, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
+    try:
+        with os.scandir(source.parent if directory_fd is None else directory_fd) as entries:
+            names = [entry.name for entry in entries]
+    except OSError:
+        return target.name
+    aside = {name: match["stamp"].replace(".", "") for name in names if (match := _SET_ASIDE_STAMP.search(name))}
+    for old in sorted(aside, key=aside.__getitem__)[:-keep]:
+        with contextlib.suppress(OSError):
+            os.unlink(source.with_name(old), dir_fd=directory_fd)
+    return target.name
 
 
 @contextlib.contextmanager

@@ -23,7 +23,6 @@ does disk I/O: call them from a worker thread.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import logging
 import os
 import signal
@@ -38,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mcp_gateway.downstream import processes
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.paths import ensure_private_dir
-from mcp_gateway.workspace_files import read_regular, replace_file, usable_directory
+from mcp_gateway.workspace_files import read_regular, replace_file, set_aside, usable_directory
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +53,7 @@ MAX_GROUPS_PER_RECORD = 10_000
 MAX_RECORD_BYTES = 1024 * 1024
 """Far above any real record (about 80 bytes a group); a larger file is not one of ours."""
 RECORD_SUFFIX = ".json"
-SET_ASIDE_MARK = ".unusable-"
+SET_ASIDE_TAG = "unusable"
 SET_ASIDE_KEPT = 5
 """Unusable record files kept for inspection; older ones are deleted."""
 
@@ -139,10 +138,8 @@ class RecordDirectory:
 
     def set_aside(self, name: str, reason: str) -> str | None:
         """Rename an unusable record out of the way; its new name, or None if it could not be moved."""
-        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        target = f"{name}{SET_ASIDE_MARK}{stamp}"
         try:
-            os.rename(name, target, src_dir_fd=self._fd, dst_dir_fd=self._fd)  # a link itself, never its target
+            target = set_aside(name, SET_ASIDE_TAG, keep=SET_ASIDE_KEPT, directory_fd=self._fd)
         except OSError as error:
             logger.warning("could not set aside the unusable process record %s (%s): %s", name, reason, error)
             return None
@@ -152,18 +149,7 @@ class RecordDirectory:
             target,
             reason,
         )
-        try:
-            with os.scandir(self._fd) as entries:
-                aside = sorted((e.name for e in entries if SET_ASIDE_MARK in e.name), key=_set_aside_stamp)
-        except OSError:
-            return target
-        for old in aside[:-SET_ASIDE_KEPT]:
-            self.remove(old)
         return target
-
-
-def _set_aside_stamp(name: str) -> str:
-    return name.rsplit(SET_ASIDE_MARK, 1)[1]
 
 
 class ProcessRecords:
