@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import select
 import socket
 import sys
@@ -37,6 +36,7 @@ from typing import Any, cast
 from mcp_gateway.front.client_lines import ClientLines
 from mcp_gateway.front.early_answers import EarlyAnswers
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
+from mcp_gateway.front.private_files import write_all
 from mcp_gateway.front.rendezvous import POLL_SECONDS, START_SECONDS, NoRendezvous
 
 CHUNK_BYTES = 64 * 1024
@@ -146,7 +146,7 @@ class Front:
         reply = self._early.answer(line)
         if reply is not None:
             with self._writing, contextlib.suppress(OSError):  # a client gone: its stdin ends the front
-                _write_all(self._stdout, reply)
+                write_all(self._stdout, reply)
 
     def _was_answered_early(self, request_id: object) -> bool:
         return self._early is not None and self._early.answered_early(request_id)
@@ -233,7 +233,7 @@ class Front:
                 if newline:
                     kept = self._answered(whole + newline)
                     with self._writing:
-                        _write_all(self._stdout, kept)
+                        write_all(self._stdout, kept)
         except OSError:
             return False
 
@@ -285,7 +285,7 @@ class Front:
             for request_id in ids:
                 error = {"code": DAEMON_LOST, "message": message}
                 with contextlib.suppress(OSError):
-                    _write_all(
+                    write_all(
                         self._stdout, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n"
                     )
 
@@ -354,13 +354,6 @@ def _read_line(sock: socket.socket, limit: int) -> bytes:
         if len(data) > limit:
             raise BadHello("the daemon's answer is too long")
     return data
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
 
 
 def _message(line: bytes) -> dict[str, Any] | None:

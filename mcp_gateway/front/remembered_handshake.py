@@ -84,18 +84,11 @@ def _parsed(data: bytes) -> tuple[dict[str, Any], Answer] | None:
 
 def _unchanged(fields: dict[str, Any], environ: Mapping[str, str]) -> bool:
     """The same protocol and environment, and every source file with the signature it had."""
-    if fields.get("protocol") != FRONT_PROTOCOL or fields.get("environ") != _environ_digest(environ):
+    try:
+        now = [[path, _signature(Path(path))] for path, _ in cast(list[Any], fields["sources"])]
+    except (KeyError, TypeError, ValueError):  # not a list of [path, signature] pairs: not one this front wrote
         return False
-    sources = fields.get("sources")
-    if not isinstance(sources, list) or not sources:
-        return False
-    for source in cast(list[Any], sources):
-        if not (isinstance(source, list) and len(cast(list[Any], source)) == 2):
-            return False
-        path, signature = cast(list[Any], source)
-        if not isinstance(path, str) or _signature(Path(path)) != signature:
-            return False
-    return True
+    return bool(now) and fields == {"protocol": FRONT_PROTOCOL, "environ": _environ_digest(environ), "sources": now}
 
 
 def remember(path: Path, environ: Mapping[str, str], sources: Sequence[Source], answer_line: bytes) -> None:
