@@ -23,18 +23,23 @@ import anyio
 from mcp_gateway.cli import undoing
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
-from mcp_gateway.importers import Where
-from mcp_gateway.importers.launch import this_installation
-from mcp_gateway.importers.launch_check import check_launch
-from mcp_gateway.importers.sign_in import Probe, http_status, needs_login
-from mcp_gateway.service.import_reports import (
+from mcp_gateway.importing import (
     AskingForSignIns,
     ClientEntry,
+    Clock,
     ImportReport,
     ImportRequest,
+    ImportService,
+    Launching,
+    Probe,
     ServerOutcome,
+    Where,
+    check_launch,
+    http_status,
+    needs_login,
+    system_clock,
+    this_installation,
 )
-from mcp_gateway.service.importing import Clock, ImportService, Launching, system_clock
 
 FAILED = 1
 INDENT = "  "

@@ -17,16 +17,16 @@ from pathlib import Path
 import anyio
 
 from mcp_gateway.errors import ImportFailedError, ImportUsageError
-from mcp_gateway.service.import_reports import (
+from mcp_gateway.importing import (
     BackupChoice,
     FileHistory,
+    ImportService,
     KeptVersion,
     PrunedFile,
     RestoreReport,
     RestoreRequest,
     WalkEnded,
 )
-from mcp_gateway.service.importing import ImportService
 
 ORIGINAL = "original"
 """`--restore original`: the oldest backup. A backup's own name always has the `.mcp-gateway-` mark in it."""

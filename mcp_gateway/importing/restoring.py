@@ -1,0 +1,155 @@
+"""The undo of `import`'s writes to client files: list what was kept, step back once, or go to the original.
+
+`ImportService.restore` and `ImportService.backups` call these in a worker thread (they read and write
+files). Which file: the one a named kept version belongs to, else the single client file with backups
+among those the request narrows to (`client`, `scope`, `source`); several or none is a `BackupChoice` the
+front end shows. The walk itself (which backup is the next step, how a restore moves the pointer, what it
+keeps) is `importing.backups`'; here it is chosen and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from mcp_gateway.errors import ImportFailedError, ImportUsageError
+from mcp_gateway.importing.backups import (
+    Backup,
+    history_of,
+    next_step_back,
+    original_of,
+    parse_backup,
+    private,
+    prune,
+    restore,
+    same_bytes,
+)
+from mcp_gateway.importing.clients.client import ClientFormat
+from mcp_gateway.importing.clients.model import Where
+from mcp_gateway.importing.clients.registry import CLIENTS, files_with_backups, find_client
+from mcp_gateway.importing.reports import (
+    BackedUpFile,
+    BackupChoice,
+    BackupListing,
+    FileHistory,
+    KeptVersion,
+    PrunedFile,
+    RestoreReport,
+    RestoreRequest,
+    WalkEnded,
+)
+
+
+def restore_backup(
+    where: Where, request: RestoreRequest, clock: Callable[[], datetime]
+) -> RestoreReport | BackupChoice | WalkEnded:
+    """Put back the named kept version, else the original, else one step back (see `RestoreRequest`).
+
+    Raises:
+        ImportUsageError: the named file is not a kept version import made, or the client is unknown.
+        ImportFailedError: the named copy is gone, or it cannot be put back.
+    """
+    if request.backup:
+        chosen = _named(request.backup)
+    else:
+        found = _files(where, request)
+        with_backups = {path: [c for c in history if c.is_backup] for path, history in found.items()}
+        with_backups = {path: backups for path, backups in with_backups.items() if backups}
+        if len(with_backups) != 1:
+            return BackupChoice(tuple(BackedUpFile(p, b[-1].path, len(b)) for p, b in with_backups.items()))
+        (path,) = with_backups
+        step = original_of(path) if request.original else next_step_back(path)
+        if step is None:
+            first = original_of(path)
+            return WalkEnded(path, first.path if first else None)
+        chosen = step
+    try:
+        restored = restore(chosen, clock())
+    except OSError as error:
+        raise ImportFailedError(
+            f"cannot restore {chosen.original} from {chosen.path} ({error.strerror or error}); see where it stands "
+            "with mcp-gateway import --backups"
+        ) from error
+    first = original_of(chosen.original)
+    return RestoreReport(
+        chosen.path,
+        restored.original,
+        restored.kept_current,
+        changed=restored.changed,
+        marked=restored.marked,
+        made_by=chosen.made_by,
+        is_original=chosen.is_backup and first is not None and first.order == chosen.order,
+    )
+
+
+def list_backups(where: Where, request: RestoreRequest) -> BackupListing:
+    """Every client file with kept versions among those the request narrows to, each newest first."""
+    return BackupListing(tuple(_history(path, versions) for path, versions in _files(where, request).items()))
+
+
+def prune_backups(where: Where, request: RestoreRequest) -> tuple[PrunedFile, ...]:
+    """Each client file the request narrows to, its kept versions pruned to the original and the newest few."""
+    pruned: list[PrunedFile] = []
+    for path in _files(where, request):
+        done = prune(path)
+        pruned.append(PrunedFile(path, done.removed, len(done.kept), done.problem))
+    return tuple(pruned)
+
+
+def _history(path: Path, versions: list[Backup]) -> FileHistory:
+    first = original_of(path)
+    step = next_step_back(path)
+    try:
+        size: int | None = path.stat().st_size
+    except OSError:
+        size = None
+    kept = tuple(
+        KeptVersion(
+            version.path,
+            version.taken,
+            version.made_by,
+            _size(version.path),
+            version.restored,
+            is_original=first is not None and version.path == first.path,
+            same_as_file=size is not None and same_bytes(version.path, path),
+            next_step=step is not None and version.path == step.path,
+            private=private(version.path),
+        )
+        for version in reversed(versions)
+    )
+    return FileHistory(path, size, kept)
+
+
+def _named(name: str) -> Backup:
+    backup = parse_backup(Path(name).absolute())
+    if backup is None:
+        raise ImportUsageError(
+            f"{name} is not a backup made by mcp-gateway import; list them with mcp-gateway import --backups"
+        )
+    if not backup.path.is_file():
+        # A backup put back since it was printed has been renamed as restored: it is the same copy.
+        renamed = next((c for c in history_of(backup.original) if c.order == backup.order and c.restored), None)
+        if renamed is None or not backup.is_backup:
+            raise ImportFailedError(f"{backup.path}: no such backup; list them with mcp-gateway import --backups")
+        return renamed
+    return backup
+
+
+def _files(where: Where, request: RestoreRequest) -> dict[Path, list[Backup]]:
+    client = _client(request.client) if request.client else None
+    return files_with_backups(where, client=client, scope=request.scope, source=request.source)
+
+
+def _client(name: str) -> ClientFormat:
+    client = find_client(name)
+    if client is None:
+        raise ImportUsageError(f"unknown client '{name}'; use one of: {', '.join(c.name for c in CLIENTS)}")
+    return client
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
