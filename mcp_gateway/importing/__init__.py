@@ -9,6 +9,7 @@ with (`launch`), then back the client file up and rewrite it (`backups`); and wa
 (`restoring`). Reports hold no secret (`reports`).
 """
 
+from mcp_gateway.importing.backups import write_atomically
 from mcp_gateway.importing.clients import (
     CLIENTS,
     Edit,
@@ -18,22 +19,16 @@ from mcp_gateway.importing.clients import (
     replace_value,
     splice_members,
 )
-from mcp_gateway.importing.files import write_atomically
-from mcp_gateway.importing.launch import LAUNCHERS, Installation, this_installation
-from mcp_gateway.importing.launch_check import check_launch
+from mcp_gateway.importing.launch import LAUNCHERS, Installation, check_launch, this_installation
 from mcp_gateway.importing.merge import parse_config_text
-from mcp_gateway.importing.reports import (
-    AskingForSignIns,
+from mcp_gateway.importing.reports import AskingForSignIns, ClientEntry, ImportReport, ImportRequest, ServerOutcome
+from mcp_gateway.importing.restoring import (
     BackupChoice,
-    ClientEntry,
     FileHistory,
-    ImportReport,
-    ImportRequest,
     KeptVersion,
     PrunedFile,
     RestoreReport,
     RestoreRequest,
-    ServerOutcome,
     WalkEnded,
 )
 from mcp_gateway.importing.service import Clock, ImportService, Launching, system_clock

@@ -22,10 +22,16 @@ versions a walk back no longer needs: all but the original and the newest few. C
 one of ours. The original is the oldest backup: the file before the gateway first changed it. The time in
 a name is the `now` the caller passes: this module never reads the clock (the import service's clock; a
 fixed one in tests). Everything here does file I/O: call it from a worker thread.
+
+Every write of a client file or the gateway's config (`write_atomically`) goes to a temporary file in the same
+directory, flushed to disk, that replaces the old file with one rename, so a reader never sees half of it. A
+symlinked file is written through its link (dotfile managers link client configs). A client file keeps its mode
+(`~/.claude.json` is 0600 and must stay so); a new file, and the gateway's own config, get 0600.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import filecmp
 import os
@@ -36,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from mcp_gateway.importing.files import write_atomically
+from mcp_gateway.paths import FILE_MODE
 
 BACKUP_MARK = ".mcp-gateway-backup-"
 RESTORED_MARK = ".mcp-gateway-restored-"
@@ -54,6 +60,37 @@ KEPT_BY_PRUNE = 2
 MadeBy = Literal["write-back", "entry-update", "restore"]
 """The write a copy was taken before: `import --write-client-config`, another client's import updating
 this file's gateway entry, or a restore."""
+
+
+def write_atomically(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Replace `path` with `data`; `mode` defaults to the existing file's permissions, else 0600.
+
+    Raises:
+        OSError: the directory is not writable, the disk is full, …; the old file is then untouched.
+    """
+    if path.is_symlink():
+        path = path.resolve()  # dotfile managers link client configs: write the file, keep the link
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = FILE_MODE
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # Created exclusively, never through a link planted at the temp name; one of ours left over is removed.
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, mode)  # the umask may have narrowed it at creation
+        os.replace(temporary, path)
+    except Exception:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,21 @@ file already uses (`transport`, snake_case); aliases, lifecycle, filters, timeou
 other hand-made field stay.
 The file is edited as text like a client file, so its formatting survives; nothing is written when
 nothing changed, so re-running an import leaves the file byte-identical.
+
+A new server's aliases are seeded from its key: a model names servers loosely ("github" for
+`github-mcp-server`), and the gateway resolves qualified tool names by key or alias, so the meaningful words of
+the key become aliases (`google-calendar` → `google`, `calendar`). Filler (`mcp`, `server`) and generic verbs
+(`search`, `get`) are not aliases: they would pull unrelated queries towards the server. An alias another
+server already has, or that two new servers would share, is left out: each name means one server.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -26,13 +34,17 @@ from mcp_gateway.config.normalize import camel_case
 from mcp_gateway.config.template import default_config_text
 from mcp_gateway.config.transport import ALL_SERVER_FIELDS, SERVER_FIELDS
 from mcp_gateway.errors import ConfigError, UnusableFileError
-from mcp_gateway.importing.aliases import seed_aliases
-from mcp_gateway.importing.clients import jsonc
-from mcp_gateway.importing.clients.jsonc import JsoncError
-from mcp_gateway.importing.clients.jsonc_edit import apply_edits, splice_members
-from mcp_gateway.importing.clients.model import ImportedServer, JsonObject
-from mcp_gateway.importing.clients.variables import referenced_variables
-from mcp_gateway.importing.files import write_atomically
+from mcp_gateway.importing.backups import write_atomically
+from mcp_gateway.importing.clients import (
+    ImportedServer,
+    JsoncError,
+    JsonNode,
+    JsonObject,
+    apply_edits,
+    parse_jsonc,
+    referenced_variables,
+    splice_members,
+)
 from mcp_gateway.paths import FILE_MODE, ensure_private_dir
 from mcp_gateway.workspace_files import read_regular
 
@@ -42,6 +54,14 @@ REPLACED_FIELDS = ("type", "command", "args", "env", "url", "headers")
 """Connection fields the client is the truth for: absent in the client means absent here."""
 UPDATED_FIELDS = ("cwd",)
 """Connection fields few clients can express: brought in when given, kept when not."""
+
+MIN_ALIAS_LENGTH = 3
+FILLER_WORDS = frozenset(
+    "mcp server servers stdio http https sse remote local the and for with official tool tools api app client "
+    "service get list search find read write create update delete run fetch query my old new legacy test dev "
+    "beta".split()
+)
+_PARTS = re.compile(r"[-_.\s/@:]+|(?<=[a-z0-9])(?=[A-Z])")
 
 Status = Literal["added", "updated", "unchanged", "conflict"]
 
@@ -152,12 +172,12 @@ def _read(path: Path) -> str | None:
         raise ConfigError(f"{path}: cannot read the gateway config ({exc})") from exc
 
 
-def parse_config_text(path: Path, text: str, *, retry: str) -> jsonc.Node:
+def parse_config_text(path: Path, text: str, *, retry: str) -> JsonNode:
     """config.json's text parsed for an edit in place, refused as serving would refuse it (strict JSON, an
     object at the top); `retry` ends the error's advice ("and import again")."""
     try:
         json.loads(text)  # the gateway reads strict JSON: an edit must not accept what serving would reject
-        root = jsonc.parse(text)
+        root = parse_jsonc(text)
     except (json.JSONDecodeError, JsoncError) as exc:
         raise ConfigError(f"{path}: not valid JSON ({exc}); fix it (mcp-gateway config check) {retry}") from exc
     if root.members is None:
@@ -218,7 +238,7 @@ def _fold(kind: str) -> str:
     return "http" if folded == "streamablehttp" else folded
 
 
-def _rewrite(text: str, root: jsonc.Node, key: str, outcomes: Sequence[Outcome]) -> str:
+def _rewrite(text: str, root: JsonNode, key: str, outcomes: Sequence[Outcome]) -> str:
     added = [(o.name, o.entry) for o in outcomes if o.status == "added"]
     updated: dict[str, tuple[str, object] | None] = {
         o.name: (o.name, o.entry) for o in outcomes if o.status == "updated"
@@ -231,3 +251,28 @@ def _rewrite(text: str, root: jsonc.Node, key: str, outcomes: Sequence[Outcome])
     else:
         edit = splice_members(text, servers, updated, added, root=root)
     return apply_edits(text, [edit])
+
+
+def candidate_aliases(name: str) -> list[str]:
+    """The meaningful words of a server key, and those words joined when filler was removed."""
+    parts = [part.lower() for part in _PARTS.split(name) if part]
+    if len(parts) < 2:
+        return []
+    words = [
+        part for part in parts if part not in FILLER_WORDS and len(part) >= MIN_ALIAS_LENGTH and not part.isdigit()
+    ]
+    candidates: list[str] = []
+    joined = "-".join(words)
+    if words and joined != "-".join(parts):
+        candidates.append(joined)
+    if len(words) > 1:
+        candidates.extend(words)
+    return list(dict.fromkeys(candidates))
+
+
+def seed_aliases(new: Collection[str], taken: Collection[str]) -> Mapping[str, list[str]]:
+    """Aliases per new server key; `taken` holds every existing key and alias (any case)."""
+    used = {name.casefold() for name in taken} | {name.casefold() for name in new}
+    proposals = {name: [a for a in candidate_aliases(name) if a.casefold() not in used] for name in new}
+    counts = Counter(alias.casefold() for aliases in proposals.values() for alias in aliases)
+    return {name: [a for a in aliases if counts[a.casefold()] == 1] for name, aliases in proposals.items()}

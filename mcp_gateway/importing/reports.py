@@ -1,21 +1,37 @@
-"""What `ImportService` is asked and what it answers: requests, progress and reports, all plain values.
+"""What `ImportService` is asked and what it answers for an import, and how a report comes to hold no secret.
 
-A report holds no secret: entries are masked before they go in, so any front end may show all of it.
+Nothing printed may show a secret: a dry run is the kind of output people paste into issues. Entries are masked
+where they go in (`mask_json`), a config entry of any client's shape: what is a secret is decided by the shared
+rules of `mcp_gateway.masking` (env values by name or looks, `--api-key X`, a token alone in the args or inside
+an `sh -c '…'` string, `Authorization: X`, `?key=X`, `user:password@`); here is only where they sit in a
+client's entry. A header is a secret by its name or when its value looks generated, so `X-Client: my-app` is
+shown as it is: hiding it hides what a person checks a preview for. A value made only of `${VAR}` references
+(`Bearer ${API_TOKEN}`) names a secret without holding one and is shown. Free text (a sign-in check's error
+naming the url it asked, a launch check quoting the command's output, a client's note) passes through a
+`SecretMask` of the same secrets (`secrets_in`) as the report leaves the service (`ImportReport.masked`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from mcp_gateway.importing.backups import MadeBy
-from mcp_gateway.importing.clients.client import ClientFormat
-from mcp_gateway.importing.clients.model import JsonObject, Scope
-from mcp_gateway.importing.clients.registry import Detected
+from mcp_gateway.config.jsonfile import as_list, as_object
+from mcp_gateway.importing.clients import ClientFormat, Detected, JsonObject, Scope
 from mcp_gateway.importing.launch import Launcher
+from mcp_gateway.masking import (
+    MASK,
+    VARIABLE_REFERENCE,
+    Redact,
+    SecretMask,
+    looks_like_token,
+    redact_args,
+    redact_env,
+    redact_header,
+    redact_url,
+)
 
 
 @dataclass(frozen=True)
@@ -165,6 +181,32 @@ class ImportReport:
     def count(self, status: ServerStatus) -> int:
         return sum(1 for server in self.servers if server.status == status)
 
+    def masked(self, mask: SecretMask) -> ImportReport:
+        """This report with every free-text field through `mask`; the entries in it are masked already."""
+
+        def each(texts: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(mask.mask(text) for text in texts)
+
+        def maybe(text: str | None) -> str | None:
+            return None if text is None else mask.mask(text)
+
+        servers = tuple(replace(s, reason=maybe(s.reason), notes=each(s.notes)) for s in self.servers)
+        entry = self.client_entry
+        entry = replace(
+            entry, text=mask.mask(entry.text), start_problem=maybe(entry.start_problem), warnings=each(entry.warnings)
+        )
+        refreshed = tuple(replace(r, failure=maybe(r.failure)) for r in self.refreshed)
+        return replace(
+            self,
+            servers=servers,
+            notes=each(self.notes),
+            client_entry=entry,
+            refreshed=refreshed,
+            write_failure=maybe(self.write_failure),
+            contacted=each(self.contacted),
+            not_contacted=each(self.not_contacted),
+        )
+
 
 @dataclass(frozen=True)
 class Detection:
@@ -183,100 +225,62 @@ class Detection:
         return candidates[0].client if len(candidates) == 1 else None
 
 
-@dataclass(frozen=True)
-class RestoreRequest:
-    """What to put back (`--restore`), or whose kept versions to list (`--backups`)."""
+# Masking.
 
-    backup: str | None = None
-    """A kept version as the person named it (relative to the current directory); None: one step back."""
-    original: bool = False
-    """Without `backup`: the file as it was before the gateway first changed it (its oldest backup)."""
-    client: str | None = None
-    """Without `backup`: look only at this client's files."""
-    scope: Scope | None = None
-    source: Path | None = None
-    """Without `backup`: look only at this file's backups."""
+_AUTH_SCHEMES = frozenset({"", "bearer", "basic", "token"})
+_ENV_KEYS = frozenset({"env", "environment", "envs"})
+_HEADER_KEYS = frozenset({"headers", "http_headers", "httpHeaders"})
+_ARG_KEYS = frozenset({"args", "command"})
 
 
-@dataclass(frozen=True)
-class RestoreReport:
-    backup: Path
-    """The kept version put back, by the name it had when chosen."""
-    original: Path
-    kept_current: Path | None
-    """Where the version it replaced was kept, when that differed from the backup: restoring it undoes this."""
-    changed: bool = True
-    """False: the file already held the backup's bytes."""
-    marked: tuple[Path, ...] = ()
-    """Backups renamed as restored (new names), so the next step back goes one further."""
-    made_by: MadeBy = "write-back"
-    is_original: bool = False
-    """The backup put back is the oldest: the file is as it was before the gateway first changed it."""
+def mask_json(value: object) -> object:
+    """A copy of a config entry (any client's shape) with every secret replaced by `***`."""
+    return _walk(value, "", _shown)
 
 
-@dataclass(frozen=True)
-class WalkEnded:
-    """One step back was asked, and no backup is left that would change the file."""
+def secrets_in(value: object) -> list[str]:
+    """Every secret value `mask_json` would hide in `value` (references to variables are none)."""
+    found: list[str] = []
 
-    path: Path
-    original: Path | None
-    """The oldest backup (by its current name), which `--restore original` puts back."""
+    def collect(secret: str) -> str:
+        if not _only_references(secret):
+            found.append(secret)
+        return secret
 
-
-@dataclass(frozen=True)
-class KeptVersion:
-    """One kept version of a client file, for `--backups`."""
-
-    path: Path
-    taken: datetime
-    made_by: MadeBy
-    size: int
-    restored: bool
-    is_original: bool
-    """The oldest backup: the file before the gateway first changed it."""
-    same_as_file: bool
-    """It holds exactly the file's bytes now."""
-    next_step: bool
-    """`--restore` without a name puts this one back next."""
-    private: bool = True
-    """Readable by its owner only (a version an older gateway kept may not be)."""
+    _walk(value, "", collect)
+    return found
 
 
-@dataclass(frozen=True)
-class FileHistory:
-    path: Path
-    size: int | None
-    """The file's size now; None when it is gone."""
-    versions: tuple[KeptVersion, ...]
-    """Newest first."""
+def _walk(value: object, parent: str, redact: Redact) -> object:
+    mapping = as_object(value)
+    if mapping is not None:
+        return _walk_mapping(mapping, parent, redact)
+    items = as_list(value)
+    if items is not None:
+        strings = [item for item in items if isinstance(item, str)]
+        if parent in _ARG_KEYS and len(strings) == len(items):
+            return redact_args(strings, redact)
+        return [_walk(item, parent, redact) for item in items]
+    if isinstance(value, str):
+        if "://" in value:
+            return redact_url(value, redact)
+        return redact(value) if looks_like_token(value) else value
+    return value
 
 
-@dataclass(frozen=True)
-class BackupListing:
-    files: tuple[FileHistory, ...]
+def _walk_mapping(mapping: dict[str, object], parent: str, redact: Redact) -> dict[str, object]:
+    if parent in _HEADER_KEYS:
+        return {k: redact_header(k, v, redact) if isinstance(v, str) else v for k, v in mapping.items()}
+    if parent in _ENV_KEYS:
+        return {k: redact_env(k, v, redact) if isinstance(v, str) else v for k, v in mapping.items()}
+    return {key: _walk(item, key, redact) for key, item in mapping.items()}
 
 
-@dataclass(frozen=True)
-class PrunedFile:
-    """What `--backups --prune` did to one client file's kept versions."""
-
-    path: Path
-    removed: tuple[Path, ...]
-    kept: int
-    """How many versions are left: the original and the newest few."""
-    problem: str | None = None
-    """Why a version that should have gone is still there."""
+def _shown(secret: str) -> str:
+    """What a preview shows for a secret: the secret's `${VAR}` references, else `***`."""
+    return secret if _only_references(secret) else MASK
 
 
-@dataclass(frozen=True)
-class BackedUpFile:
-    path: Path
-    newest: Path
-    count: int
-
-
-@dataclass(frozen=True)
-class BackupChoice:
-    """No backup was named and the newest is not one file's: none has backups, or several have."""
-
-    files: tuple[BackedUpFile, ...]
+def _only_references(value: str) -> bool:
+    """`${VAR}` references and at most an auth scheme word: the value names a secret, holds none."""
+    return bool(VARIABLE_REFERENCE.search(value)) and VARIABLE_REFERENCE.sub("", value).strip().lower() in _AUTH_SCHEMES

@@ -10,12 +10,14 @@ keeps) is `importing.backups`'; here it is chosen and reported.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from mcp_gateway.errors import ImportFailedError, ImportUsageError
 from mcp_gateway.importing.backups import (
     Backup,
+    MadeBy,
     history_of,
     next_step_back,
     original_of,
@@ -25,20 +27,106 @@ from mcp_gateway.importing.backups import (
     restore,
     same_bytes,
 )
-from mcp_gateway.importing.clients.client import ClientFormat
-from mcp_gateway.importing.clients.model import Where
-from mcp_gateway.importing.clients.registry import CLIENTS, files_with_backups, find_client
-from mcp_gateway.importing.reports import (
-    BackedUpFile,
-    BackupChoice,
-    BackupListing,
-    FileHistory,
-    KeptVersion,
-    PrunedFile,
-    RestoreReport,
-    RestoreRequest,
-    WalkEnded,
-)
+from mcp_gateway.importing.clients import Scope, Where, client_files, client_named
+
+
+@dataclass(frozen=True)
+class RestoreRequest:
+    """What to put back (`--restore`), or whose kept versions to list (`--backups`)."""
+
+    backup: str | None = None
+    """A kept version as the person named it (relative to the current directory); None: one step back."""
+    original: bool = False
+    """Without `backup`: the file as it was before the gateway first changed it (its oldest backup)."""
+    client: str | None = None
+    """Without `backup`: look only at this client's files."""
+    scope: Scope | None = None
+    source: Path | None = None
+    """Without `backup`: look only at this file's backups."""
+
+
+@dataclass(frozen=True)
+class RestoreReport:
+    backup: Path
+    """The kept version put back, by the name it had when chosen."""
+    original: Path
+    kept_current: Path | None
+    """Where the version it replaced was kept, when that differed from the backup: restoring it undoes this."""
+    changed: bool = True
+    """False: the file already held the backup's bytes."""
+    marked: tuple[Path, ...] = ()
+    """Backups renamed as restored (new names), so the next step back goes one further."""
+    made_by: MadeBy = "write-back"
+    is_original: bool = False
+    """The backup put back is the oldest: the file is as it was before the gateway first changed it."""
+
+
+@dataclass(frozen=True)
+class WalkEnded:
+    """One step back was asked, and no backup is left that would change the file."""
+
+    path: Path
+    original: Path | None
+    """The oldest backup (by its current name), which `--restore original` puts back."""
+
+
+@dataclass(frozen=True)
+class KeptVersion:
+    """One kept version of a client file, for `--backups`."""
+
+    path: Path
+    taken: datetime
+    made_by: MadeBy
+    size: int
+    restored: bool
+    is_original: bool
+    """The oldest backup: the file before the gateway first changed it."""
+    same_as_file: bool
+    """It holds exactly the file's bytes now."""
+    next_step: bool
+    """`--restore` without a name puts this one back next."""
+    private: bool = True
+    """Readable by its owner only (a version an older gateway kept may not be)."""
+
+
+@dataclass(frozen=True)
+class FileHistory:
+    path: Path
+    size: int | None
+    """The file's size now; None when it is gone."""
+    versions: tuple[KeptVersion, ...]
+    """Newest first."""
+
+
+@dataclass(frozen=True)
+class BackupListing:
+    files: tuple[FileHistory, ...]
+
+
+@dataclass(frozen=True)
+class PrunedFile:
+    """What `--backups --prune` did to one client file's kept versions."""
+
+    path: Path
+    removed: tuple[Path, ...]
+    kept: int
+    """How many versions are left: the original and the newest few."""
+    problem: str | None = None
+    """Why a version that should have gone is still there."""
+
+
+@dataclass(frozen=True)
+class BackedUpFile:
+    path: Path
+    newest: Path
+    count: int
+
+
+@dataclass(frozen=True)
+class BackupChoice:
+    """No backup was named and the newest is not one file's: none has backups, or several have."""
+
+    files: tuple[BackedUpFile, ...]
 
 
 def restore_backup(
@@ -137,15 +225,10 @@ def _named(name: str) -> Backup:
 
 
 def _files(where: Where, request: RestoreRequest) -> dict[Path, list[Backup]]:
-    client = _client(request.client) if request.client else None
-    return files_with_backups(where, client=client, scope=request.scope, source=request.source)
-
-
-def _client(name: str) -> ClientFormat:
-    client = find_client(name)
-    if client is None:
-        raise ImportUsageError(f"unknown client '{name}'; use one of: {', '.join(c.name for c in CLIENTS)}")
-    return client
+    """Each client file with kept versions, oldest first: `source` only, else the files the request narrows to."""
+    client = client_named(request.client) if request.client else None
+    files = [request.source.absolute()] if request.source else client_files(where, client, request.scope)
+    return {path: history for path in files if (history := history_of(path))}
 
 
 def _size(path: Path) -> int:

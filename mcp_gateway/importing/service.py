@@ -39,22 +39,23 @@ import anyio
 
 from mcp_gateway.config.jsonfile import as_object
 from mcp_gateway.errors import ConfigError, ImportUsageError
-from mcp_gateway.importing.backups import create_backup, history_of
-from mcp_gateway.importing.clients.client import ClientFormat, Launch
-from mcp_gateway.importing.clients.model import ClientReading, ImportedServer, Where
-from mcp_gateway.importing.clients.registry import CLIENTS, detect, find_client, read_client
-from mcp_gateway.importing.clients.variables import needed_variables
-from mcp_gateway.importing.files import write_atomically
-from mcp_gateway.importing.launch import Installation, LaunchPlan, gateway_launch
-from mcp_gateway.importing.launch_check import LaunchChecker
-from mcp_gateway.importing.masking import mask_json, secrets_in
+from mcp_gateway.importing.backups import create_backup, history_of, write_atomically
+from mcp_gateway.importing.clients import (
+    ClientFormat,
+    ClientReading,
+    ImportedServer,
+    Launch,
+    Where,
+    client_named,
+    detect,
+    needed_variables,
+    read_client,
+    stale_gateways,
+)
+from mcp_gateway.importing.launch import Installation, LaunchChecker, LaunchPlan, gateway_launch
 from mcp_gateway.importing.merge import MergePlan, plan_merge, write_plan
-from mcp_gateway.importing.refresh import stale_gateways
-from mcp_gateway.importing.report_masking import masked_report
 from mcp_gateway.importing.reports import (
     AskingForSignIns,
-    BackupChoice,
-    BackupListing,
     ClientEntry,
     ClientWrite,
     Detection,
@@ -63,13 +64,21 @@ from mcp_gateway.importing.reports import (
     ImportRequest,
     NeededVariable,
     Progress,
+    ServerOutcome,
+    mask_json,
+    secrets_in,
+)
+from mcp_gateway.importing.restoring import (
+    BackupChoice,
+    BackupListing,
     PrunedFile,
     RestoreReport,
     RestoreRequest,
-    ServerOutcome,
     WalkEnded,
+    list_backups,
+    prune_backups,
+    restore_backup,
 )
-from mcp_gateway.importing.restoring import list_backups, prune_backups, restore_backup
 from mcp_gateway.importing.sign_in import Probe, probe_targets, screen_sign_ins, skip_sign_ins
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
@@ -124,7 +133,7 @@ class ImportService:
             ImportUsageError: an unknown client, or a scope it does not have.
             ConfigError: the client file or the gateway config cannot be read or used.
         """
-        client = _client_named(request.client, listed=True)
+        client = client_named(request.client)
         scope = request.scope or client.scopes[0]
         if scope not in client.scopes:
             raise ImportUsageError(f"{client.title} has no {scope} scope; use one of: {', '.join(client.scopes)}")
@@ -142,7 +151,7 @@ class ImportService:
         merge_and_write = functools.partial(self._merge_and_write, client, reading, request)
         report = await anyio.to_thread.run_sync(merge_and_write)
         report = replace(report, contacted=urls) if request.probe else replace(report, not_contacted=urls)
-        return masked_report(report, mask)
+        return report.masked(mask)
 
     async def restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice | WalkEnded:
         """Put a kept version back: the one named, else the original, else one step back (`service.restoring`).
@@ -236,7 +245,7 @@ class ImportService:
     def _refresh_gateways(
         self, needed: list[str], besides: Path | None, *, dry_run: bool
     ) -> tuple[GatewayRefresh, ...]:
-        """Bring other clients' gateway entries for this workspace up to date (see `importing.refresh`)."""
+        """Bring other clients' gateway entries for this workspace up to date (`stale_gateways`)."""
         refreshed: list[GatewayRefresh] = []
         for stale in stale_gateways(self._where, self._workspace.config_dir, needed, besides=besides):
             refresh = GatewayRefresh(stale.client.title, stale.reading.path, stale.missing)
@@ -259,14 +268,6 @@ class ImportService:
     def _which(self, program: str) -> str | None:
         """`program` on the PATH of `Where.environ` (the import's environment, not necessarily this process's)."""
         return shutil.which(program, path=self._where.environ.get("PATH", os.defpath))
-
-
-def _client_named(name: str, *, listed: bool) -> ClientFormat:
-    client = find_client(name)
-    if client is None:
-        names = f"; use one of: {', '.join(c.name for c in CLIENTS)}" if listed else ""
-        raise ImportUsageError(f"unknown client '{name}'{names}")
-    return client
 
 
 def _server_outcomes(reading: ClientReading, plan: MergePlan, client: str) -> tuple[ServerOutcome, ...]:

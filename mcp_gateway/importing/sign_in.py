@@ -23,7 +23,7 @@ import anyio
 import httpx2
 
 from mcp_gateway.config.expand import expand_text
-from mcp_gateway.importing.clients.model import NO_CREDENTIALS, ClientReading, ImportedServer, JsonObject
+from mcp_gateway.importing.clients import NO_CREDENTIALS, ClientReading, ImportedServer, JsonObject
 from mcp_gateway.wire import bare_initialize
 
 PROBE_SECONDS = 5.0

@@ -1,11 +1,15 @@
-"""`JsonClient`: a client whose servers are one object in a JSON or JSONC file.
+"""`JsonClient`: a client whose servers are one object in a JSON or JSONC file, and where clients keep files.
 
 Nearly every client is one: what differs is where the file is, the JSON path of the server object
-(`mcpServers`, `servers`, `mcp`, `context_servers`, `projects.<dir>.mcpServers`), how one entry reads,
-the variable syntax, and the shape of the gateway's entry. Reading tolerates comments and trailing
-commas even in files the client calls strict, since people hand-edit them. Rewriting splices the text
-(`jsonc_edit`) and then checks its own work: the new text must parse to exactly the old document with
-only the server object changed (and any `extra` edit), or nothing is written.
+(`mcpServers`, `servers`, `mcp`, `context_servers`, `projects.<dir>.mcpServers`), how one entry reads, the
+variable syntax, and the shape of the gateway's entry. Reading tolerates comments and trailing commas even in
+files the client calls strict, since people hand-edit them. Rewriting splices the text (`jsonc`) and then
+checks its own work: the new text must parse to exactly the old document with only the server object changed
+(and any `extra` edit), or nothing is written.
+
+Every path starts from `Where` (home, project, environment, platform), never from the real home or
+environment, so tests and first-time users can point a scratch HOME at `import`; the variables clients honour
+(`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME`, `APPDATA`, …) are read from `Where.environ` too.
 """
 
 from __future__ import annotations
@@ -17,19 +21,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_gateway.config.jsonfile import as_object
-from mcp_gateway.importing.clients import jsonc
-from mcp_gateway.importing.clients.client import EntryContext, EntryReader, Launch, convert_entry
-from mcp_gateway.importing.clients.jsonc import JsoncError, Node
-from mcp_gateway.importing.clients.jsonc_edit import apply_edits, replace_value, splice_members
-from mcp_gateway.importing.clients.model import GATEWAY_NAME, ClientConfigError, ClientReading, JsonObject, Scope, Where
+from mcp_gateway.importing.clients.entries import EntryReader, convert_entry, stdio_launch
+from mcp_gateway.importing.clients.jsonc import JsoncError, Node, apply_edits, parse, replace_value, splice_members
+from mcp_gateway.importing.clients.model import (
+    GATEWAY_NAME,
+    ClientConfigError,
+    ClientReading,
+    JsonObject,
+    Launch,
+    Scope,
+    Where,
+)
 from mcp_gateway.importing.clients.variables import Syntax
 
 Locator = Callable[[Where, Scope], list[Path]]
 BlockFinder = Callable[[Node, Path, Scope, Where], tuple[str, ...]]
-"""The JSON path of the server object in this file (it may depend on the file and the document)."""
+"""The JSON path of the server object in this file, when it depends on the file and the document."""
 Notes = Callable[[Node, Scope, Where], list[str]]
 TurnedOff = Callable[[Node, Scope, Where], Mapping[str, str]]
 """The servers this client keeps turned off by a setting outside their entries, each with where it says so."""
+VSCODE_FAMILY = ("Code", "Code - Insiders", "Cursor", "Windsurf", "VSCodium")
+"""Editors whose user data folders hold VS Code extension storage (Cline and Roo live there)."""
 
 
 @dataclass(frozen=True)
@@ -43,10 +55,6 @@ class ValueChange:
 ExtraChanges = Callable[[Node, ClientReading], list[ValueChange]]
 
 
-def fixed_block(*path: str) -> BlockFinder:
-    return lambda _root, _path, _scope, _where: path
-
-
 @dataclass(frozen=True)
 class JsonClient:
     name: str
@@ -54,11 +62,11 @@ class JsonClient:
     gui: bool
     scopes: tuple[Scope, ...]
     locate: Locator
-    block: BlockFinder
     read_entry: EntryReader
     syntax: Syntax
-    shape: Callable[[Launch], JsonObject]
+    shape: Callable[[Launch], JsonObject] = stdio_launch
     """The gateway's entry in this client's own shape."""
+    block: tuple[str, ...] | BlockFinder = ("mcpServers",)
     notes: Notes | None = None
     turned_off: TurnedOff | None = None
     extra: ExtraChanges | None = None
@@ -71,15 +79,17 @@ class JsonClient:
     def read(self, path: Path, scope: Scope, where: Where) -> ClientReading:
         text = read_text(path)
         root = parse_document(text, path)
-        block = self.block(root, path, scope, where)
+        block = self.block(root, path, scope, where) if callable(self.block) else self.block
         node = root.find(block)
         entries = as_object(node.value) if node is not None else {}
         if entries is None:
             raise ClientConfigError(f"{path}: '{'.'.join(block)}' is not an object of servers")
-        context = EntryContext(self.title, where, scope, as_object(root.value) or {})
-        context.turned_off = self.turned_off(root, scope, where) if self.turned_off else {}
+        off: Mapping[str, str] = self.turned_off(root, scope, where) if self.turned_off else {}
         servers = tuple(
-            convert_entry(name, raw, self.read_entry, self.syntax, context) for name, raw in entries.items()
+            convert_entry(
+                name, raw, self.read_entry, self.syntax, client=self.title, where=where, scope=scope, turned_off=off
+            )
+            for name, raw in entries.items()
         )
         notes = tuple(self.notes(root, scope, where)) if self.notes else ()
         return ClientReading(self.name, path, scope, text, block, servers, notes)
@@ -101,7 +111,12 @@ class JsonClient:
             edits = [splice_members(text, parent, {}, [(reading.block[-1], {GATEWAY_NAME: entry})], root=root)]
             _set(expected, reading.block, {GATEWAY_NAME: entry})
         else:
-            edits = [splice_members(text, node, *gateway_in_place_of(node, drop, entry), root=root)]
+            # The gateway entry takes the place of the first dropped server, else goes last.
+            order = [member.key for member in node.members or () if member.key in drop]
+            changes: dict[str, tuple[str, object] | None] = dict.fromkeys(order)
+            if order:
+                changes[order[0]] = (GATEWAY_NAME, entry)
+            edits = [splice_members(text, node, changes, [] if order else [(GATEWAY_NAME, entry)], root=root)]
             kept = {key: value for key, value in (as_object(node.value) or {}).items() if key not in drop}
             _set(expected, reading.block, {**kept, GATEWAY_NAME: entry})
         for change in self.extra(root, reading) if self.extra else []:
@@ -109,19 +124,18 @@ class JsonClient:
             if target is not None:
                 edits.append(replace_value(target, change.value))
                 _set(expected, change.path, change.value)
-        return _checked(reading.path, apply_edits(text, edits), expected)
-
-
-def gateway_in_place_of(
-    node: Node, drop: set[str], entry: JsonObject
-) -> tuple[dict[str, tuple[str, object] | None], list[tuple[str, object]]]:
-    """Splice arguments: the gateway entry takes the place of the first dropped server, else goes last."""
-    order = [member.key for member in node.members or () if member.key in drop]
-    if not order:
-        return {}, [(GATEWAY_NAME, entry)]
-    changes: dict[str, tuple[str, object] | None] = dict.fromkeys(order)
-    changes[order[0]] = (GATEWAY_NAME, entry)
-    return changes, []
+        new_text = apply_edits(text, edits)
+        try:
+            unchanged_elsewhere = parse(new_text).value == expected
+        except JsoncError as exc:  # a mismatch is a bug in the splice, and nothing may be written
+            raise ClientConfigError(
+                f"{reading.path}: the rewrite would not be valid JSON ({exc}); nothing was written"
+            ) from exc
+        if not unchanged_elsewhere:
+            raise ClientConfigError(
+                f"{reading.path}: the rewrite would change more than the MCP servers; nothing was written"
+            )
+        return new_text
 
 
 def read_text(path: Path) -> str:
@@ -147,7 +161,7 @@ def parse_document(text: str, path: Path) -> Node:
     if not text.strip():
         raise ClientConfigError(f"{path}: the file is empty")
     try:
-        root = jsonc.parse(text)
+        root = parse(text)
     except JsoncError as exc:
         raise ClientConfigError(f"{path}: not valid JSON: {exc}") from exc
     if root.members is None:
@@ -163,12 +177,32 @@ def _set(document: object, path: Sequence[str], value: object) -> None:
         target[path[-1]] = value
 
 
-def _checked(path: Path, text: str, expected: object) -> str:
-    """`text` if it parses to `expected`; a mismatch is a bug in the splice, and nothing may be written."""
-    try:
-        actual = jsonc.parse(text).value
-    except JsoncError as exc:
-        raise ClientConfigError(f"{path}: the rewrite would not be valid JSON ({exc}); nothing was written") from exc
-    if actual != expected:
-        raise ClientConfigError(f"{path}: the rewrite would change more than the MCP servers; nothing was written")
-    return text
+# Where clients keep their files.
+
+
+def config_home(where: Where) -> Path:
+    """`$XDG_CONFIG_HOME`, else `~/.config`: Linux apps and several CLIs on every OS."""
+    xdg = where.environ.get("XDG_CONFIG_HOME")
+    return Path(xdg) if xdg and not where.windows else where.home / ".config"
+
+
+def app_data(where: Where, variable: str = "APPDATA", default: str = "Roaming") -> Path:
+    """Windows `%APPDATA%` (or `%LOCALAPPDATA%`, with "Local")."""
+    value = where.environ.get(variable)
+    return Path(value) if value else where.home / "AppData" / default
+
+
+def app_support(where: Where, app: str) -> Path:
+    """An Electron app's user data folder: the place VS Code-family editors and Claude Desktop use."""
+    if where.macos:
+        return where.home / "Library" / "Application Support" / app
+    return app_data(where) / app if where.windows else config_home(where) / app
+
+
+def vscode_user_dirs(where: Where, editors: Sequence[str] = VSCODE_FAMILY) -> list[Path]:
+    return [app_support(where, editor) / "User" for editor in editors]
+
+
+def env_path(where: Where, name: str) -> Path | None:
+    value = where.environ.get(name)
+    return Path(value).expanduser() if value else None

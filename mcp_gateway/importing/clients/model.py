@@ -1,10 +1,8 @@
-"""The values every importer produces: what one client entry became, and where it was read from.
+"""The values every client format produces and takes: what one client entry became, where it was read from,
+and how the client is to start the gateway.
 
-An importer turns each entry of a client's config into an `ImportedServer`: either a gateway config entry
-(a plain JSON object in the gateway's camelCase form, ready to merge into `config.json`) or the reason it
-was skipped. A skipped entry is left in the client untouched on write-back, so the reason must say what
-the user would have to do to move it by hand. `ClientReading` is one client file as read: its exact text
-(write-back edits that text), the JSON path of the server block, and the servers found there.
+A skipped entry is left in the client untouched on write-back, so its reason must say what the person would
+have to do to move it by hand. `ClientReading` keeps the file's exact text: write-back edits that text.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from mcp_gateway.errors import ConfigError
 
@@ -33,7 +31,7 @@ class ClientConfigError(ConfigError):
 
 
 class Skip(Exception):  # noqa: N818 - a signal, not an error: the entry is reported as skipped
-    """Raised inside an importer: this entry cannot be imported, for `reason`."""
+    """Raised while reading one entry: it cannot be imported, for `reason`."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -42,7 +40,8 @@ class Skip(Exception):  # noqa: N818 - a signal, not an error: the entry is repo
 
 @dataclass(frozen=True)
 class ImportedServer:
-    """One client entry: `entry` when it can run behind the gateway, else `skipped` with the reason."""
+    """One client entry: `entry` (the gateway's camelCase form) when it can run behind the gateway, else
+    `skipped` with the reason."""
 
     name: str
     entry: JsonObject | None = None
@@ -102,3 +101,44 @@ class ClientReading:
     @property
     def has_gateway(self) -> bool:
         return any(server.itself for server in self.servers)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a client starts the gateway: the command, its arguments and environment."""
+
+    command: str
+    args: tuple[str, ...]
+    env: Mapping[str, str]
+    needed: tuple[str, ...] = ()
+    """Variables the gateway's servers read from the client's environment; clients that filter the
+    environment (Codex, Gemini) are told to pass them on."""
+
+
+class ClientFormat(Protocol):
+    """One client's config format: where its files are, how one reads, and how it is rewritten so that the
+    imported servers are replaced by the gateway's entry (`render_entry` shows that entry exactly as written)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def gui(self) -> bool:
+        """A GUI app that does not inherit the shell's PATH: the gateway command must be absolute."""
+        ...
+
+    @property
+    def scopes(self) -> tuple[Scope, ...]:
+        """The scopes it has; the first is the default."""
+        ...
+
+    @property
+    def filters_environment(self) -> bool:
+        """It starts servers with only the variables their entry names (`Launch.needed` goes into the entry)."""
+        ...
+
+    def candidates(self, where: Where, scope: Scope) -> list[Path]: ...
+    def read(self, path: Path, scope: Scope, where: Where) -> ClientReading: ...
+    def render_entry(self, launch: Launch) -> str: ...
+    def rewrite(self, reading: ClientReading, launch: Launch) -> str: ...

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from mcp_gateway.importing.clients import jsonc
-from mcp_gateway.importing.clients.jsonc_edit import Edit, apply_edits, replace_value, splice_members
+from mcp_gateway.importing.clients.jsonc import Edit, apply_edits, replace_value, splice_members
 
 GATEWAY = ("mcp-gateway", {"command": "uvx", "args": ["mcp-gateway"]})
 

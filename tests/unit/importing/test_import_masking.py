@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_gateway.importing.masking import mask_json, secrets_in
+from mcp_gateway.importing.reports import mask_json, secrets_in
 from mcp_gateway.masking import MASK, SecretMask
 
 

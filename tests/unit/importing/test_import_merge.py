@@ -7,9 +7,8 @@ import stat
 from pathlib import Path
 
 from mcp_gateway.config import load_config
-from mcp_gateway.importing.aliases import candidate_aliases, seed_aliases
 from mcp_gateway.importing.clients import ImportedServer
-from mcp_gateway.importing.merge import plan_merge, write_plan
+from mcp_gateway.importing.merge import candidate_aliases, plan_merge, seed_aliases, write_plan
 
 GITHUB = ImportedServer(
     "github-mcp-server",

@@ -12,8 +12,8 @@ from importer_testing import Answers
 
 from mcp_gateway.importing import Where
 from mcp_gateway.importing.clients import ClientReading, find_client
+from mcp_gateway.importing.clients.entries import read_oauth
 from mcp_gateway.importing.clients.model import Skip
-from mcp_gateway.importing.clients.oauth_block import read_oauth
 from mcp_gateway.importing.clients.variables import needed_variables
 from mcp_gateway.importing.sign_in import needs_login, screen_sign_ins
 

@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from mcp_gateway.importing.clients import Launch
-from mcp_gateway.importing.launch_check import check_launch
+from mcp_gateway.importing.launch import check_launch
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the stand-in launchers are POSIX shell scripts")
 

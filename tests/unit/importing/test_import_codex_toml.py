@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 
-from mcp_gateway.importing.clients.toml_edit import blocks, remove_servers, table_text
+from mcp_gateway.importing.clients.codex import blocks, remove_servers, table_text
 
 
 def test_a_removed_table_takes_its_sub_tables_and_the_comment_above_it() -> None:
