@@ -9,7 +9,16 @@ with (`launch`), then back the client file up and rewrite it (`backups`); and wa
 (`restoring`). Reports hold no secret (`reports`).
 """
 
-from mcp_gateway.importing.backups import write_atomically
+from mcp_gateway.importing.backups import (
+    BackupChoice,
+    FileHistory,
+    KeptVersion,
+    PrunedFile,
+    RestoreReport,
+    RestoreRequest,
+    WalkEnded,
+    write_atomically,
+)
 from mcp_gateway.importing.clients import (
     CLIENTS,
     Edit,
@@ -22,15 +31,6 @@ from mcp_gateway.importing.clients import (
 from mcp_gateway.importing.launch import LAUNCHERS, Installation, check_launch, this_installation
 from mcp_gateway.importing.merge import parse_config_text
 from mcp_gateway.importing.reports import AskingForSignIns, ClientEntry, ImportReport, ImportRequest, ServerOutcome
-from mcp_gateway.importing.restoring import (
-    BackupChoice,
-    FileHistory,
-    KeptVersion,
-    PrunedFile,
-    RestoreReport,
-    RestoreRequest,
-    WalkEnded,
-)
 from mcp_gateway.importing.service import Clock, ImportService, Launching, system_clock
 from mcp_gateway.importing.sign_in import Probe, http_status, needs_login
 

@@ -1,27 +1,26 @@
-"""Copies of client files, taken before every write, and the undo story: list them, step back, go to the original.
+"""The undo of `import`'s writes to client files: every replaced version kept next to the file, listed, and
+walked back one step at a time, or to the original.
 
-Every version of a client file that `import` replaced is kept next to it, named after the write that
-replaced it, so a person can follow `ls` as well as `import --backups`:
+Every version of a client file that `import` replaced is kept next to it, named after the write that replaced
+it, so a person can follow `ls` as well as `import --backups`:
 
 - `<file>.mcp-gateway-backup-<UTC time>`: the file before `import --write-client-config` rewrote it;
 - `<file>.mcp-gateway-backup-update-<UTC time>`: before another client's import updated its gateway entry;
-- `<file>.mcp-gateway-before-restore-<UTC time>`: before a restore replaced it (a restore is undone by
-  restoring this copy: nothing a restore replaces is lost);
-- `<file>.mcp-gateway-restored-[update-]<UTC time>`: a backup already put back. Restoring a backup renames it
-  and every newer one so (never deletes them): that is the pointer of the walk back, so the next
-  `--restore` goes one step further instead of restoring the same backup again, and it survives the client
-  rewriting its file meanwhile (Claude Code rewrites `~/.claude.json` at every start). A write-back after a
-  walk back takes a new backup, which is the next step back.
+- `<file>.mcp-gateway-before-restore-<UTC time>`: before a restore replaced it (a restore is undone by restoring
+  this copy: nothing a restore replaces is lost);
+- `<file>.mcp-gateway-restored-[update-]<UTC time>`: a backup already put back. Restoring a backup renames it and
+  every newer one so (never deletes them): that is the pointer of the walk back, so the next `--restore` goes one
+  step further instead of restoring the same backup again, and it survives the client rewriting its file
+  meanwhile (Claude Code rewrites `~/.claude.json` at every start). A write-back after a walk back takes a new
+  backup, which is the next step back.
 
-A second copy within the same second gets `-2`, `-3`, …. A copy holds the file's exact bytes and is
-readable by its owner only (0600, or less if the file itself is): a client file holds tokens, and a copy
-lies beside it for as long as the person keeps it, so it is never readable by others even when the file
-is (a 0644 `mcp.json`). A restore gives the file back its own mode, not the copy's. `prune` removes the
-versions a walk back no longer needs: all but the original and the newest few. Copies are created exclusively (`O_EXCL`,
-`O_NOFOLLOW`): a link planted at a copy's name is never written through, and a copy that is a link is not
-one of ours. The original is the oldest backup: the file before the gateway first changed it. The time in
-a name is the `now` the caller passes: this module never reads the clock (the import service's clock; a
-fixed one in tests). Everything here does file I/O: call it from a worker thread.
+A second copy within the same second gets `-2`, `-3`, …. A copy holds the file's exact bytes and is readable by
+its owner only (0600, or less if the file itself is): a client file holds tokens, and a copy lies beside it for
+as long as the person keeps it. A restore gives the file back its own mode, not the copy's. Copies are created
+exclusively (`O_EXCL`, `O_NOFOLLOW`): a link planted at a copy's name is never written through, and a copy that
+is a link is not one of ours. The original is the oldest backup. The time in a name is the `now` the caller
+passes (the import service's clock; a fixed one in tests). Everything here does file I/O: call it from a worker
+thread.
 
 Every write of a client file or the gateway's config (`write_atomically`) goes to a temporary file in the same
 directory, flushed to disk, that replaces the old file with one rename, so a reader never sees half of it. A
@@ -37,11 +36,14 @@ import filecmp
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from mcp_gateway.errors import ImportFailedError, ImportUsageError
+from mcp_gateway.importing.clients import Scope, Where, client_files, client_named
 from mcp_gateway.paths import FILE_MODE
 
 BACKUP_MARK = ".mcp-gateway-backup-"
@@ -117,14 +119,102 @@ class Backup:
 
 
 @dataclass(frozen=True)
-class Restored:
+class RestoreRequest:
+    """What to put back (`--restore`), or whose kept versions to list (`--backups`)."""
+
+    backup: str | None = None
+    """A kept version as the person named it (relative to the current directory); None: one step back."""
+    original: bool = False
+    """Without `backup`: the file as it was before the gateway first changed it (its oldest backup)."""
+    client: str | None = None
+    """Without `backup`: look only at this client's files."""
+    scope: Scope | None = None
+    source: Path | None = None
+    """Without `backup`: look only at this file's backups."""
+
+
+@dataclass(frozen=True)
+class RestoreReport:
+    backup: Path
+    """The kept version put back, by the name it had when chosen."""
     original: Path
     kept_current: Path | None
-    """Where the replaced version was kept, when it differed from the backup."""
+    """Where the version it replaced was kept, when that differed from the backup: restoring it undoes this."""
     changed: bool = True
-    """False: the file already held the backup's bytes and was not written."""
+    """False: the file already held the backup's bytes."""
     marked: tuple[Path, ...] = ()
-    """The backups renamed as restored (their new names), the one put back included: the walk moved past them."""
+    """Backups renamed as restored (new names), so the next step back goes one further."""
+    made_by: MadeBy = "write-back"
+    is_original: bool = False
+    """The backup put back is the oldest: the file is as it was before the gateway first changed it."""
+
+
+@dataclass(frozen=True)
+class WalkEnded:
+    """One step back was asked, and no backup is left that would change the file."""
+
+    path: Path
+    original: Path | None
+    """The oldest backup (by its current name), which `--restore original` puts back."""
+
+
+@dataclass(frozen=True)
+class KeptVersion:
+    """One kept version of a client file, for `--backups`."""
+
+    path: Path
+    taken: datetime
+    made_by: MadeBy
+    size: int
+    restored: bool
+    is_original: bool
+    """The oldest backup: the file before the gateway first changed it."""
+    same_as_file: bool
+    """It holds exactly the file's bytes now."""
+    next_step: bool
+    """`--restore` without a name puts this one back next."""
+    private: bool = True
+    """Readable by its owner only (a version an older gateway kept may not be)."""
+
+
+@dataclass(frozen=True)
+class FileHistory:
+    path: Path
+    size: int | None
+    """The file's size now; None when it is gone."""
+    versions: tuple[KeptVersion, ...]
+    """Newest first."""
+
+
+@dataclass(frozen=True)
+class BackupListing:
+    files: tuple[FileHistory, ...]
+
+
+@dataclass(frozen=True)
+class PrunedFile:
+    """What `--backups --prune` did to one client file's kept versions."""
+
+    path: Path
+    removed: tuple[Path, ...]
+    kept: int
+    """How many versions are left: the original and the newest few."""
+    problem: str | None = None
+    """Why a version that should have gone is still there."""
+
+
+@dataclass(frozen=True)
+class BackedUpFile:
+    path: Path
+    newest: Path
+    count: int
+
+
+@dataclass(frozen=True)
+class BackupChoice:
+    """No backup was named and the newest is not one file's: none has backups, or several have."""
+
+    files: tuple[BackedUpFile, ...]
 
 
 def create_backup(path: Path, now: datetime, made_by: MadeBy = "write-back") -> Path:
@@ -203,7 +293,7 @@ def same_bytes(copy: Path, path: Path) -> bool:
         return False
 
 
-def restore(backup: Backup, now: datetime) -> Restored:
+def restore(backup: Backup, now: datetime) -> RestoreReport:
     """Put the copy's exact bytes back in place of its file; a replaced version is kept, stamped `now`.
 
     Restoring a backup also marks it and every newer backup not yet restored as restored, so the next step
@@ -228,24 +318,17 @@ def restore(backup: Backup, now: datetime) -> Restored:
         for newer in backups_of(target):
             if newer.order >= backup.order and not newer.restored:
                 marked.append(_mark_restored(newer))
-    return Restored(target, kept, changed=current != data, marked=tuple(marked))
+    first = original_of(target)
+    is_original = backup.is_backup and first is not None and first.order == backup.order
+    return RestoreReport(backup.path, target, kept, current != data, tuple(marked), backup.made_by, is_original)
 
 
-@dataclass(frozen=True)
-class Pruned:
-    removed: tuple[Path, ...]
-    kept: tuple[Path, ...]
-    problem: str | None = None
-    """Why a version that should have gone is still there (it is among `kept`)."""
-
-
-def prune(path: Path, keep: int = KEPT_BY_PRUNE) -> Pruned:
+def prune(path: Path, keep: int = KEPT_BY_PRUNE) -> PrunedFile:
     """Remove the kept versions of `path` but the original and the newest `keep` (oldest first)."""
     history = history_of(path)
     first = original_of(path)
     spared = {copy.path for copy in history[-keep:]} | ({first.path} if first is not None else set[Path]())
     removed: list[Path] = []
-    kept: list[Path] = []
     problem: str | None = None
     for copy in history:
         if copy.path not in spared:
@@ -255,9 +338,7 @@ def prune(path: Path, keep: int = KEPT_BY_PRUNE) -> Pruned:
                 problem = problem or f"cannot remove {copy.path} ({error.strerror or error})"
             else:
                 removed.append(copy.path)
-                continue
-        kept.append(copy.path)
-    return Pruned(tuple(removed), tuple(kept), problem)
+    return PrunedFile(path, tuple(removed), len(history) - len(removed), problem)
 
 
 def private(copy: Path) -> bool:
@@ -327,3 +408,101 @@ def _is_regular(path: Path) -> bool:
 
 def _glob_escape(name: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", name)
+
+
+# Choosing what to put back.
+
+
+def restore_backup(
+    where: Where, request: RestoreRequest, clock: Callable[[], datetime]
+) -> RestoreReport | BackupChoice | WalkEnded:
+    """Put back the named kept version, else the original, else one step back (see `RestoreRequest`).
+
+    Raises:
+        ImportUsageError: the named file is not a kept version import made, or the client is unknown.
+        ImportFailedError: the named copy is gone, or it cannot be put back.
+    """
+    if request.backup:
+        chosen = _named(request.backup)
+    else:
+        found = _files(where, request)
+        with_backups = {path: [c for c in history if c.is_backup] for path, history in found.items()}
+        with_backups = {path: backups for path, backups in with_backups.items() if backups}
+        if len(with_backups) != 1:
+            return BackupChoice(tuple(BackedUpFile(p, b[-1].path, len(b)) for p, b in with_backups.items()))
+        (path,) = with_backups
+        step = original_of(path) if request.original else next_step_back(path)
+        if step is None:
+            first = original_of(path)
+            return WalkEnded(path, first.path if first else None)
+        chosen = step
+    try:
+        return restore(chosen, clock())
+    except OSError as error:
+        raise ImportFailedError(
+            f"cannot restore {chosen.original} from {chosen.path} ({error.strerror or error}); see where it stands "
+            "with mcp-gateway import --backups"
+        ) from error
+
+
+def list_backups(where: Where, request: RestoreRequest) -> BackupListing:
+    """Every client file with kept versions among those the request narrows to, each newest first."""
+    return BackupListing(tuple(_history(path, versions) for path, versions in _files(where, request).items()))
+
+
+def prune_backups(where: Where, request: RestoreRequest) -> tuple[PrunedFile, ...]:
+    """Each client file the request narrows to, its kept versions pruned to the original and the newest few."""
+    return tuple(prune(path) for path in _files(where, request))
+
+
+def _history(path: Path, versions: list[Backup]) -> FileHistory:
+    first = original_of(path)
+    step = next_step_back(path)
+    try:
+        size: int | None = path.stat().st_size
+    except OSError:
+        size = None
+    kept = tuple(
+        KeptVersion(
+            version.path,
+            version.taken,
+            version.made_by,
+            _size(version.path),
+            version.restored,
+            is_original=first is not None and version.path == first.path,
+            same_as_file=size is not None and same_bytes(version.path, path),
+            next_step=step is not None and version.path == step.path,
+            private=private(version.path),
+        )
+        for version in reversed(versions)
+    )
+    return FileHistory(path, size, kept)
+
+
+def _named(name: str) -> Backup:
+    backup = parse_backup(Path(name).absolute())
+    if backup is None:
+        raise ImportUsageError(
+            f"{name} is not a backup made by mcp-gateway import; list them with mcp-gateway import --backups"
+        )
+    if not backup.path.is_file():
+        # A backup put back since it was printed has been renamed as restored: it is the same copy.
+        renamed = next((c for c in history_of(backup.original) if c.order == backup.order and c.restored), None)
+        if renamed is None or not backup.is_backup:
+            raise ImportFailedError(f"{backup.path}: no such backup; list them with mcp-gateway import --backups")
+        return renamed
+    return backup
+
+
+def _files(where: Where, request: RestoreRequest) -> dict[Path, list[Backup]]:
+    """Each client file with kept versions, oldest first: `source` only, else the files the request narrows to."""
+    client = client_named(request.client) if request.client else None
+    files = [request.source.absolute()] if request.source else client_files(where, client, request.scope)
+    return {path: history for path in files if (history := history_of(path))}
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

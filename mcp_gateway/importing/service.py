@@ -39,7 +39,20 @@ import anyio
 
 from mcp_gateway.config.jsonfile import as_object
 from mcp_gateway.errors import ConfigError, ImportUsageError
-from mcp_gateway.importing.backups import create_backup, history_of, write_atomically
+from mcp_gateway.importing.backups import (
+    BackupChoice,
+    BackupListing,
+    PrunedFile,
+    RestoreReport,
+    RestoreRequest,
+    WalkEnded,
+    create_backup,
+    history_of,
+    list_backups,
+    prune_backups,
+    restore_backup,
+    write_atomically,
+)
 from mcp_gateway.importing.clients import (
     ClientFormat,
     ClientReading,
@@ -67,17 +80,6 @@ from mcp_gateway.importing.reports import (
     ServerOutcome,
     mask_json,
     secrets_in,
-)
-from mcp_gateway.importing.restoring import (
-    BackupChoice,
-    BackupListing,
-    PrunedFile,
-    RestoreReport,
-    RestoreRequest,
-    WalkEnded,
-    list_backups,
-    prune_backups,
-    restore_backup,
 )
 from mcp_gateway.importing.sign_in import Probe, probe_targets, screen_sign_ins, skip_sign_ins
 from mcp_gateway.masking import SecretMask

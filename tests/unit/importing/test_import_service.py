@@ -16,8 +16,8 @@ from importer_testing import INDEX_INSTALL, OFFLINE, STAMP, Answers, LaunchCheck
 
 from mcp_gateway.errors import ConfigError, ImportFailedError, ImportUsageError
 from mcp_gateway.importing import Where
+from mcp_gateway.importing.backups import BackedUpFile, BackupChoice, RestoreReport, RestoreRequest
 from mcp_gateway.importing.reports import AskingForSignIns, ClientWrite, ImportReport, ImportRequest, NeededVariable
-from mcp_gateway.importing.restoring import BackedUpFile, BackupChoice, RestoreReport, RestoreRequest
 from mcp_gateway.importing.service import ImportService, Launching
 from mcp_gateway.paths import Workspace
 
