@@ -1,10 +1,10 @@
 """The names `import --client` accepts: each client's canonical name and its aliases, and a near miss's suggestion.
 
-This is the one table of those names. It stands apart from `importers/` (whose package imports every
+This is the one table of those names. It stands apart from `importing/` (whose package imports every
 client's reader) so that the command line can list the names in `import --help` and check `--client`
 before anything heavier is imported: building the parser is on every command's path, `serve`'s included.
-`importers.clients` builds its client table in the same order and resolves names through `ALIASES`
-(`tests/unit/importers/test_client_names.py` holds the two tables together).
+`importing.clients` builds its client table in the same order and resolves names through `ALIASES`
+(`tests/unit/importing/test_client_names.py` holds the two tables together).
 """
 
 from __future__ import annotations

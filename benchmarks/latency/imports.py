@@ -48,7 +48,7 @@ NOT_NEEDED_AT_START = {
     "certifi": "HTTP client: remote downstreams only",
     "idna": "HTTP client: remote downstreams only",
     "mcp_gateway.downstream": "the pool's connections: execute_tool",
-    "mcp_gateway.importers": "the import command only",
+    "mcp_gateway.importing": "the import command only",
     "mcp_gateway.tokens": "token counts: demo and doctor only",
     "tiktoken": "token counts: demo and doctor only",
     "starlette": "the SDK's HTTP server side; the gateway serves stdio",

@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     importing.add_argument(
         "--launcher",
-        choices=("auto", "uvx", "path"),  # importers.launch.LAUNCHERS, spelt out: parsing imports no importer
+        choices=("auto", "uvx", "path"),  # importing.LAUNCHERS, spelt out: parsing imports no importer
         default="auto",
         help="how the client starts the gateway: path (this installation's script: a uv tool's, a venv's), uvx "
         "(uvx --from mcp-meta-gateway, from the package index), auto (path, but uvx for a gateway installed from "

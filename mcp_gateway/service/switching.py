@@ -1,6 +1,6 @@
 """`enable SERVER` and `disable SERVER`: one server's `"disabled"` edited in config.json, every other byte kept.
 
-The file is edited as text, as `import` edits it (`importers/jsonc_edit.py`): its formatting, key order and
+The file is edited as text, as `import` edits it (`importing/clients/jsonc_edit.py`): its formatting, key order and
 every other entry stay as they are. Disabling writes `"disabled": true` into the server's entry (in place of
 any `"disabled"` already there); enabling removes the member, since `false` is the default. The result is
 checked to differ from the original by that one value before anything is written, and it is written as
@@ -23,10 +23,15 @@ from mcp_gateway.config.diagnostics import did_you_mean
 from mcp_gateway.config.jsonfile import MAX_CONFIG_BYTES, as_list, as_object
 from mcp_gateway.config.normalize import camel_case
 from mcp_gateway.errors import ConfigError, UnusableFileError, UsageError
-from mcp_gateway.importers import jsonc
-from mcp_gateway.importers.files import write_atomically
-from mcp_gateway.importers.jsonc_edit import Edit, apply_edits, replace_value, splice_members
-from mcp_gateway.importers.merge import parse_config_text
+from mcp_gateway.importing import (
+    Edit,
+    JsonNode,
+    apply_edits,
+    parse_config_text,
+    replace_value,
+    splice_members,
+    write_atomically,
+)
 from mcp_gateway.paths import FILE_MODE
 from mcp_gateway.workspace_files import read_regular
 
@@ -103,7 +108,7 @@ def _read(path: Path) -> str:
         raise ConfigError(f"{path}: cannot read the config file ({exc}); check that it is a readable file") from exc
 
 
-def _key_of(root: jsonc.Node) -> str:
+def _key_of(root: JsonNode) -> str:
     """The key the file keeps its servers under, spelled as in the file (as the loader picks it)."""
     keys = [member.key for member in root.members or ()]
     for wanted in SERVERS_KEYS:
@@ -113,14 +118,14 @@ def _key_of(root: jsonc.Node) -> str:
     return SERVERS_KEYS[0]
 
 
-def _servers(path: Path, root: jsonc.Node) -> jsonc.Node:
-    servers = jsonc.find(root, (_key_of(root),))
+def _servers(path: Path, root: JsonNode) -> JsonNode:
+    servers = root.find((_key_of(root),))
     if servers is None or servers.members is None:
         raise UsageError(f"{path} has no servers; add some with `mcp-gateway import` or under 'mcpServers'")
     return servers
 
 
-def _named(path: Path, servers: jsonc.Node, name: str) -> str:
+def _named(path: Path, servers: JsonNode, name: str) -> str:
     """The key of the server `name` means: itself, or the one server whose entry lists it as an alias."""
     entries = {member.key: member.value for member in servers.members or () if member.value.members is not None}
     if name in entries:

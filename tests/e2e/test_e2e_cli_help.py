@@ -34,7 +34,7 @@ from gateway_testing import fake_server, write_workspace
 
 from mcp_gateway.cli.main import build_parser
 from mcp_gateway.client_names import ALIASES
-from mcp_gateway.importers import CLIENTS
+from mcp_gateway.importing import CLIENTS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

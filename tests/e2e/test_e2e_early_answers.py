@@ -54,7 +54,7 @@ NOT_ON_THE_PATH = {
     "rapidfuzz": "typo tolerance",
     "mcp_gateway.downstream.pool": "the pool",
     "mcp_gateway.downstream.connect": "the downstream transports",
-    "mcp_gateway.importers": "every client's config reader (the parser lists client names from client_names)",
+    "mcp_gateway.importing": "every client's config reader (the parser lists client names from client_names)",
     "jsonschema": "argument validation",
     "regex": "bounded pattern matching",
     "httpx2": "the HTTP client",

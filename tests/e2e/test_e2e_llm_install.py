@@ -41,7 +41,7 @@ from guide_shell import GuideShell, files_under, guide_commands
 from oauth_fixture import BROWSER_SECONDS, OAuthFixture, running_oauth_fixture
 from test_e2e_install_from_clone import NOT_INHERITED, UV, clone_of_this_checkout
 
-from mcp_gateway.importers.clients import CLIENTS
+from mcp_gateway.importing.clients.registry import CLIENTS
 
 pytestmark = pytest.mark.e2e
 

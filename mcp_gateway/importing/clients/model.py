@@ -1,0 +1,144 @@
+"""The values every client format produces and takes: what one client entry became, where it was read from,
+and how the client is to start the gateway.
+
+A skipped entry is left in the client untouched on write-back, so its reason must say what the person would
+have to do to move it by hand. `ClientReading` keeps the file's exact text: write-back edits that text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from mcp_gateway.errors import ConfigError
+
+Scope = Literal["user", "project", "local"]
+SCOPES: tuple[Scope, ...] = ("user", "project", "local")
+GATEWAY_NAME = "mcp-gateway"
+"""The key the gateway's own entry has in every client."""
+GATEWAY_DISTRIBUTION = "mcp-meta-gateway"
+"""The PyPI name: `mcp-gateway` on PyPI is another project, so `uvx` needs `--from` (reference §0.1)."""
+
+JsonObject = dict[str, object]
+NO_CREDENTIALS = "it sends no credentials"
+"""How the warning on a remote entry without headers or a token begins (the sign-in check replaces it)."""
+
+
+class ClientConfigError(ConfigError):
+    """A client's config file cannot be read or edited as a whole (unreadable, not JSON/TOML)."""
+
+
+class Skip(Exception):  # noqa: N818 - a signal, not an error: the entry is reported as skipped
+    """Raised while reading one entry: it cannot be imported, for `reason`."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ImportedServer:
+    """One client entry: `entry` (the gateway's camelCase form) when it can run behind the gateway, else
+    `skipped` with the reason."""
+
+    name: str
+    entry: JsonObject | None = None
+    skipped: str | None = None
+    warnings: tuple[str, ...] = ()
+    itself: bool = False
+    """The entry is the gateway's own: never imported, replaced on write-back."""
+    gateway: JsonObject | None = None
+    """For the gateway's own entry: how it is started (`command`, `args`, `env`), as far as it could be read."""
+
+    @property
+    def imported(self) -> bool:
+        return self.entry is not None
+
+
+@dataclass(frozen=True)
+class Where:
+    """Everything file locations depend on, passed in so tests run against a scratch HOME."""
+
+    home: Path
+    project: Path
+    environ: Mapping[str, str] = field(default_factory=dict[str, str])
+    platform: str = "linux"
+    """`sys.platform`: "linux", "darwin" or "win32"."""
+
+    @property
+    def windows(self) -> bool:
+        return self.platform == "win32"
+
+    @property
+    def macos(self) -> bool:
+        return self.platform == "darwin"
+
+
+@dataclass(frozen=True)
+class ClientReading:
+    """One client config file as read: its exact text and the servers of the chosen scope."""
+
+    client: str
+    path: Path
+    scope: Scope
+    text: str
+    block: tuple[str, ...]
+    """Where the servers live in the document: `("mcpServers",)`, `("projects", "/repo", "mcpServers")`."""
+    servers: tuple[ImportedServer, ...]
+    notes: tuple[str, ...] = ()
+    """Things worth knowing that concern no single server (other scopes that hold servers, …)."""
+
+    @property
+    def imported(self) -> tuple[ImportedServer, ...]:
+        return tuple(server for server in self.servers if server.imported)
+
+    @property
+    def skipped(self) -> tuple[ImportedServer, ...]:
+        return tuple(server for server in self.servers if not server.imported and not server.itself)
+
+    @property
+    def has_gateway(self) -> bool:
+        return any(server.itself for server in self.servers)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a client starts the gateway: the command, its arguments and environment."""
+
+    command: str
+    args: tuple[str, ...]
+    env: Mapping[str, str]
+    needed: tuple[str, ...] = ()
+    """Variables the gateway's servers read from the client's environment; clients that filter the
+    environment (Codex, Gemini) are told to pass them on."""
+
+
+class ClientFormat(Protocol):
+    """One client's config format: where its files are, how one reads, and how it is rewritten so that the
+    imported servers are replaced by the gateway's entry (`render_entry` shows that entry exactly as written)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def gui(self) -> bool:
+        """A GUI app that does not inherit the shell's PATH: the gateway command must be absolute."""
+        ...
+
+    @property
+    def scopes(self) -> tuple[Scope, ...]:
+        """The scopes it has; the first is the default."""
+        ...
+
+    @property
+    def filters_environment(self) -> bool:
+        """It starts servers with only the variables their entry names (`Launch.needed` goes into the entry)."""
+        ...
+
+    def candidates(self, where: Where, scope: Scope) -> list[Path]: ...
+    def read(self, path: Path, scope: Scope, where: Where) -> ClientReading: ...
+    def render_entry(self, launch: Launch) -> str: ...
+    def rewrite(self, reading: ClientReading, launch: Launch) -> str: ...

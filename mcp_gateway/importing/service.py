@@ -1,0 +1,330 @@
+"""Importing a client's MCP servers, pointing the client at the gateway, and undoing that: `ImportService`.
+
+The service owns the whole flow, so a front end only renders its reports: read the client's file, ask each
+remote server that sends no credentials whether it needs a sign-in, merge the servers into the gateway's
+`config.json`, then (with write-back) back the client file up and rewrite it; and restore a backup. Order
+matters for safety: the gateway config is written first, and only then is the client file backed up and
+rewritten, so a failure at any step leaves the client as it was. Clients already pointed at the gateway
+keep working after any later import: a same-named server with another definition is never replaced unless
+asked (it stays in its client), and the gateway entries of this workspace in clients that filter the
+environment are brought up to date when the workspace's servers come to need another variable.
+
+Its collaborators are passed in, never looked up: where the client files are (`Where`: home, project,
+environment, platform), the workspace the servers go into, the sign-in `probe` (the real one asks over
+HTTP), the `clock` that stamps backups, and `launching`: how this gateway is installed and the check that
+runs the command written for the client (a command that does not start the gateway is never written). It
+prints nothing. A report holds no secret: entries are masked before they go in, and its free text (notes,
+reasons, a launch check's output, a failure) passes through a `SecretMask` of the client's secrets, so any
+front end may show all of it.
+
+A request that cannot be met raises before anything is written: `ImportUsageError` when the request names
+what does not exist, `ConfigError` when a file cannot be read or used, `ImportFailedError` when a backup
+is missing or cannot be put back. A write that fails once writing has begun is part of the report
+(`write_failure`) instead, so what was already written is still told. File work runs in worker threads;
+only the sign-in questions run on the event loop.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import anyio
+
+from mcp_gateway.config.jsonfile import as_object
+from mcp_gateway.errors import ConfigError, ImportUsageError
+from mcp_gateway.importing.backups import (
+    BackupChoice,
+    BackupListing,
+    PrunedFile,
+    RestoreReport,
+    RestoreRequest,
+    WalkEnded,
+    create_backup,
+    history_of,
+    list_backups,
+    prune_backups,
+    restore_backup,
+    write_atomically,
+)
+from mcp_gateway.importing.clients import (
+    ClientFormat,
+    ClientReading,
+    ImportedServer,
+    Launch,
+    Where,
+    client_named,
+    detect,
+    needed_variables,
+    read_client,
+    stale_gateways,
+)
+from mcp_gateway.importing.launch import Installation, LaunchChecker, LaunchPlan, gateway_launch
+from mcp_gateway.importing.merge import MergePlan, plan_merge, write_plan
+from mcp_gateway.importing.reports import (
+    AskingForSignIns,
+    ClientEntry,
+    ClientWrite,
+    Detection,
+    GatewayRefresh,
+    ImportReport,
+    ImportRequest,
+    NeededVariable,
+    Progress,
+    ServerOutcome,
+    mask_json,
+    secrets_in,
+)
+from mcp_gateway.importing.sign_in import Probe, probe_targets, screen_sign_ins, skip_sign_ins
+from mcp_gateway.masking import SecretMask
+from mcp_gateway.paths import Workspace
+
+Clock = Callable[[], datetime]
+"""The current time, for the names of backups."""
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Launching:
+    """How the client will start the gateway: this installation's facts, and the check that the command runs."""
+
+    installation: Installation
+    check: LaunchChecker
+
+
+class ImportService:
+    """See the module docstring."""
+
+    @classmethod
+    def for_home(
+        cls,
+        home: str | os.PathLike[str] | None,
+        *,
+        where: Where,
+        probe: Probe,
+        clock: Clock,
+        launching: Launching,
+    ) -> ImportService:
+        """The service importing into the workspace at `home` (else `$MCP_GATEWAY_HOME`, else the platform's)."""
+        workspace = Workspace.from_environment(home)
+        return cls(where=where, workspace=workspace, probe=probe, clock=clock, launching=launching)
+
+    def __init__(self, *, where: Where, workspace: Workspace, probe: Probe, clock: Clock, launching: Launching) -> None:
+        self._where = where
+        self._workspace = workspace
+        self._probe = probe
+        self._clock = clock
+        self._launching = launching
+
+    async def detect(self) -> Detection:
+        return Detection(tuple(await anyio.to_thread.run_sync(detect, self._where)))
+
+    async def import_client(self, request: ImportRequest, progress: Progress | None = None) -> ImportReport:
+        """Read, screen, merge and (unless a dry run) write; see `ImportReport` for what each field tells.
+
+        Raises:
+            ImportUsageError: an unknown client, or a scope it does not have.
+            ConfigError: the client file or the gateway config cannot be read or used.
+        """
+        client = client_named(request.client)
+        scope = request.scope or client.scopes[0]
+        if scope not in client.scopes:
+            raise ImportUsageError(f"{client.title} has no {scope} scope; use one of: {', '.join(client.scopes)}")
+        read = functools.partial(read_client, client, self._where, scope, request.source)
+        reading = await anyio.to_thread.run_sync(read)
+        mask = SecretMask(secret for server in reading.servers for secret in secrets_in(server.entry))
+        targets = probe_targets(reading, self._where.environ)
+        urls = tuple(mask.mask(url) for url in targets.values() if isinstance(url, str))
+        if request.probe:
+            if targets and progress is not None:
+                progress(AskingForSignIns(len(targets)))
+            reading = await screen_sign_ins(reading, client.title, probe=self._probe, environ=self._where.environ)
+        else:
+            reading = skip_sign_ins(reading, client.title)
+        merge_and_write = functools.partial(self._merge_and_write, client, reading, request)
+        report = await anyio.to_thread.run_sync(merge_and_write)
+        report = replace(report, contacted=urls) if request.probe else replace(report, not_contacted=urls)
+        return report.masked(mask)
+
+    async def restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice | WalkEnded:
+        """Put a kept version back: the one named, else the original, else one step back (`service.restoring`).
+
+        Raises:
+            ImportUsageError: the named file is not a copy import made, or the client is unknown.
+            ImportFailedError: the named copy is gone, or it cannot be put back.
+        """
+        return await anyio.to_thread.run_sync(restore_backup, self._where, request, self._clock)
+
+    async def backups(self, request: RestoreRequest) -> BackupListing:
+        """Every kept version of the client files the request narrows to, newest first."""
+        return await anyio.to_thread.run_sync(list_backups, self._where, request)
+
+    async def prune_backups(self, request: RestoreRequest) -> tuple[PrunedFile, ...]:
+        """Remove the kept versions a walk back no longer needs: all but the original and the newest few."""
+        return await anyio.to_thread.run_sync(prune_backups, self._where, request)
+
+    def _merge_and_write(self, client: ClientFormat, reading: ClientReading, request: ImportRequest) -> ImportReport:
+        plan = plan_merge(self._workspace.config_path, reading.servers, replace=request.replace)
+        outcomes = _server_outcomes(reading, plan, client.title)
+        reading = _without_conflicts(reading, plan)  # a conflicting server stays in its client
+        needed = needed_variables(reading)
+        # The client's gateway runs every server of the workspace, so it passes on what all of them use; a
+        # re-run then writes the same entry even when this client has nothing left to import.
+        launch = gateway_launch(
+            self._workspace.config_dir,
+            gui=client.gui,
+            client=client.title,
+            installation=self._launching.installation,
+            launcher=request.launcher,
+            needed=[*needed, *plan.variables()],
+            which=self._which,
+        )
+        entry = _client_entry(client, reading, launch)
+        if reading.imported or reading.has_gateway:
+            entry = replace(entry, start_problem=self._launching.check(launch.launch, self._where.environ))
+        report = ImportReport(
+            client,
+            reading.scope,
+            reading.path,
+            servers=outcomes,
+            notes=reading.notes,
+            gateway_config=plan.path,
+            variables=tuple(NeededVariable(name, bool(self._where.environ.get(name))) for name in needed),
+            client_entry=entry,
+            dry_run=request.dry_run,
+        )
+        rewritten_here = reading.path if request.write_client_config else None
+        if request.dry_run:
+            return replace(report, refreshed=self._refresh_gateways(plan.variables(), rewritten_here, dry_run=True))
+        if not reading.imported:
+            if reading.has_gateway and request.write_client_config:
+                return self._write_client(report, client, reading, launch.launch)
+            return report
+        try:
+            write_plan(plan)
+        except ConfigError as error:
+            return replace(report, write_failure=error.message)
+        report = replace(report, config_write="written" if plan.changed else "unchanged")
+        report = replace(report, refreshed=self._refresh_gateways(plan.variables(), rewritten_here, dry_run=False))
+        if request.write_client_config:
+            return self._write_client(report, client, reading, launch.launch)
+        return report
+
+    def _write_client(
+        self, report: ImportReport, client: ClientFormat, reading: ClientReading, launch: Launch
+    ) -> ImportReport:
+        """Back the client file up and rewrite it so the gateway replaces the imported servers."""
+        if report.client_entry.start_problem is not None:
+            failure = (
+                f"{reading.path}: not rewritten, since the gateway command does not start "
+                f"({report.client_entry.start_problem}); it is unchanged"
+            )
+            return replace(report, write_failure=failure)
+        kept = len(reading.skipped)
+        try:
+            text = client.rewrite(reading, launch)
+        except ConfigError as error:
+            return replace(report, write_failure=error.message)
+        if text == reading.text:
+            return replace(report, client_write=ClientWrite(reading.path, None, kept))
+        try:
+            backup = create_backup(reading.path, self._clock())
+            write_atomically(reading.path, text.encode("utf-8"))
+        except OSError as error:
+            failure = f"{reading.path}: cannot write it ({error.strerror or error}); it is unchanged"
+            return replace(report, write_failure=failure)
+        return replace(report, client_write=ClientWrite(reading.path, backup, kept, len(history_of(reading.path))))
+
+    def _refresh_gateways(
+        self, needed: list[str], besides: Path | None, *, dry_run: bool
+    ) -> tuple[GatewayRefresh, ...]:
+        """Bring other clients' gateway entries for this workspace up to date (`stale_gateways`)."""
+        refreshed: list[GatewayRefresh] = []
+        for stale in stale_gateways(self._where, self._workspace.config_dir, needed, besides=besides):
+            refresh = GatewayRefresh(stale.client.title, stale.reading.path, stale.missing)
+            if dry_run:
+                refreshed.append(refresh)
+                continue
+            try:
+                text = stale.client.rewrite(stale.reading, stale.launch)
+                backup = create_backup(stale.reading.path, self._clock(), "entry-update")
+                write_atomically(stale.reading.path, text.encode("utf-8"))
+            except ConfigError as error:
+                refreshed.append(replace(refresh, failure=error.message))
+            except OSError as error:
+                failure = f"cannot write it ({error.strerror or error}); it is unchanged"
+                refreshed.append(replace(refresh, failure=failure))
+            else:
+                refreshed.append(replace(refresh, backup=backup))
+        return tuple(refreshed)
+
+    def _which(self, program: str) -> str | None:
+        """`program` on the PATH of `Where.environ` (the import's environment, not necessarily this process's)."""
+        return shutil.which(program, path=self._where.environ.get("PATH", os.defpath))
+
+
+def _server_outcomes(reading: ClientReading, plan: MergePlan, client: str) -> tuple[ServerOutcome, ...]:
+    merged = {outcome.name: outcome for outcome in plan.outcomes}
+    outcomes: list[ServerOutcome] = []
+    for server in reading.servers:
+        outcome = merged.get(server.name)
+        if server.itself:
+            outcomes.append(ServerOutcome(server.name, "gateway", reason=server.skipped))
+        elif outcome is None:
+            outcomes.append(ServerOutcome(server.name, "skipped", reason=server.skipped, notes=server.warnings))
+        else:
+            entry = as_object(mask_json(outcome.entry)) or {}
+            reason = _conflict_reason(server.name, outcome.changed, client) if outcome.status == "conflict" else None
+            outcomes.append(
+                ServerOutcome(server.name, outcome.status, entry, outcome.changed, reason, notes=server.warnings)
+            )
+    return tuple(outcomes)
+
+
+def _conflict_reason(name: str, differing: tuple[str, ...], client: str) -> str:
+    return (
+        f"the gateway already has a '{name}' with a different {', '.join(differing)}, which clients already "
+        f"pointed at the gateway use; this one stays in {client}. To use {client}'s for every client instead, "
+        "import again with --replace"
+    )
+
+
+def _without_conflicts(reading: ClientReading, plan: MergePlan) -> ClientReading:
+    """The reading with each conflicting server turned into a skipped one, so write-back leaves it in place."""
+    conflicts = {outcome.name for outcome in plan.conflicts}
+    if not conflicts:
+        return reading
+    servers = tuple(
+        ImportedServer(server.name, skipped="conflict", warnings=server.warnings)
+        if server.name in conflicts
+        else server
+        for server in reading.servers
+    )
+    return replace(reading, servers=servers)
+
+
+def _client_entry(client: ClientFormat, reading: ClientReading, launch: LaunchPlan) -> ClientEntry:
+    rendered = _masked_rendering(client.render_entry(launch.launch))
+    replaced, kept = len(reading.imported), len(reading.skipped)
+    return ClientEntry(
+        reading.path, reading.block, replaced, kept, rendered, launch.launcher, launch.why, warnings=launch.warnings
+    )
+
+
+def _masked_rendering(rendered: str) -> str:
+    """The client entry as it will be written, masked (it holds no secrets today; this keeps it so)."""
+    name, _, body = rendered.partition(": ")
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError:
+        return rendered  # TOML: only the gateway's own command, home and variable names
+    return f"{name}: {json.dumps(mask_json(value), indent=2, ensure_ascii=False)}"
