@@ -11,7 +11,7 @@ defaults would get wrong for a gateway is set here:
 - every transport's streams pass through the connection's `Link`, which tells the server's own errors from
   the SDK's, fails a request whose reply is not JSON-RPC at once, and keeps unusable tool entries out;
 - a remote server is reached with the workspace's OAuth sign-in, if it has one and no configured
-  Authorization header (`sign_in_auth.py`); one that refuses the gateway for want of a sign-in says to run
+  Authorization header (`sign_in.SignInAuth`); one that refuses the gateway for want of a sign-in says to run
   `mcp-gateway login`;
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
@@ -59,7 +59,6 @@ from mcp_gateway.downstream.definitions import child_environment
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
-from mcp_gateway.downstream.sign_in_auth import SignInAuth, SignInContext
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.stderr_tail import StderrTail
@@ -67,6 +66,7 @@ from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required
 from mcp_gateway.eras import is_handshake_version, speaks_modern
 from mcp_gateway.errors import ServerStartError
+from mcp_gateway.sign_in import SignInAuth, SignInContext
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
 HTTP_ERROR_STATUS = 400

@@ -61,8 +61,6 @@ from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
-from mcp_gateway.downstream.sign_in_auth import SignInContext
-from mcp_gateway.downstream.sign_in_store import SignInStore
 from mcp_gateway.downstream.slots import ProcessView, Slot, Slots
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.subscriptions import Held, hold
@@ -73,6 +71,7 @@ from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.origin import Origin
 from mcp_gateway.paths import Workspace
+from mcp_gateway.sign_in import SignInContext, SignInStore
 from mcp_gateway.wording import Said, Step
 
 __all__ = ["Origin", "Pool", "ProcessView", "ProtocolMemory", "ServerStatus", "State"]

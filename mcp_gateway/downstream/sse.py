@@ -27,7 +27,7 @@ from mcp.shared.message import SessionMessage
 from mcp_gateway import relayed, wire
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.redirects import request_within_origin, stream_within_origin
-from mcp_gateway.downstream.sign_in_auth import HTTP_UNAUTHORIZED, is_sign_in_reply
+from mcp_gateway.sign_in import HTTP_UNAUTHORIZED, is_sign_in_reply
 
 SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
 

@@ -34,7 +34,6 @@ from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, clip
 from mcp_gateway.downstream.connection import EndedBeforeHandshake, ErrorReply, LinkLost, RequestTimedOut
 from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.link import ServerError
-from mcp_gateway.downstream.sign_in_auth import is_sign_in_reply, renewal_failure
 from mcp_gateway.downstream.stderr_tail import SEPARATOR
 from mcp_gateway.errors import (
     BackoffError,
@@ -47,6 +46,7 @@ from mcp_gateway.errors import (
     SignInRequiredError,
 )
 from mcp_gateway.masking import display_url
+from mcp_gateway.sign_in import is_sign_in_reply, renewal_failure
 from mcp_gateway.wording import Said, Step
 
 

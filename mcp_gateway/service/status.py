@@ -35,8 +35,8 @@ from mcp_gateway.service.reports import (
     ServerState,
     StatusReport,
 )
-from mcp_gateway.service.sign_in_state import SignInState, sign_in_states
 from mcp_gateway.service.surface import no_servers_hint
+from mcp_gateway.sign_in import SignInState, sign_in_states
 
 
 @dataclass(frozen=True)

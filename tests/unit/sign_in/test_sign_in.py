@@ -3,7 +3,6 @@ before they expire and learnt by the mask, and a refusal no token answers turned
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import stat
@@ -14,10 +13,9 @@ import httpx2
 import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from mcp_gateway.downstream.sign_in_auth import SignInAuth, SignInContext, is_sign_in_reply
-from mcp_gateway.downstream.sign_in_store import SignIn, SignInStore
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.masking import SecretMask
+from mcp_gateway.sign_in import SignIn, SignInAuth, SignInContext, SignInStore, is_sign_in_reply
 
 pytestmark = pytest.mark.anyio
 
@@ -103,7 +101,7 @@ async def test_a_token_about_to_expire_is_renewed_first_saved_and_masked(tmp_pat
 
     client, auth, mask, store = serving(tmp_path, httpx2.MockTransport(answer))
     # 1 s left of a 30 s lifetime: within its margin (a tenth of its lifetime, or a minute)
-    store.save(dataclasses.replace(sign_in(expires_in=30), expires_at=time.time() + 1))
+    store.save(sign_in(expires_in=30).model_copy(update={"expires_at": time.time() + 1}))
     async with client:
         response = await client.post(URL, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert response.status_code == 200

@@ -1,14 +1,12 @@
 """Where a browser comes back to `mcp-gateway login`: a one-shot HTTP listener on 127.0.0.1 (RFC 8252 §7.3).
 
 The authorization server redirects the browser to `http://127.0.0.1:PORT/callback?code=…&state=…` (or
-`?error=…&state=…`). The listener answers each request with a short page and keeps the first answer on the
-callback path that carries the `state` of the sign-in this run started (`expect`): any local program can reach a
-loopback port, so an answer without it, a refusal included, is turned away and the sign-in goes on waiting,
-rather than one request from anyone ending it. Everything else is ignored (a browser also asks for
-`/favicon.ico`). It listens on the loopback address only, so nothing off the machine can answer in the
-browser's place; the SDK checks the state again before the code is exchanged. Each connection is read for at
-most `REQUEST_READ_SECONDS` and at most `MAX_REQUEST_BYTES`, so a stray client that connects and says nothing
-holds nothing.
+`?error=…&state=…`). Only the first answer on that one path that carries the `state` of the sign-in this run
+started (`expect`) is kept: any local program can reach a loopback port, so an answer without it, a refusal
+included, is turned away and the sign-in goes on waiting. Every other path is not found (a browser also asks for
+`/favicon.ico`). Nothing off the machine can reach the listener, and the SDK checks the state again before the
+code is exchanged. A connection is read for at most `REQUEST_READ_SECONDS` and `MAX_REQUEST_BYTES`, so a client
+that connects and says nothing holds nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +18,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import anyio.abc
+
+from mcp_gateway.errors import CommandFailedError
 
 CALLBACK_PATH = "/callback"
 LOOPBACK_HOST = "127.0.0.1"
@@ -50,20 +50,24 @@ class Loopback:
         self.answered = anyio.Event()
         self.answer: Callback | None = None
 
-    def expect(self, authorization_url: str) -> None:
-        """The sign-in sent to `authorization_url` is the one an answer must belong to (its `state`)."""
-        states = parse_qs(urlsplit(authorization_url).query).get("state")
-        self._state = states[0] if states else None
-
     @classmethod
     async def open(cls, port: int | None, server: str) -> Loopback:
         """Listening on `port` (a free one when None).
 
         Raises:
-            OSError: the port is taken or cannot be had.
+            CommandFailedError: the port is taken or cannot be had.
         """
-        listener = await anyio.create_tcp_listener(local_host=LOOPBACK_HOST, local_port=port or 0)
-        return cls(listener, server)
+        try:
+            return cls(await anyio.create_tcp_listener(local_host=LOOPBACK_HOST, local_port=port or 0), server)
+        except OSError as exc:
+            raise CommandFailedError(
+                f"Cannot listen on {LOOPBACK_HOST} for the sign-in to come back ({exc.strerror or exc}); "
+                "free the port, or set another oauth.redirectPort for this server, then run the command again."
+            ) from exc
+
+    def expect(self, authorization_url: str) -> None:
+        """The sign-in sent to `authorization_url` is the one an answer must belong to (its `state`)."""
+        self._state = _first(urlsplit(authorization_url).query, "state")
 
     @property
     def redirect_uri(self) -> str:
@@ -84,11 +88,13 @@ class Loopback:
                         head += await stream.receive()
                     except (anyio.EndOfStream, anyio.BrokenResourceError):
                         break
-            target = _target(head)
-            if target is None or urlsplit(target).path != CALLBACK_PATH:
+            request_line = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")  # GET target version
+            url = urlsplit(request_line[1] if len(request_line) == 3 and request_line[0] == "GET" else "")
+            if url.path != CALLBACK_PATH:
                 await _reply(stream, 404, "Not found", "This is where a sign-in comes back; nothing else is here.")
                 return
-            callback = _callback(target)
+            keys = ("code", "state", "iss", "error", "error_description")
+            callback = Callback(*(_first(url.query, key) for key in keys))
             if self._state is None or callback.state != self._state:
                 await _reply(stream, 400, "Not this sign-in", "This is not the sign-in mcp-gateway is waiting for.")
                 return
@@ -102,29 +108,9 @@ class Loopback:
             await _reply(stream, 200, title, text)
 
 
-def _target(head: bytes) -> str | None:
-    """The request target of a `GET` request line, or None."""
-    line = head.split(b"\r\n", 1)[0].decode("latin-1")
-    parts = line.split(" ")
-    if len(parts) != 3 or parts[0] != "GET":
-        return None
-    return parts[1]
-
-
-def _callback(target: str) -> Callback:
-    query = parse_qs(urlsplit(target).query)
-
-    def first(name: str) -> str | None:
-        values = query.get(name)
-        return values[0] if values else None
-
-    return Callback(
-        code=first("code"),
-        state=first("state"),
-        iss=first("iss"),
-        error=first("error"),
-        error_description=first("error_description"),
-    )
+def _first(query: str, key: str) -> str | None:
+    values = parse_qs(query).get(key)
+    return values[0] if values else None
 
 
 async def _reply(stream: anyio.abc.SocketStream, status: int, title: str, text: str) -> None:
