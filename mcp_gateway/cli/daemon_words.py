@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from mcp_gateway.cli.overview import ago
-from mcp_gateway.service.daemon_record import DaemonState, ProcessEntry, SessionEntry
+from mcp_gateway.daemon import DaemonState, ProcessEntry, SessionEntry
 from mcp_gateway.service.reports import StatusReport
 from mcp_gateway.wording import counted
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Literal
 
 from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.daemon import DaemonState
 from mcp_gateway.errors import Phase
 from mcp_gateway.json_object import JsonObject
-from mcp_gateway.service.daemon_record import DaemonState
 from mcp_gateway.wording import Words
 
 CacheState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
