@@ -1,16 +1,13 @@
 """The sessions a daemon serves, in one registry: counted for its idle stop, shown in its state file.
 
-Each front's connection whose hello was accepted is one session (`server/daemon.py`), with an id (1, 2, … in
-the order they came, never reused by the daemon). It says who it is by its handshake's `clientInfo`, and its
-`tools/call`s are counted while in flight (`server/session.py` reads both as its messages pass). Which
-processes a session uses the pool knows itself: the session's id is the label of the `Origin` its calls carry.
+Each front's connection whose hello was accepted is a session, numbered in the order they came (never reused).
+It says who it is by its handshake's `clientInfo`, and its `tools/call`s are counted while in flight
+(`server/session.py` reads both as its messages pass). Which processes it uses the pool knows: the session's id
+is the label of the `Origin` its calls carry.
 
-`keep_state` keeps the shared daemon's state file true: written at once when a session opens, closes or says
-who it is, and otherwise sampled every `STATE_INTERVAL_SECONDS` (calls in flight, a server starting or
-stopping) and written when it differs from what was last written; every write in a worker thread, one at a
-time. Before the first write, the files of daemons that no longer run are removed; the daemon's own is removed
-as it stops (a SIGKILLed daemon's stays, and `status` tells it is stale). A write that fails is logged once and
-loses only what `status` can show.
+`keep_state` writes the state file at once when a session opens, closes or says who it is, and otherwise samples
+it every `STATE_INTERVAL_SECONDS` (calls in flight, a server starting or stopping), writing it when it differs;
+always from a worker thread. A write that fails is logged once and loses only what `status` can show.
 """
 
 from __future__ import annotations
@@ -129,8 +126,8 @@ async def keep_state(
     processes: Callable[[], Mapping[str, Sequence[ProcessView]]],
     mask: Callable[[str], str],
 ) -> None:
-    """Keep the daemon's state file in `directory` true until cancelled, then remove it (see the module).
-    `processes`: each enabled server's supervisors in the pool; `mask`: the gateway's masking of a text."""
+    """Keep the daemon's state file in `directory` true until cancelled, then remove it; first remove those of
+    daemons that no longer run. `processes`: each enabled server's supervisors in the pool."""
     pid = os.getpid()
     failed = False
     try:

@@ -1,23 +1,18 @@
-"""The daemon's state file, `run/daemon-<pid>.state`: what the workspace's daemon says it serves, for `status`.
+"""The daemon's state file, `run/daemon-<pid>.state`: what a daemon says it serves, for `status` in another process.
 
-It holds the daemon's pid and start time, its version and front protocol, its socket, its sessions (the
-`clientInfo` each session's handshake gave, when it connected, its calls in flight) and, per server, the
-processes it runs with the sessions that use each. Nothing secret: no environment, no arguments, no headers.
+Its pid and start time, version and front protocol, socket, its sessions (each one's `clientInfo`, when it
+connected, its calls in flight) and, per server, its processes with the sessions that use each; nothing secret
+(no environment, arguments or headers). A file may be anything by the time it is read (another version's,
+half-written, planted, edited by hand), so it is read strictly as `DaemonState`, else `BadState`. It is bounded
+on both sides: `encode` lists and clips within the bounds below, counting what it left out, so the largest file
+stays far under `MAX_STATE_BYTES`, all a reader reads.
 
-The shape is typed (`DaemonState`) and read strictly: by the time it is read a file may be anything
-(half-written by another version, planted, edited by hand), and what is not exactly this shape within these
-bounds is `BadState`. `encode` lists at most `MAX_LISTED_SESSIONS` sessions, `MAX_LISTED_PROCESSES` processes
-and `MAX_SESSIONS_PER_PROCESS` sessions of each, and cuts a client's words to `MAX_CLIENT_TEXT_CHARS`, saying
-how much it left out, so the largest possible file stays far under `MAX_STATE_BYTES`, all a reader reads.
-
-One file per daemon process, so two daemons of one workspace (two versions during an upgrade, each with its
-own socket) never overwrite each other's; they sit beside the process records, whose reader takes only `*.json`
-names. `run` is touched only through a descriptor of the directory itself, opened without following a link: a
-file is written to an exclusive temp file renamed over its name (a planted link is replaced, never followed,
-and a reader sees the old content or the new), and read only when it is a regular file within
-`MAX_STATE_BYTES`, opened `O_NONBLOCK`. A SIGKILLed daemon leaves its file behind and its pid may be reused, so
-`runs` takes a daemon as running only when its pid is alive and started when the file says; the next daemon
-removes the others' (`remove_stale`). The functions that touch the disk block: call them from a worker thread.
+One file per daemon process (two versions during an upgrade never overwrite each other's), beside the process
+records, which are `*.json`. `run` is touched only through a descriptor of the directory itself, no link
+followed: a file is written to an exclusive temp file renamed over its name (a planted link is replaced, and a
+reader sees the old content or the new), and read only as a regular file opened `O_NONBLOCK`. A SIGKILLed
+daemon's file stays and its pid may be reused: `runs` proves a daemon by its pid and start time, and the next
+daemon removes the others' (`remove_stale`). The functions that touch the disk block: use a worker thread.
 """
 
 from __future__ import annotations

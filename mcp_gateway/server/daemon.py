@@ -1,32 +1,26 @@
 """The gateway daemon, `mcp-gateway daemon`: what serves every session, the workspace's shared one and a
 session's private one alike.
 
-A session front (`front.launch`) always talks to a daemon. `[--home H] daemon --socket PATH` is the
-workspace's shared daemon: it listens on PATH (0600, in the private runtime directory) and serves every front of
-the workspace with one catalog, one index and one pool. `--connection FD` is a private one: it serves the one
-connection it inherited on FD (a socket pair), has no listening socket and no state file, and leaves when its
-session does. Both are this code: they differ only in their door (`doors`), and so in who else may connect.
+A session front (`front.launch`) always talks to a daemon. `[--home H] daemon --socket PATH` is the workspace's
+shared daemon, listening on PATH (0600, in the private runtime directory) for every front of the workspace,
+with one catalog, one index and one pool. `--connection FD` is a private one: it serves the one connection it
+inherited on FD (a socket pair), has no listening socket and no state file, and leaves with its session. They
+differ only in their door (`doors`), and so in who else may connect.
 
-Order of a start, so that the first front is answered as early as can be: read the config (its diagnostics on
-stderr, the private daemon's being the session's own; a file that cannot be used is served as its last good
-version, or no servers, every search saying why), set up logging (masked; `debug` also writes
+A start answers the first front as early as it can: read the config (a file that cannot be used is served as
+its last good version, or no servers, every search saying why), set up logging (masked; `debug` also writes
 `logs/gateway.log`), make the handshake from the config and the catalog's digest and remember it for the next
-cold start (`front.remembered_handshake`), then open the door: each front's hello is answered at once, while
-the SDK, the service and the pool are imported in a worker thread (`session`), and each greeted session is
-served once they are. Per connection: its peer must be this user, its hello must speak this protocol and
-version, and its answer carries the handshake its session is built from (the front's own instructions when it
-said some, else what the gateway says now), so the front answers the client's `initialize` and `tools/list`
-whatever this process is busy with.
+cold start (`front.remembered_handshake`), then open the door: hellos are answered at once while the SDK, the
+service and the pool are imported in a worker thread (`session`), and each greeted session is served once they
+are. A hello's answer carries the handshake the session is built from (the front's own instructions when it
+said some, else the gateway's now), so the front answers its client's `initialize` and `tools/list` whatever
+this process is busy with. Each connection is greeted and served in a guarded task of its own: what it raises
+ends it alone, never the daemon.
 
-Nothing one connection does may end the daemon or stall the others: each is served in its own guarded task
-(an error is logged, its session ends, the daemon serves on), and the door's `accept` backs off on a full
-descriptor table instead of failing.
-
-One shutdown rule for every daemon (`stopping.Stopper`): a stop signal, the shared daemon's last session gone
-for `grace_seconds`, or the private daemon's session over ends serving; every session's calls are cancelled
-and every server stopped in parallel, under one bound. A stop is urgent (every grace a few milliseconds) when
-a signal asks for it, or when a private daemon's front is gone rather than closed (its client is ending the
-session by signals and kills soon after).
+One shutdown rule (`stopping.Stopper`): a stop signal, the shared daemon's last session gone for
+`grace_seconds`, or the private daemon's session over ends serving; every call is cancelled and every server
+stopped in parallel, under one bound. It is urgent when signalled, or when a private daemon's front is gone
+rather than closed (its client is ending the session by signals and kills soon after).
 """
 
 from __future__ import annotations
@@ -279,13 +273,10 @@ async def _guarded(what: str, work: Awaitable[None]) -> None:
 def allocate_large_blocks_apart() -> None:
     """Memory a daemon freed goes back to the system: large blocks are allocated apart from the heap.
 
-    glibc's malloc serves a block of at least its mmap threshold (128 KiB) with a mapping of its own, returned
-    to the system when freed, but raises that threshold to the size of each such block freed, up to 32 MiB:
-    after one 10 MB result the next ones come from the heap and its arenas, whose freed space a long-lived
-    daemon keeps. Measured with `python -m benchmarks.fairness`: the shared daemon kept 44 MB after three 10 MB
-    results and three 50 MB lines; with the threshold fixed, 10 MB (and the other sessions' echo p99 during the
-    load fell by a third). Setting it explicitly stops glibc adjusting it; elsewhere (macOS, musl) this does
-    nothing.
+    glibc serves a block of at least its mmap threshold (128 KiB) with a mapping of its own, returned when freed,
+    but raises the threshold to each such block freed, up to 32 MiB: after one 10 MB result the next come from
+    the heap, whose freed space a daemon keeps. Fixed, the shared daemon kept 10 MB instead of 44 MB after three
+    10 MB results and three 50 MB lines (`python -m benchmarks.fairness`). Elsewhere (macOS, musl): nothing.
     """
     if not sys.platform.startswith("linux"):
         return
