@@ -39,6 +39,7 @@ from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Origin, Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
 from mcp_gateway.downstream.server_context import PROBE_SECONDS
+from mcp_gateway.downstream.slots import ProcessView
 from mcp_gateway.errors import CatalogError, DownstreamError, UnknownToolError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
@@ -222,6 +223,11 @@ class Gateway:
     def stop_now(self) -> None:
         """SIGKILL every downstream process group at once: a stop that cannot wait any more."""
         self._pool.kill_everything()
+
+    def processes(self) -> dict[str, list[ProcessView]]:
+        """Each enabled server's supervisors in the pool (one per resolved definition), for the daemon's state."""
+        views = self._pool.processes()
+        return {name: views.get(name, []) for name in self._config.enabled_servers}
 
     async def loaded(self) -> None:
         """Return once cache.json has been read and indexed."""

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Literal
 
 from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.daemon import DaemonState
 from mcp_gateway.errors import Phase
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.search import Confidence
-from mcp_gateway.service.daemon_record import DaemonState
 from mcp_gateway.sign_in import SignInState
 from mcp_gateway.wording import Words
 

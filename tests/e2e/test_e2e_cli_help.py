@@ -29,6 +29,7 @@ from e2e_gateway import (
     gateway_command,
     gateway_program,
     run_cli_async,
+    wait_for,
 )
 from gateway_testing import fake_server, write_workspace
 
@@ -219,9 +220,8 @@ async def test_in_a_terminal_it_says_what_it_is_in_one_line_and_then_serves(tmp_
             assert await process.wait() == 0
         with anyio.fail_after(PROCESS_GONE_SECONDS):
             rest = b"".join([chunk async for chunk in stderr])
-        with anyio.fail_after(PROCESS_GONE_SECONDS):  # a terminal's session is its own: no daemon stays behind
-            while daemons_of(tmp_path):
-                await anyio.sleep(0.05)
+        # A terminal's session is its own: no daemon stays behind it.
+        await wait_for(lambda: daemons_of(tmp_path) == [], PROCESS_GONE_SECONDS)
     finally:
         os.close(controller)
         if process.returncode is None:
