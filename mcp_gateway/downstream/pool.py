@@ -72,7 +72,7 @@ from mcp_gateway.masking import SecretMask
 from mcp_gateway.origin import Origin
 from mcp_gateway.paths import Workspace
 from mcp_gateway.sign_in import SignInContext, SignInStore
-from mcp_gateway.wording import Said, Step
+from mcp_gateway.wording import Message, Step
 
 __all__ = ["Origin", "Pool", "ProcessView", "ProtocolMemory", "ServerStatus", "State"]
 
@@ -343,7 +343,7 @@ class Pool:
         config = self._servers.get(server)
         if config is None:
             raise UnknownServerError(
-                Said.of(f"No enabled server named '{server}'; ", Step("search"), " to see what exists.")
+                Message.of(f"No enabled server named '{server}'; ", Step("search"), " to see what exists.")
             )
         definition = self._slots.definition(config, origin or self._slots.own)
         slot = self._slots.find(server, definition.digest)
