@@ -1,13 +1,9 @@
 """A request read as weighted terms (its words, their concepts, translations and typo corrections), and as steps.
 
-A weight says how much a term is evidence of intent: a generic verb (`get`, `list`) says little about which tool is
-wanted, a single CJK character less than a CJK word, a typo correction less than a typed word. Typos are corrected
-against the index vocabulary only for words the index has never seen, so a correct rare word is never "corrected"
-into a common one; Chinese homophone typos (`homophones.py`) only where no known word was typed.
-
-"Generate a report on bitcoin and save it to /root/report.md" needs two tools; as one bag of words, the report
-tools take every top place. So a long request is also split at sentence and step boundaries (`steps_of`), each
-step is ranked on its own and the rankings are fused with the whole request's (`engine.fuse`).
+A weight says how much a term is evidence of intent: a generic verb (`get`) little, a typo correction less than a
+typed word. Only words the index has never seen are corrected, so a correct rare word is never "corrected" into a
+common one. "Generate a report on bitcoin and save it to /root/report.md" needs two tools; as one bag of words the
+report tools take every top place, so a long request's steps (`steps_of`) are also ranked each on its own.
 """
 
 from __future__ import annotations
