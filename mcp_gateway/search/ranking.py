@@ -94,7 +94,7 @@ NAME_MATCH_BONUS = 12.0
 """What a query spelling a tool's name (`create_issue`, `github.create_issue`) adds, times the similarity. By hand
 in 9ddc802, not tuned: no bench query spells a tool name; the unit tests of name queries pin it."""
 DEPRECATED_FACTOR = 0.7
-"""A deprecated tool (`deprecation.py`) falls below a replacement that matches about as well (`read_file` led
+"""A deprecated tool (`documents.deprecation_of`) falls below a replacement that matches about as well (`read_file` led
 `read_text_file` for "read a file" by 0.1 %) and stays first where it alone matches; applied before the name bonus,
 so a query spelling its name still finds it. By hand, not tuned: catalog.json has no deprecated tool; on
 catalog-xl.json four queries are reordered and no metric moves (.369/.648/.485, .506)."""
