@@ -17,7 +17,6 @@
 """
 
 from mcp_gateway.sign_in.auth import (
-    HTTP_UNAUTHORIZED,
     TOKEN_ENDPOINT_SECONDS,
     SignInAuth,
     is_sign_in_reply,
@@ -27,7 +26,6 @@ from mcp_gateway.sign_in.flow import SIGN_IN_WAIT_SECONDS, LogoutReport, login, 
 from mcp_gateway.sign_in.store import SignIn, SignInState, SignInStore, sign_in_states
 
 __all__ = [
-    "HTTP_UNAUTHORIZED",
     "SIGN_IN_WAIT_SECONDS",
     "TOKEN_ENDPOINT_SECONDS",
     "LogoutReport",

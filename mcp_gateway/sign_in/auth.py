@@ -16,6 +16,7 @@ import contextlib
 import json
 import secrets
 from collections.abc import AsyncGenerator, Callable
+from http import HTTPStatus
 from typing import Any, cast
 from urllib.parse import quote
 
@@ -43,8 +44,6 @@ TOKEN_ENDPOINT_SECONDS = 15.0
 """The longest a renewal may take: a token endpoint answers in milliseconds, a slow one in a few seconds."""
 MAX_TOKEN_RESPONSE_BYTES = 256 * 1024
 """A token response is a few kilobytes; a longer one is not used."""
-HTTP_OK = 200
-HTTP_UNAUTHORIZED = 401
 
 
 def is_sign_in_reply(data: object) -> bool:
@@ -84,7 +83,7 @@ class SignInAuth(httpx2.Auth):
             if sign_in is not None and _due(sign_in):
                 sign_in, _ = await self._fresh(_due)
         response = yield _with_token(request, sign_in)
-        if response.status_code == HTTP_UNAUTHORIZED:
+        if response.status_code == HTTPStatus.UNAUTHORIZED:
             used = sign_in
             async with self._lock:  # refused before its time (revoked, skew): renewed, unless another gateway did
                 fresh, renewal_refused = await self._fresh(
@@ -94,7 +93,7 @@ class SignInAuth(httpx2.Auth):
                 # Sent again: with the newer token, or (renewal refused) without one, so that what httpx returns is
                 # the server's answer to this request, not the token endpoint's. httpx reads and closes the last one.
                 response = yield _with_token(request, fresh)
-        self.needed = response.status_code == HTTP_UNAUTHORIZED
+        self.needed = response.status_code == HTTPStatus.UNAUTHORIZED
         if self.needed:
             await _answer_in_stead(request, response, self._server, self.renewal_failed)
 
@@ -131,7 +130,7 @@ class SignInAuth(httpx2.Auth):
         try:
             async with httpx2.AsyncClient(timeout=TOKEN_ENDPOINT_SECONDS, transport=self._token_transport) as client:
                 response = await client.send(refresh)
-            if response.status_code == HTTP_OK and len(response.content) <= MAX_TOKEN_RESPONSE_BYTES:
+            if response.status_code == HTTPStatus.OK and len(response.content) <= MAX_TOKEN_RESPONSE_BYTES:
                 renewed = sign_in.renewed(OAuthToken.model_validate_json(response.content))
         except httpx2.TimeoutException:
             self.renewal_failed = f"did not answer within {TOKEN_ENDPOINT_SECONDS:g}s"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -274,7 +275,7 @@ async def _revoke(sign_in: SignIn) -> Literal["yes", "failed", "not offered"]:
                     continue
                 try:
                     response = await http.post(endpoint, data={"token": token, "token_type_hint": hint, **client})
-                    revoked = revoked and response.status_code == 200
+                    revoked = revoked and response.status_code == HTTPStatus.OK
                 except httpx2.HTTPError:
                     revoked = False
     return "yes" if revoked and not scope.cancelled_caught else "failed"
