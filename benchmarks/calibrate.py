@@ -4,7 +4,7 @@
         [--ridge 1.0]
 
 Each `--set` is a catalog with its development requests (and, optionally, requests no tool of it can serve). Every
-request is searched as `search_tools` searches it; its first hit's signals (`SearchHit.signals`) and whether that
+request is searched as `search_tools` searches it; its first hit's signals (`RankedTool.signals`) and whether that
 hit is right (any gold or alternative; never, for an unanswerable request) are one example. The model is a logistic
 regression with a ridge penalty, fitted by Newton's method (`fit`), each set weighing the same whatever its size (so a
 catalog with many requests does not decide the weights for the others). It prints the weights to put in

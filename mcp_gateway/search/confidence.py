@@ -273,7 +273,10 @@ LEVEL_ORDER: Mapping[Confidence, int] = {"low": 0, "medium": 1, "high": 2}
 
 
 @dataclass(frozen=True)
-class SearchHit:
+class RankedTool:
+    """A tool as the engine ranked it for a request: its score, confidence, reasons and the signals behind them
+    (the service makes its report's `SearchHit` of it, with the tool's definition)."""
+
     server: str
     tool: str
     score: float
@@ -345,7 +348,7 @@ def best_of(verdicts: Sequence[Mapping[int, Judged]], doc_id: int) -> Judged | N
     return max(found, key=lambda verdict: LEVEL_ORDER[verdict.confidence]) if found else None
 
 
-def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> tuple[SearchHit, ...]:
+def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> tuple[RankedTool, ...]:
     """The final order's hits, by the rules of order (see the module docstring)."""
     if not ranked:
         return ()
@@ -355,7 +358,7 @@ def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> 
     first = ranked[0][2]
     # A first hit named outright, server and all, says nothing for its namesakes: each is judged on its own.
     lead = first.confidence if NAMED_REASON not in first.reasons else None
-    hits: list[SearchHit] = []
+    hits: list[RankedTool] = []
     for position, ((_, score, verdict), tool) in enumerate(zip(ranked, tools, strict=True)):
         confidence, reasons = verdict.confidence, verdict.reasons
         namesakes = [other for other, name in zip(qualified, names, strict=True) if name == names[position]]
@@ -374,6 +377,6 @@ def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> 
         if namesakes:
             reasons = (*reasons, f"the same tool as {', '.join(namesakes[:MAX_NAMESAKES_NAMED])}")
         hits.append(
-            SearchHit(tool.entry.server, tool.entry.name, round(score, 3), confidence, reasons, verdict.signals)
+            RankedTool(tool.entry.server, tool.entry.name, round(score, 3), confidence, reasons, verdict.signals)
         )
     return tuple(hits)
