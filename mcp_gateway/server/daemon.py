@@ -170,9 +170,13 @@ async def _serve_sessions(
     grace_seconds: float,
     scope: anyio.CancelScope,
 ) -> None:
+    async def stop_when_idle() -> None:
+        await serving.sessions.idle_for(grace_seconds)
+        scope.cancel()
+
     async with anyio.create_task_group() as tg:
         if door.socket_path is not None:
-            tg.start_soon(_cancel_when_done, serving.sessions.idle_for(grace_seconds), scope)
+            tg.start_soon(stop_when_idle)
             tg.start_soon(serving.keep_state, door.socket_path, grace_seconds)
 
         async def serve(session: Greeted) -> None:
@@ -186,11 +190,6 @@ async def _serve_sessions(
         async with greeted:
             async for session in greeted:
                 tg.start_soon(serve, session)
-
-
-async def _cancel_when_done(work: Awaitable[None], scope: anyio.CancelScope) -> None:
-    await work
-    scope.cancel()
 
 
 async def _guarded(what: str, work: Awaitable[None]) -> None:
