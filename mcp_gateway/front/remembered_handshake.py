@@ -43,14 +43,7 @@ class Source(NamedTuple):
     signature: list[int] | None
 
 
-class Made(NamedTuple):
-    """A handshake and the files it was made from (`program._handshake_of`)."""
-
-    handshake: Handshake
-    sources: list[Source]
-
-
-def taken(paths: Sequence[Path]) -> list[Source]:
+def signatures_now(paths: Sequence[Path]) -> list[Source]:
     """Each file's signature now: to be taken before the handshake is made from them."""
     return [Source(os.fspath(path), _signature(path)) for path in paths]
 

@@ -30,7 +30,7 @@ from mcp_gateway.search.web_search import (
     services,
     with_web_search,
 )
-from mcp_gateway.wording import Said, Step, Words, counted
+from mcp_gateway.wording import Message, Step, Words, counted
 
 DEFAULT_LIMIT = 10
 """The default of the `toolSearchLimit` setting (DESIGN.md)."""
@@ -223,11 +223,13 @@ class SearchEngine:
 
     def _nothing_matched(self, query: str, focus: str | None) -> Words:
         if focus is not None:
-            return Said.of(f"No tool of '{focus}' matched '{query}'; ", Step("list", server=focus), " to see them all.")
+            return Message.of(
+                f"No tool of '{focus}' matched '{query}'; ", Step("list", server=focus), " to see them all."
+            )
         names = self._index.server_names()
         if not names:
             return "No tools are known yet."
-        return Said.of(
+        return Message.of(
             f"No tool matched '{query}'. Servers: {self._servers_named(names)}. Try other words, or browse one "
             "server with ",
             Step("list", imperative=False),

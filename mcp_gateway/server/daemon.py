@@ -46,7 +46,7 @@ from mcp_gateway.daemon import DaemonSessions
 from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.hello import Answer, Hello
 from mcp_gateway.front.launch import DAEMON_COMMAND, STOP_SIGNALS
-from mcp_gateway.front.remembered_handshake import remember, remembered, remembered_path, taken
+from mcp_gateway.front.remembered_handshake import remember, remembered, remembered_path, signatures_now
 from mcp_gateway.front.rendezvous import sweep
 from mcp_gateway.gateway_log import log_to_file, log_to_stderr
 from mcp_gateway.masking import SecretMask
@@ -79,7 +79,7 @@ def run_daemon_command(argv: Sequence[str]) -> NoReturn:
     parser.add_argument("--grace", type=float)
     args = parser.parse_args(argv)
     guard_terminals()  # a private daemon's stderr is its session's, a terminal when a person runs it
-    sources = taken(handshake_sources(args.home))  # before they are read
+    sources = signatures_now(handshake_sources(args.home))  # before they are read
     config, problem = serving_config(args.home)
     secrets = SecretMask.for_servers(config.servers.values(), os.environ)
     log_to_stderr(secrets)

@@ -72,7 +72,7 @@ from mcp_gateway.service.results import mask_error_texts
 from mcp_gateway.service.status import status_report
 from mcp_gateway.service.surface import current_instructions, next_session_context, no_servers_hint
 from mcp_gateway.tokens import TokenCounter
-from mcp_gateway.wording import Said
+from mcp_gateway.wording import Message
 
 logger = logging.getLogger(__name__)
 
@@ -474,7 +474,7 @@ class Gateway:
         found = view.tool(resolved.tool.name)
         if found is None:
             raise UnknownToolError(
-                Said.of(f"No tool named '{resolved.qualified}' on this session's '{resolved.server}'; ", FIND, ".")
+                Message.of(f"No tool named '{resolved.qualified}' on this session's '{resolved.server}'; ", FIND, ".")
             )
         return ResolvedTool(resolved.server, found), view
 
