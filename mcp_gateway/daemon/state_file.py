@@ -9,10 +9,10 @@ stays far under `MAX_STATE_BYTES`, all a reader reads.
 
 One file per daemon process (two versions during an upgrade never overwrite each other's), beside the process
 records, which are `*.json`. `run` is touched only through a descriptor of the directory itself, no link
-followed: a file is written to an exclusive temp file renamed over its name (a planted link is replaced, and a
-reader sees the old content or the new), and read only as a regular file opened `O_NONBLOCK`. A SIGKILLed
-daemon's file stays and its pid may be reused: `runs` proves a daemon by its pid and start time, and the next
-daemon removes the others' (`remove_stale`). The functions that touch the disk block: use a worker thread.
+followed (`workspace_files`): a file is replaced atomically (a planted link is replaced, never followed) and read
+only as a regular file within its bound. A SIGKILLed daemon's file stays and its pid may be reused: `runs`
+proves a daemon by its pid and start time, and the next daemon removes the others' (`remove_stale`). The
+functions that touch the disk block: use a worker thread.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import contextlib
 import functools
 import os
 import re
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,8 +31,9 @@ from pydantic.alias_generators import to_camel
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.downstream.processes import is_zombie, pid_alive, same_start, start_time
-from mcp_gateway.paths import FILE_MODE, ensure_private_dir
-from mcp_gateway.workspace_files import usable_directory
+from mcp_gateway.errors import UnusableFileError
+from mcp_gateway.paths import ensure_private_dir
+from mcp_gateway.workspace_files import read_regular, replace_file, usable_directory
 
 STATE_FORMAT = 1
 MAX_STATE_BYTES = 256 * 1024
@@ -59,8 +59,6 @@ ClientText = Annotated[str, Field(max_length=MAX_CLIENT_TEXT_CHARS * 2)] | None
 """A clipped text says how much was cut ("… (n more characters)"), a few characters past the bound."""
 
 _NAME = re.compile(r"daemon-(?P<pid>[1-9][0-9]{0,9})\.state")
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class BadState(ValueError):  # noqa: N818  # a fact about a file, like `json.JSONDecodeError`'s kin
@@ -197,22 +195,10 @@ def write_state(directory: Path, state: DaemonState) -> None:
         OSError: `run` cannot be had as a directory of its own, or cannot be written.
     """
     ensure_private_dir(directory)
-    name = state_name(state.pid)
     with usable_directory(directory) as fd:
         if fd is None:
             raise NotADirectoryError(f"{directory} is not a directory of its own")
-        temporary = f".{name}.{os.getpid()}.tmp"
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary, dir_fd=fd)  # ours, left by a write that failed
-        out = os.open(temporary, _CREATE_FLAGS, FILE_MODE, dir_fd=fd)
-        try:
-            with os.fdopen(out, "wb") as handle:
-                handle.write(state.encode())
-            os.replace(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary, dir_fd=fd)
-            raise
+        replace_file(state_name(state.pid), state.encode(), durable=False, directory_fd=fd)
 
 
 def remove_state(directory: Path, pid: int) -> None:
@@ -233,9 +219,11 @@ def read_states(directory: Path) -> list[FoundState]:
             return found
         for name in names:
             try:
-                found.append(FoundState(name, DaemonState.decode(_read_small(name, fd))))
+                found.append(FoundState(name, DaemonState.decode(read_regular(name, MAX_STATE_BYTES, directory_fd=fd))))
             except FileNotFoundError:
                 continue  # its daemon left meanwhile
+            except UnusableFileError as unusable:
+                found.append(FoundState(name, None, f"it {unusable.problem}"))
             except (OSError, BadState) as problem:
                 found.append(FoundState(name, None, str(problem)))
     return found
@@ -268,18 +256,3 @@ def _remove(directory: Path, names: list[str]) -> list[str]:
                 os.unlink(name, dir_fd=fd)  # a link itself, never its target
                 removed.append(name)
     return removed
-
-
-def _read_small(name: str, directory_fd: int) -> bytes:
-    fd = os.open(name, _READ_FLAGS, dir_fd=directory_fd)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise BadState("it is not a regular file")
-        data = b""
-        while len(data) <= MAX_STATE_BYTES and (chunk := os.read(fd, MAX_STATE_BYTES + 1 - len(data))):
-            data += chunk
-    finally:
-        os.close(fd)
-    if len(data) > MAX_STATE_BYTES:
-        raise BadState(f"it is larger than {MAX_STATE_BYTES} bytes")
-    return data

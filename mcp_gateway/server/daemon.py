@@ -34,26 +34,23 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import anyio
 import anyio.abc
 import anyio.to_thread
-from anyio.streams.buffered import BufferedByteReceiveStream
-from anyio.streams.memory import MemoryObjectSendStream
 
 from mcp_gateway import __version__
 from mcp_gateway.daemon import DaemonSessions
 from mcp_gateway.front.early_answers import Handshake
-from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
+from mcp_gateway.front.hello import Answer, Hello
 from mcp_gateway.front.launch import DAEMON_COMMAND, STOP_SIGNALS
 from mcp_gateway.front.remembered_handshake import remember, remembered, remembered_path, signatures_now
-from mcp_gateway.front.rendezvous import FRONT_PROTOCOL, sweep
+from mcp_gateway.front.rendezvous import sweep
 from mcp_gateway.gateway_log import log_to_file, log_to_stderr
 from mcp_gateway.masking import SecretMask
-from mcp_gateway.server.doors import Door, ListeningDoor, PrivateDoor, raise_descriptor_limit, same_user
+from mcp_gateway.server.doors import Door, Greeted, ListeningDoor, PrivateDoor, raise_descriptor_limit, welcome_session
 from mcp_gateway.server.stopping import Stopper
 from mcp_gateway.service.handshake_text import handshake_instructions, handshake_sources
 from mcp_gateway.service.home import gateway_log_path, serving_config
@@ -109,17 +106,6 @@ def run_daemon_command(argv: Sequence[str]) -> NoReturn:
     )
 
 
-@dataclass(frozen=True)
-class Greeted:
-    """A connection whose hello was accepted and answered, to be served as the session `session`."""
-
-    stream: anyio.abc.SocketStream
-    reader: BufferedByteReceiveStream
-    hello: Hello
-    said: Handshake
-    session: int
-
-
 async def run_daemon(
     home: str | None,
     config: GatewayConfig,
@@ -145,7 +131,7 @@ async def run_daemon(
         return early if serving is None else await serving.handshake()
 
     async def welcome(stream: anyio.abc.SocketStream) -> None:
-        await _guarded("greeting a session", _welcome(stream, handshake, greeted_send.clone(), sessions))
+        await _guarded("greeting a session", welcome_session(stream, handshake, greeted_send.clone(), sessions))
 
     try:
         with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
@@ -184,9 +170,13 @@ async def _serve_sessions(
     grace_seconds: float,
     scope: anyio.CancelScope,
 ) -> None:
+    async def stop_when_idle() -> None:
+        await serving.sessions.idle_for(grace_seconds)
+        scope.cancel()
+
     async with anyio.create_task_group() as tg:
         if door.socket_path is not None:
-            tg.start_soon(_cancel_when_done, serving.sessions.idle_for(grace_seconds), scope)
+            tg.start_soon(stop_when_idle)
             tg.start_soon(serving.keep_state, door.socket_path, grace_seconds)
 
         async def serve(session: Greeted) -> None:
@@ -200,63 +190,6 @@ async def _serve_sessions(
         async with greeted:
             async for session in greeted:
                 tg.start_soon(serve, session)
-
-
-async def _cancel_when_done(work: Awaitable[None], scope: anyio.CancelScope) -> None:
-    await work
-    scope.cancel()
-
-
-async def _welcome(
-    stream: anyio.abc.SocketStream,
-    handshake: Callable[[Hello], Awaitable[Handshake]],
-    greeted: MemoryObjectSendStream[Greeted],
-    sessions: DaemonSessions,
-) -> None:
-    """Read `stream`'s hello and answer it; an accepted session goes on to `greeted`, to be served."""
-    handed_over = False
-    try:
-        async with greeted:
-            if not same_user(stream.extra(anyio.abc.SocketAttribute.raw_socket)):
-                logger.warning("refused a connection from another user")
-                return
-            reader = BufferedByteReceiveStream(stream)
-            hello = await _hello(reader)
-            if isinstance(hello, str):
-                await stream.send(Answer(False, __version__, hello).encode())
-                return
-            said = await handshake(hello)
-            await stream.send(await anyio.to_thread.run_sync(Answer(True, __version__, handshake=said).encode))
-            session = sessions.open()
-            try:
-                await greeted.send(Greeted(stream, reader, hello, said, session))
-                handed_over = True
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                return  # the daemon stopped serving while this session waited for it
-            finally:
-                if not handed_over:
-                    sessions.close(session)
-    finally:
-        if not handed_over:
-            await stream.aclose()
-
-
-async def _hello(reader: BufferedByteReceiveStream) -> Hello | str:
-    """The front's hello, or why the session is refused."""
-    try:
-        with anyio.fail_after(HELLO_SECONDS):
-            line = await reader.receive_until(b"\n", MAX_HELLO_BYTES)
-        hello = Hello.decode(line)
-    except (TimeoutError, anyio.EndOfStream, anyio.IncompleteRead, anyio.DelimiterNotFound, BadHello) as exc:
-        return f"no usable hello ({exc or type(exc).__name__})"
-    if hello.protocol != FRONT_PROTOCOL or hello.version != __version__:
-        return (
-            f"this daemon is mcp-gateway {__version__} (front protocol {FRONT_PROTOCOL}), the front "
-            f"{hello.version} (protocol {hello.protocol})"
-        )
-    if not os.path.isabs(hello.cwd):  # a server without its own cwd runs there: never relative to the daemon's
-        return f"the session's working directory {hello.cwd!r} is not an absolute path"
-    return hello
 
 
 async def _guarded(what: str, work: Awaitable[None]) -> None:

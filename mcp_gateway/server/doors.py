@@ -1,5 +1,6 @@
 """How connections reach a daemon: the workspace's socket (`ListeningDoor`) or a private daemon's one inherited
-connection (`PrivateDoor`); either way, only from this user (`same_user`).
+connection (`PrivateDoor`); either way only from this user (`same_user`), and each greeted by its front's hello
+(`welcome_session`: this protocol and version, an absolute working directory) before it is served.
 
 The listening door accepts each front in a task of its own and never lets `accept` end the daemon: out of
 descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) it waits and tries again, a connection gone before it
@@ -20,13 +21,22 @@ import select
 import socket
 import struct
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
+from anyio.streams.buffered import BufferedByteReceiveStream
+from anyio.streams.memory import MemoryObjectSendStream
 
+from mcp_gateway import __version__
+from mcp_gateway.daemon import DaemonSessions
+from mcp_gateway.front.early_answers import Handshake
+from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
+from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
 from mcp_gateway.line_bounds import MAX_PRIVATE_LINE_BYTES, MAX_SHARED_LINE_BYTES
 
 logger = logging.getLogger(__name__)
@@ -152,6 +162,69 @@ class PrivateDoor(Door):
 
     def close(self) -> None:
         self._socket.close()
+
+
+@dataclass(frozen=True)
+class Greeted:
+    """A connection whose hello was accepted and answered, to be served as the session `session`."""
+
+    stream: anyio.abc.SocketStream
+    reader: BufferedByteReceiveStream
+    hello: Hello
+    said: Handshake
+    session: int
+
+
+async def welcome_session(
+    stream: anyio.abc.SocketStream,
+    handshake: Callable[[Hello], Awaitable[Handshake]],
+    greeted: MemoryObjectSendStream[Greeted],
+    sessions: DaemonSessions,
+) -> None:
+    """Read `stream`'s hello and answer it; an accepted session goes on to `greeted`, to be served."""
+    handed_over = False
+    try:
+        async with greeted:
+            if not same_user(stream.extra(anyio.abc.SocketAttribute.raw_socket)):
+                logger.warning("refused a connection from another user")
+                return
+            reader = BufferedByteReceiveStream(stream)
+            hello = await _hello(reader)
+            if isinstance(hello, str):
+                await stream.send(Answer(False, __version__, hello).encode())
+                return
+            said = await handshake(hello)
+            await stream.send(await anyio.to_thread.run_sync(Answer(True, __version__, handshake=said).encode))
+            session = sessions.open()
+            try:
+                await greeted.send(Greeted(stream, reader, hello, said, session))
+                handed_over = True
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return  # the daemon stopped serving while this session waited for it
+            finally:
+                if not handed_over:
+                    sessions.close(session)
+    finally:
+        if not handed_over:
+            await stream.aclose()
+
+
+async def _hello(reader: BufferedByteReceiveStream) -> Hello | str:
+    """The front's hello, or why the session is refused."""
+    try:
+        with anyio.fail_after(HELLO_SECONDS):
+            line = await reader.receive_until(b"\n", MAX_HELLO_BYTES)
+        hello = Hello.decode(line)
+    except (TimeoutError, anyio.EndOfStream, anyio.IncompleteRead, anyio.DelimiterNotFound, BadHello) as exc:
+        return f"no usable hello ({exc or type(exc).__name__})"
+    if hello.protocol != FRONT_PROTOCOL or hello.version != __version__:
+        return (
+            f"this daemon is mcp-gateway {__version__} (front protocol {FRONT_PROTOCOL}), the front "
+            f"{hello.version} (protocol {hello.protocol})"
+        )
+    if not os.path.isabs(hello.cwd):  # a server without its own cwd runs there: never relative to the daemon's
+        return f"the session's working directory {hello.cwd!r} is not an absolute path"
+    return hello
 
 
 def _accept_errno(error: BaseException) -> int | None:

@@ -26,7 +26,7 @@ from mcp_gateway.front.rendezvous import FRONT_PROTOCOL
 from mcp_gateway.origin import Origin
 from mcp_gateway.paths import Workspace
 from mcp_gateway.server.app import build_server, initialization_options
-from mcp_gateway.server.daemon import Greeted
+from mcp_gateway.server.doors import Greeted
 from mcp_gateway.server.socket_streams import socket_streams
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.surface import meta_tool_definitions

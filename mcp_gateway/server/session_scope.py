@@ -1,26 +1,21 @@
 """What one client session holds on the gateway it shares with others, and its bound on requests in flight.
 
-A standalone gateway serves one session for its whole life; the daemon serves many over one `Gateway`, and a
-session that leaves must take everything it registered there with it, or each session leaks:
-- its listener of the gateway's prompts and resources changes (`Gateway.changes.subscribe`);
-- the resource subscriptions it made with `resources/subscribe` and never unsubscribed (`Offerings.release`:
-  the downstream subscription ends once no other session holds it);
-- its held calls (`QuestionRelay.running`, cancelled as it leaves).
-Its listen streams and its calls' askers (`downstream/asking.py`) are already scoped to a request, which
-ends with the session. `running` is the SDK server's lifespan, entered once per `Server.run`, that is once
-per session: whatever way the session ends (the client leaves, its front is killed, the daemon stops), the
-lifespan's exit releases all of it.
+The daemon serves many sessions over one `Gateway`, and a session that leaves must take with it everything it
+registered there, or each session leaks: its listener of prompts and resources changes
+(`Gateway.changes.subscribe`), the subscriptions it made with `resources/subscribe` (`Offerings.release`: the
+downstream one ends with its last holder), and its held calls (`QuestionRelay.running`). `running` is the SDK
+server's lifespan, entered once per session, so however the session ends (its client leaves, its front is
+killed, the daemon stops) its exit releases all of it; listen streams and askers are scoped to a request already.
 
-It is also who the session is: a tool's question is routed to the session whose call is in flight
-(`server/asking.py`), and this object names the session without reaching into the SDK's private connection;
-and a live config edit is said once to each session, in its own next search (`service/config_news.py`).
+It is also who the session is, without reaching into the SDK's private connection: a tool's question goes to
+the session whose call is in flight (`server/asking.py`), and a live config edit is said once to each session,
+in its own next search (`service/config_news.py`).
 
-Fairness: the daemon's pool, worker threads and event loop are shared, so one session may have at most
-`maxCallsPerSession` requests that reach servers in flight (the four meta-tools, `prompts/get`,
-`resources/read`, `completion/complete`). One more waits for a slot, because clients send parallel tool calls
-and expect each answered, not refused; the wait is bounded by the gateway's request timeout (the longest
-any call is meant to take), after which the request is refused with one sentence saying what to do. The
-bound is read from the live config at each request, so an edit applies to the next one.
+Fairness: the pool, worker threads and event loop are shared, so a session may have `maxCallsPerSession`
+requests that reach servers in flight (the four meta-tools, `prompts/get`, `resources/read`,
+`completion/complete`). One more waits for a slot, as clients send parallel tool calls and expect each
+answered, at most the request timeout (the longest a call is meant to take), then is refused with a sentence
+saying what to do. The bound is read from the live config at each request.
 """
 
 from __future__ import annotations

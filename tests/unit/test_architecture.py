@@ -187,7 +187,7 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(cycles)
 
 
-KNOWN_IMPORT_CYCLES: list[set[str]] = [{"mcp_gateway.server.daemon", "mcp_gateway.server.session"}]
+KNOWN_IMPORT_CYCLES: list[set[str]] = []
 """Cycles found when this test was written, left to the work that owns those packages: this list only shrinks."""
 
 
@@ -202,7 +202,7 @@ def test_no_import_cycle_beyond_the_known_ones() -> None:
     assert new == []
 
 
-FACED_PACKAGES = ("mcp_gateway.search", "mcp_gateway.daemon")
+FACED_PACKAGES = ("mcp_gateway.search", "mcp_gateway.daemon", "mcp_gateway.server")
 """Packages with a face: `__init__` says what the package is and `__all__` names exactly what the rest of the
 gateway imports from it, and nothing outside imports its modules."""
 

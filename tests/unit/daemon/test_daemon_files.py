@@ -82,7 +82,7 @@ def test_unusable_files_are_named_with_why_and_a_fifo_never_blocks_the_reader(tm
         release_fifo(fifo)
     assert [(item.name, item.state) for item in found] == [("daemon-11.state", None), ("daemon-12.state", None)]
     assert found[0].problem == "it is not JSON"
-    assert found[1].problem == "it is not a regular file"
+    assert found[1].problem == "it is a FIFO, not a regular file"
 
 
 def test_a_daemon_runs_only_while_its_pid_is_alive_and_started_when_the_file_says() -> None:

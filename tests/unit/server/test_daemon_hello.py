@@ -8,7 +8,7 @@ import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from mcp_gateway.front.hello import Hello
-from mcp_gateway.server.daemon import _hello  # pyright: ignore[reportPrivateUsage]
+from mcp_gateway.server.doors import _hello  # pyright: ignore[reportPrivateUsage]
 
 pytestmark = pytest.mark.anyio
 
