@@ -25,7 +25,7 @@ from mcp_gateway.cli.overview import ago
 from mcp_gateway.errors import GatewayError
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.paths import Workspace
-from mcp_gateway.sign_in import SIGN_IN_WAIT_SECONDS, LogoutReport, SignIn, SignInState, login, logout
+from mcp_gateway.sign_in import SIGN_IN_WAIT_SECONDS, Revoked, SignIn, SignInState, login, logout
 
 NO_DISPLAY_PLATFORMS = ("linux", "freebsd", "openbsd", "netbsd")
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> str:
         if args.command == "logout":
-            return _signed_out(await logout(workspace, config, args.server, learn=secrets.learn))
+            return _signed_out(args.server, await logout(workspace, config, args.server, learn=secrets.learn))
         browser = not args.no_browser and can_open_browser(os.environ)
         return _signed_in(
             await login(workspace, config, args.server, show_url=show_url, open_browser=browser, learn=secrets.learn)
@@ -83,16 +83,16 @@ def _signed_in(sign_in: SignIn) -> str:
     return f"Signed in to '{sign_in.server}': {expiry}{scopes}."
 
 
-def _signed_out(report: LogoutReport) -> str:
-    if not report.removed:
-        return f"No sign-in to '{report.server}' was stored; nothing to do."
-    revoked = {
+def _signed_out(server: str, revoked: Revoked | None) -> str:
+    if revoked is None:
+        return f"No sign-in to '{server}' was stored; nothing to do."
+    said = {
         "yes": "its tokens were revoked at the server",
         "failed": "revoking its tokens at the server failed, so they stay valid there until they expire",
         "not offered": "the server offers no revocation, so its tokens stay valid there until they expire",
         "nothing to revoke": "its sign-in was for another url, so nothing was revoked",
-    }[report.revoked]
-    return f"Signed out of '{report.server}': its tokens were removed from this workspace, and {revoked}."
+    }[revoked]
+    return f"Signed out of '{server}': its tokens were removed from this workspace, and {said}."
 
 
 def sign_in_words(server: str, state: SignInState, program: str) -> str:

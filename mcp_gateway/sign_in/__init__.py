@@ -22,13 +22,13 @@ from mcp_gateway.sign_in.auth import (
     is_sign_in_reply,
     renewal_failure,
 )
-from mcp_gateway.sign_in.flow import SIGN_IN_WAIT_SECONDS, LogoutReport, login, logout
+from mcp_gateway.sign_in.flow import SIGN_IN_WAIT_SECONDS, Revoked, login, logout
 from mcp_gateway.sign_in.store import SignIn, SignInState, SignInStore, sign_in_states
 
 __all__ = [
     "SIGN_IN_WAIT_SECONDS",
     "TOKEN_ENDPOINT_SECONDS",
-    "LogoutReport",
+    "Revoked",
     "SignIn",
     "SignInAuth",
     "SignInState",

@@ -9,7 +9,6 @@ server that cannot be reached must not keep a person signed in locally.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
@@ -43,11 +42,8 @@ ShowUrl = Callable[[str, bool], None]
 """Called with the authorization URL, and whether a browser was asked to open it."""
 
 
-@dataclass(frozen=True)
-class LogoutReport:
-    server: str
-    removed: bool
-    revoked: Literal["yes", "failed", "not offered", "nothing to revoke"]
+Revoked = Literal["yes", "failed", "not offered", "nothing to revoke"]
+"""Whether `logout` had the tokens revoked at the server ("nothing to revoke": the sign-in was for another url)."""
 
 
 class _Memory:
@@ -247,15 +243,16 @@ def _with_scope(url: str, scopes: str) -> str:
 
 async def logout(
     workspace: Workspace, config: GatewayConfig, name: str, *, learn: Callable[[Iterable[str]], None]
-) -> LogoutReport:
-    """Forget the sign-in of `name` (a configured server, or one that was removed from the config)."""
+) -> Revoked | None:
+    """Forget the sign-in of `name` (a configured server, or one that was removed from the config); None when none
+    was stored."""
     store = SignInStore(workspace.sign_ins_dir, learn)
     server = config.servers.get(name)
     url = server.spec.url if server is not None and not isinstance(server.spec, StdioServer) else None
     sign_in = None if url is None else await anyio.to_thread.run_sync(store.load, name, url)
     revoked = await _revoke(sign_in) if sign_in is not None else "nothing to revoke"
     removed = await anyio.to_thread.run_sync(store.remove, name)
-    return LogoutReport(server=name, removed=removed, revoked=revoked)
+    return revoked if removed else None
 
 
 async def _revoke(sign_in: SignIn) -> Literal["yes", "failed", "not offered"]:
