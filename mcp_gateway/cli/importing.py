@@ -367,9 +367,9 @@ def run_list(args: argparse.Namespace, service: ImportService) -> int:
             print("\n".join(_pruned_lines(pruned)))
         print()
     listing = anyio.run(service.backups, restore_request(args))
-    if not listing.files:
+    if not listing:
         raise ImportFailedError("found no backups (they are made by import --write-client-config)")
-    for history in listing.files:
+    for history in listing:
         print("\n".join(_history_lines(history)))
         print()
     narrowing = _narrowing(args)

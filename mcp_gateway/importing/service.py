@@ -41,7 +41,7 @@ from mcp_gateway.config.jsonfile import as_object
 from mcp_gateway.errors import ConfigError, ImportUsageError
 from mcp_gateway.importing.backups import (
     BackupChoice,
-    BackupListing,
+    FileHistory,
     PrunedFile,
     RestoreReport,
     RestoreRequest,
@@ -156,7 +156,7 @@ class ImportService:
         return report.masked(mask)
 
     async def restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice | WalkEnded:
-        """Put a kept version back: the one named, else the original, else one step back (`service.restoring`).
+        """Put a kept version back: the one named, else the original, else one step back (`backups`).
 
         Raises:
             ImportUsageError: the named file is not a copy import made, or the client is unknown.
@@ -164,7 +164,7 @@ class ImportService:
         """
         return await anyio.to_thread.run_sync(restore_backup, self._where, request, self._clock)
 
-    async def backups(self, request: RestoreRequest) -> BackupListing:
+    async def backups(self, request: RestoreRequest) -> tuple[FileHistory, ...]:
         """Every kept version of the client files the request narrows to, newest first."""
         return await anyio.to_thread.run_sync(list_backups, self._where, request)
 
