@@ -1,27 +1,19 @@
-"""Importing a client's MCP servers, pointing the client at the gateway, and undoing that: `ImportService`.
+"""`ImportService`: importing a client's MCP servers, pointing the client at the gateway, and undoing that.
 
-The service owns the whole flow, so a front end only renders its reports: read the client's file, ask each
-remote server that sends no credentials whether it needs a sign-in, merge the servers into the gateway's
-`config.json`, then (with write-back) back the client file up and rewrite it; and restore a backup. Order
-matters for safety: the gateway config is written first, and only then is the client file backed up and
-rewritten, so a failure at any step leaves the client as it was. Clients already pointed at the gateway
-keep working after any later import: a same-named server with another definition is never replaced unless
-asked (it stays in its client), and the gateway entries of this workspace in clients that filter the
-environment are brought up to date when the workspace's servers come to need another variable.
+The service owns the whole flow, so a front end only renders its reports. Order matters for safety: the
+gateway config is written first, and only then is the client file backed up and rewritten, so a failure at any
+step leaves the client as it was. Clients already pointed at the gateway keep working after any later import:
+a same-named server with another definition is never replaced unless asked, and the gateway entries of this
+workspace in clients that filter the environment are brought up to date when its servers need another variable.
 
-Its collaborators are passed in, never looked up: where the client files are (`Where`: home, project,
-environment, platform), the workspace the servers go into, the sign-in `probe` (the real one asks over
-HTTP), the `clock` that stamps backups, and `launching`: how this gateway is installed and the check that
-runs the command written for the client (a command that does not start the gateway is never written). It
-prints nothing. A report holds no secret: entries are masked before they go in, and its free text (notes,
-reasons, a launch check's output, a failure) passes through a `SecretMask` of the client's secrets, so any
-front end may show all of it.
+Its collaborators are passed in, never looked up: where the client files are (`Where`), the workspace, the
+sign-in `probe`, the `clock` that stamps backups, and `launching` (how this gateway is installed, and the check
+that the command written for the client starts it). It prints nothing, and its reports hold no secret.
 
-A request that cannot be met raises before anything is written: `ImportUsageError` when the request names
-what does not exist, `ConfigError` when a file cannot be read or used, `ImportFailedError` when a backup
-is missing or cannot be put back. A write that fails once writing has begun is part of the report
-(`write_failure`) instead, so what was already written is still told. File work runs in worker threads;
-only the sign-in questions run on the event loop.
+A request that cannot be met raises before anything is written: `ImportUsageError` when it names what does not
+exist, `ConfigError` when a file cannot be read or used, `ImportFailedError` when a backup is missing or cannot
+be put back. A write that fails once writing has begun is part of the report (`write_failure`), so what was
+already written is still told. File work runs in worker threads; only the sign-in questions run on the loop.
 """
 
 from __future__ import annotations
@@ -102,8 +94,6 @@ class Launching:
 
 
 class ImportService:
-    """See the module docstring."""
-
     @classmethod
     def for_home(
         cls,
