@@ -34,6 +34,7 @@ from mcp_gateway.errors import ConfigError, ImportUsageError
 from mcp_gateway.importing.backups import (
     BackupChoice,
     FileHistory,
+    MadeBy,
     PrunedFile,
     RestoreReport,
     RestoreRequest,
@@ -227,8 +228,7 @@ class ImportService:
         if text == reading.text:
             return replace(report, client_write=ClientWrite(reading.path, None, kept))
         try:
-            backup = create_backup(reading.path, self._clock())
-            write_atomically(reading.path, text.encode("utf-8"))
+            backup = self._rewrite(reading.path, text, "write-back")
         except OSError as error:
             failure = f"{reading.path}: cannot write it ({error.strerror or error}); it is unchanged"
             return replace(report, write_failure=failure)
@@ -245,9 +245,9 @@ class ImportService:
                 refreshed.append(refresh)
                 continue
             try:
-                text = stale.client.rewrite(stale.reading, stale.launch)
-                backup = create_backup(stale.reading.path, self._clock(), "entry-update")
-                write_atomically(stale.reading.path, text.encode("utf-8"))
+                backup = self._rewrite(
+                    stale.reading.path, stale.client.rewrite(stale.reading, stale.launch), "entry-update"
+                )
             except ConfigError as error:
                 refreshed.append(replace(refresh, failure=error.message))
             except OSError as error:
@@ -256,6 +256,12 @@ class ImportService:
             else:
                 refreshed.append(replace(refresh, backup=backup))
         return tuple(refreshed)
+
+    def _rewrite(self, path: Path, text: str, made_by: MadeBy) -> Path:
+        """Back `path` up, then write `text` in its place; the backup's path."""
+        backup = create_backup(path, self._clock(), made_by)
+        write_atomically(path, text.encode("utf-8"))
+        return backup
 
     def _which(self, program: str) -> str | None:
         """`program` on the PATH of `Where.environ` (the import's environment, not necessarily this process's)."""
