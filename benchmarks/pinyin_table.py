@@ -24,7 +24,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from mcp_gateway.search.glossary import glossary
 from mcp_gateway.search.homophones import (
     NOT_TYPOS_KEY,
     build_reading_index,
@@ -33,7 +32,7 @@ from mcp_gateway.search.homophones import (
     sounds_like,
     words_by_commonness,
 )
-from mcp_gateway.search.lexicon import lexicon_chinese_words
+from mcp_gateway.search.lexicon import glossary, lexicon_chinese_words
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "mcp_gateway" / "search" / "pinyin-zh.txt"
 GB2312_LEVEL1_COUNT = 3755

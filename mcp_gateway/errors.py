@@ -32,7 +32,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
             └── ShuttingDownError    the gateway is stopping and takes no new work
 
 Every `ToolCallError` message is one sentence: what happened and what to do next. Its next step is data
-(`wording.Said`, kept as `said`): `message` words it for a model (the meta-tool to call), and the command line
+(`wording.Message`, kept as `said`): `message` words it for a model (the meta-tool to call), and the command line
 words it for a person (the command to type). Gateway bugs are not caught here; they surface as JSON-RPC
 internal errors. Each class carries the exit code a command ends with when it stops the command (`exit_code`,
 as click does), so no raise site passes one.
@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar, Literal
 
-from mcp_gateway.wording import Said, said
+from mcp_gateway.wording import Message, said
 
 Phase = Literal["startup", "list_tools", "tool_call"]
 
@@ -129,7 +129,7 @@ class ToolCallError(GatewayError):
     `message` is worded for the model; `said` keeps its next steps as data, for a person's words.
     """
 
-    def __init__(self, message: str | Said) -> None:
+    def __init__(self, message: str | Message) -> None:
         self.said = said(message)
         super().__init__(self.said.for_model())
 
@@ -139,7 +139,7 @@ class ToolCallError(GatewayError):
 
     def add(self, text: str) -> None:
         """Say `text` too, after what was said."""
-        self.said = Said.of(*self.said.parts, text)
+        self.said = Message.of(*self.said.parts, text)
         self.message = self.said.for_model()
         self.args = (self.message,)
 
@@ -153,7 +153,7 @@ class UnknownToolError(ToolCallError):
 
 
 class AmbiguousToolError(ToolCallError):
-    def __init__(self, message: str | Said, candidates: list[str]) -> None:
+    def __init__(self, message: str | Message, candidates: list[str]) -> None:
         super().__init__(message)
         self.candidates = candidates
 
@@ -163,7 +163,7 @@ class ToolNotAllowedError(ToolCallError):
 
 
 class InvalidArgumentsError(ToolCallError):
-    def __init__(self, message: str | Said, problems: list[str]) -> None:
+    def __init__(self, message: str | Message, problems: list[str]) -> None:
         super().__init__(message)
         self.problems = problems
 
@@ -175,7 +175,7 @@ class QuestionNotRelayedError(ToolCallError):
 class StillLoadingError(ToolCallError):
     """The server's tools are still being listed (it is starting), and the wait for them has passed."""
 
-    def __init__(self, message: str | Said, *, server: str) -> None:
+    def __init__(self, message: str | Message, *, server: str) -> None:
         super().__init__(message)
         self.server = server
 
@@ -187,7 +187,7 @@ class SessionBusyError(ToolCallError):
 class DownstreamError(ToolCallError):
     """The downstream server failed; `server` names it and `phase` says where it failed."""
 
-    def __init__(self, message: str | Said, *, server: str, phase: Phase, retryable: bool) -> None:
+    def __init__(self, message: str | Message, *, server: str, phase: Phase, retryable: bool) -> None:
         super().__init__(message)
         self.server = server
         self.phase: Phase = phase

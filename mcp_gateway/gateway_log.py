@@ -3,8 +3,9 @@
 Libraries log what they see: the SDK logs the URL it connects to and httpx every request line, `?key=` query
 included. So each of the gateway's handlers carries a `MaskingFilter` that passes the whole record (message,
 traceback, stack) through the gateway's `SecretMask` before anything is formatted. gateway.log is private:
-created 0600 (an existing one is tightened through the open descriptor), appended to, and never opened through
-a symlink (`O_NOFOLLOW`): a link planted in the logs directory must not make the gateway write elsewhere.
+created 0600 (an existing one is tightened through the open descriptor), appended to, and opened as
+`workspace_files` says: never through a link (a link planted in the logs directory must not make the gateway
+write elsewhere), never blocking on a FIFO planted there.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import FILE_MODE
+from mcp_gateway.workspace_files import open_append, open_directory
 
 CONSOLE_FORMAT = "mcp-gateway: %(levelname)s %(name)s: %(message)s"
 FILE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-LOG_FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 _TRACEBACKS = logging.Formatter()
 
@@ -50,14 +52,18 @@ class MaskingFilter(logging.Filter):
 
 
 class PrivateFileHandler(logging.StreamHandler[TextIO]):
-    """Appends to a file created 0600 and never reached through a symlink.
+    """Appends to a private regular file, never reached through a symlink.
 
     Raises:
-        OSError: the file cannot be opened so (a symlink in its place: `ELOOP`), or made private.
+        OSError: the file cannot be opened so (a link, a FIFO or no regular file in its place), or made private.
     """
 
     def __init__(self, path: Path) -> None:
-        fd = os.open(path, LOG_FILE_FLAGS, FILE_MODE)
+        try:
+            with open_directory(path.parent) as directory:
+                fd = open_append(path.name, directory)
+        except UnusableFileError as exc:
+            raise OSError(f"{path.parent / exc.path} {exc.problem}") from exc
         try:
             os.fchmod(fd, FILE_MODE)
             stream = os.fdopen(fd, "a", encoding="utf-8", errors="replace")

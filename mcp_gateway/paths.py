@@ -73,7 +73,7 @@ class Workspace(NamedTuple):
 
     @property
     def sign_ins_dir(self) -> Path:
-        """One private file per remote server signed in with OAuth (`downstream/sign_in_store.py`); beside the
+        """One private file per remote server signed in with OAuth (`sign_in.SignInStore`); beside the
         config, not in the cache directory: a sign-in must outlive a cleaned cache."""
         return self.config_dir / "oauth"
 

@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if request is not None:
         return serve_session(request)
     if _daemon_asked(args):
-        from mcp_gateway.server.daemon_command import run_daemon_command
+        from mcp_gateway.server import run_daemon_command
 
         return run_daemon_command(args)
     from mcp_gateway.cli import main as command_line

@@ -2,7 +2,7 @@
 
 The same fact reaches two audiences: the model through the MCP server, a person through the command line.
 "No tool named 'x'" is one fact for both, but what to do next is not: the model calls `search_tools`, a
-person types `mcp-gateway search "…"`. So a message that says what to do next is `Said`: its text, with each
+person types `mcp-gateway search "…"`. So a message that says what to do next is `Message`: its text, with each
 next step kept as data (`Step`: which action, about which server or tool), and each door words the steps its
 own way when it speaks. The model's words are here, because they are also what an error's `message` holds
 (what logs, errors.json and `--json` carry); a person's words are the command line's (`cli/people.py`).
@@ -56,13 +56,13 @@ Part = str | Step
 
 
 @dataclass(frozen=True)
-class Said:
+class Message:
     """A message whose next steps are data: text and steps, in the order they are read."""
 
     parts: tuple[Part, ...]
 
     @classmethod
-    def of(cls, *parts: Part) -> Said:
+    def of(cls, *parts: Part) -> Message:
         return cls(tuple(parts))
 
     def worded(self, word: Callable[[Step], str]) -> str:
@@ -72,18 +72,18 @@ class Said:
     def for_model(self) -> str:
         return self.worded(step_for_model)
 
-    def masked(self, mask: Callable[[str], str]) -> Said:
+    def masked(self, mask: Callable[[str], str]) -> Message:
         """The message with `mask` applied to every text and every name a step carries."""
-        return Said(tuple(mask(part) if isinstance(part, str) else _masked_step(part, mask) for part in self.parts))
+        return Message(tuple(mask(part) if isinstance(part, str) else _masked_step(part, mask) for part in self.parts))
 
 
-Words = str | Said
+Words = str | Message
 """A sentence with no step to word, or one with steps."""
 
 
-def said(message: Words) -> Said:
-    """`message` as `Said` (a plain sentence has no step to word)."""
-    return message if isinstance(message, Said) else Said((message,))
+def said(message: Words) -> Message:
+    """`message` as `Message` (a plain sentence has no step to word)."""
+    return message if isinstance(message, Message) else Message((message,))
 
 
 def step_for_model(step: Step) -> str:

@@ -34,7 +34,6 @@ import logging
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from mcp_gateway.catalog.cache_lock import LOCK_TIMEOUT_S, cache_lock
@@ -50,7 +49,7 @@ from mcp_gateway.catalog.summary import (
 )
 from mcp_gateway.errors import CatalogError, UnusableFileError
 from mcp_gateway.paths import Workspace, ensure_private_dir
-from mcp_gateway.workspace_files import read_regular, remove_stale_temp_files, replace_file
+from mcp_gateway.workspace_files import read_regular, remove_stale_temp_files, replace_file, set_aside
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +60,6 @@ judge big ones."""
 """The largest cache-digest.json read: the 774-server bench catalog gives about 250 KB (16 times less)."""
 MAX_SET_ASIDE_FILES = 5
 """Unusable cache files kept for inspection; older ones are deleted."""
-_SET_ASIDE_TAGS = ("corrupt", "foreign", "link", "not-a-file", "oversize")
 
 Catalogs = dict[str, ServerCatalog]
 
@@ -285,27 +283,19 @@ class CacheStore:
 
     def _set_aside(self, snapshot: _Snapshot) -> bool:
         """Rename the unusable file (a link itself) out of the way; the caller holds the lock. Keeps the newest few."""
-        reason = snapshot.parsed.unusable
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-        target = self.path.with_name(f"{self.path.name}.{reason}-{stamp}")
         try:
-            os.replace(self.path, target)
+            target = set_aside(self.path, snapshot.parsed.unusable or "corrupt", keep=MAX_SET_ASIDE_FILES)
         except FileNotFoundError:
             return True
         except OSError as exc:
             logger.warning("could not set aside %s (it %s): %s", self.path, snapshot.problem, exc.strerror)
             return False
         logger.warning(
-            "set aside %s (it %s) as %s; the catalog is rebuilt from the servers", self.path, snapshot.problem, target
+            "set aside %s (it %s) as %s; the catalog is rebuilt from the servers",
+            self.path,
+            snapshot.problem,
+            self.path.with_name(target),
         )
-        kept = sorted(
-            (old for tag in _SET_ASIDE_TAGS for old in self.path.parent.glob(f"{self.path.name}.{tag}-*")),
-            key=lambda p: p.name.rsplit("-", 1)[-1],
-            reverse=True,
-        )
-        for old in kept[MAX_SET_ASIDE_FILES:]:
-            with contextlib.suppress(OSError):  # a directory set aside stays; it is the user's to inspect
-                old.unlink(missing_ok=True)
         return True
 
 

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from mcp_gateway.cli.overview import ago
-from mcp_gateway.service.daemon_record import DaemonState, ProcessEntry, SessionEntry
+from mcp_gateway.daemon import DaemonState, ProcessEntry, SessionEntry
 from mcp_gateway.service.reports import StatusReport
 from mcp_gateway.wording import counted
 
@@ -94,17 +94,16 @@ def _process_words(daemon: DaemonState, process: ProcessEntry, names: dict[int, 
 
 
 def _daemon_json(daemon: DaemonState, *, running: bool, now: float) -> dict[str, Any]:
+    written = daemon.document()
     return {
         "pid": daemon.pid,
         "running": running,
         "startedAt": daemon.start,
         "uptimeSeconds": max(0.0, now - daemon.start) if running and daemon.start is not None else None,
-        "version": daemon.version,
-        "frontProtocol": daemon.front_protocol,
-        "socket": daemon.socket,
-        "graceSeconds": daemon.grace_seconds,
-        "idleSince": daemon.idle_since,
-        "writtenAt": daemon.written_at,
+        **{
+            key: written[key]
+            for key in ("version", "frontProtocol", "socket", "graceSeconds", "idleSince", "writtenAt")
+        },
         "sessions": [
             {
                 "id": session.id,
@@ -115,17 +114,7 @@ def _daemon_json(daemon: DaemonState, *, running: bool, now: float) -> dict[str,
             for session in daemon.sessions
         ],
         "sessionsLeftOut": daemon.sessions_left_out,
-        "processes": [
-            {
-                "server": process.server,
-                "pid": process.pid,
-                "state": process.state,
-                "callsInFlight": process.calls_in_flight,
-                "sessions": list(process.sessions),
-                "sessionsLeftOut": process.sessions_left_out,
-            }
-            for process in daemon.processes
-        ],
+        "processes": written["processes"],  # as the file has them
         "processesLeftOut": daemon.processes_left_out,
     }
 

@@ -26,6 +26,7 @@ from mcp_types import CallToolResult, ImageContent, TextContent
 from mcp_gateway.service.status import running_servers
 from mcp_gateway.service.views import shorten
 from mcp_gateway.tokens import EXACT_COUNTS_INSTALL, compact_json, token_counter
+from mcp_gateway.workspace_files import replace_file
 
 LOADING_POLL_SECONDS = 0.2
 LOADING_WAIT_SECONDS = 60.0
@@ -33,8 +34,6 @@ WIDTH = 100
 """Columns the demo's lines fit in: text is wrapped at spaces, never cut inside a word, and a tool's
 description is shortened at a word boundary to one line (the whole of it is one describe_tool away)."""
 INDENT = "  "
-PRIVATE = 0o600
-"""A config file can name secrets: only its owner reads it."""
 DEMO_SERVERS = {
     "notes": ("mcp_gateway.demo.notes_server", ["memo", "笔记"]),
     "toolbox": ("mcp_gateway.demo.toolbox_server", ["utilities", "工具"]),
@@ -67,9 +66,9 @@ def write_demo_config(workspace: Path) -> None:
     }
     # Standalone: the workspace is removed as the demo ends, and a shared daemon would outlive it by its grace.
     document = {"version": 1, "settings": {"shared": False}, "mcpServers": servers}
-    config = workspace / "config.json"
-    config.write_text(json.dumps(document, indent=2, ensure_ascii=False))
-    config.chmod(PRIVATE)
+    data = json.dumps(document, indent=2, ensure_ascii=False).encode()
+    # Private (a config can name secrets), and never written through a link.
+    replace_file(workspace / "config.json", data, durable=False)
 
 
 async def _drive(workspace: Path) -> None:

@@ -16,11 +16,11 @@ from typing import Any
 from mcp_gateway.cli.context import load, secret_mask, with_gateway
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines, seconds
-from mcp_gateway.cli.sign_in_words import sign_in_json, sign_in_words
+from mcp_gateway.cli.signing_in import sign_in_json, sign_in_words
 from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.doctor import DoctorReport, ServerCheck
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.reports import SignInState
+from mcp_gateway.sign_in import SignInState
 from mcp_gateway.tokens import TokenCounter, token_counter
 from mcp_gateway.wording import counted
 

@@ -229,7 +229,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command in ("login", "logout"):
         from mcp_gateway.cli import signing_in
 
-        return signing_in.run_login(args) if args.command == "login" else signing_in.run_logout(args)
+        return signing_in.run(args)
     if args.command == "doctor":
         from mcp_gateway.cli import doctor
 

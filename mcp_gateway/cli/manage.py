@@ -30,7 +30,7 @@ from mcp_gateway.cli.daemon_words import daemon_lines, daemons_json, process_lin
 from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
-from mcp_gateway.cli.sign_in_words import sign_in_json, sign_in_words
+from mcp_gateway.cli.signing_in import sign_in_json, sign_in_words
 from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.home import ensure_config_file

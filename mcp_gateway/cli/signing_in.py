@@ -1,28 +1,31 @@
-"""`login` and `logout` at the shell: the words around `service/signing_in.py` for a person.
+"""Signing in at the shell: `login` and `logout`, and a remote server's sign-in state in `status` and `doctor`.
 
 `login` prints the sign-in URL on stderr, on a line of its own so it can be copied (and a test's "browser" can
-follow it), says whether a browser was asked to open it, and prints the outcome on stdout: when the token
-expires, whether it renews itself, the scopes granted. A browser is tried only where one can show: a display
-on Linux and the BSDs (`DISPLAY` or `WAYLAND_DISPLAY`), always on macOS and Windows, never with
-`--no-browser`. Nothing printed holds a token: every one met is added to the command's `SecretMask`, which
-also masks everything logged while the command runs.
+follow it), says whether a browser was asked to open it, and prints the outcome on stdout. A browser is tried
+only where one can show: a display on Linux and the BSDs (`DISPLAY` or `WAYLAND_DISPLAY`), always on macOS and
+Windows, never with `--no-browser`. Nothing printed holds a token: every one met is added to the command's
+`SecretMask`, which also masks everything logged while the command runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import shlex
 import sys
 import time
 from collections.abc import Mapping
+from typing import Any
 
 import anyio
 
 from mcp_gateway.cli.context import load, secret_mask
-from mcp_gateway.errors import GatewayError, UnknownServerError, UsageError
+from mcp_gateway.cli.overview import ago
+from mcp_gateway.errors import GatewayError
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.paths import Workspace
-from mcp_gateway.service.signing_in import SIGN_IN_WAIT_SECONDS, LoginReport, LogoutReport, login, logout
+from mcp_gateway.sign_in import SIGN_IN_WAIT_SECONDS, LogoutReport, SignIn, SignInState, login, logout
 
 NO_DISPLAY_PLATFORMS = ("linux", "freebsd", "openbsd", "netbsd")
 
@@ -33,12 +36,14 @@ def can_open_browser(environ: Mapping[str, str], platform: str = sys.platform) -
     return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
 
 
-def run_login(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """`login` or `logout`, as `args.command` says."""
     config = load(args)
     secrets = secret_mask(config)
     log_to_stderr(secrets)
     workspace = Workspace.from_environment(args.home)
-    browser = not args.no_browser and can_open_browser(os.environ)
+    # The SDK logs a failed flow with its traceback; `login` says what failed in one sentence instead.
+    logging.getLogger("mcp.client.auth").setLevel(logging.CRITICAL)
 
     def show_url(url: str, opened: bool) -> None:
         how = "A browser was asked to open it; if none did, open" if opened else "Open"
@@ -49,43 +54,33 @@ def run_login(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    async def main() -> LoginReport:
-        return await login(workspace, config, args.server, show_url=show_url, open_browser=browser, learn=secrets.learn)
+    async def main() -> str:
+        if args.command == "logout":
+            return _signed_out(await logout(workspace, config, args.server, learn=secrets.learn))
+        browser = not args.no_browser and can_open_browser(os.environ)
+        return _signed_in(
+            await login(workspace, config, args.server, show_url=show_url, open_browser=browser, learn=secrets.learn)
+        )
 
     try:
-        report = anyio.run(main)
-    except UnknownServerError as error:
-        raise UsageError(error.message) from error
+        said = anyio.run(main)
     except GatewayError as error:  # a refusal quotes the server's own words, which may quote a secret
         error.redact(secrets.mask)
         raise
-    print(secrets.mask(_signed_in(report)))
+    print(secrets.mask(said))
     return 0
 
 
-def run_logout(args: argparse.Namespace) -> int:
-    config = load(args)
-    secrets = secret_mask(config)
-    log_to_stderr(secrets)
-    workspace = Workspace.from_environment(args.home)
-
-    async def main() -> LogoutReport:
-        return await logout(workspace, config, args.server, learn=secrets.learn)
-
-    report = anyio.run(main)
-    print(secrets.mask(_signed_out(report)))
-    return 0
-
-
-def _signed_in(report: LoginReport) -> str:
-    if report.expires_at is None:
+def _signed_in(sign_in: SignIn) -> str:
+    if sign_in.expires_at is None:
         expiry = "the server gave its token no expiry"
     else:
-        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.expires_at))
-        renewal = "renewed before then by the gateway" if report.refreshable else "sign in again then"
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(sign_in.expires_at))
+        renewal = "renewed before then by the gateway" if sign_in.tokens.refresh_token else "sign in again then"
         expiry = f"the token expires at {at} ({renewal})"
-    scopes = f"; scopes: {' '.join(report.scopes)}" if report.scopes else ""
-    return f"Signed in to '{report.server}': {expiry}{scopes}."
+    scopes = " ".join((sign_in.tokens.scope or "").split())
+    scopes = f"; scopes: {scopes}" if scopes else ""
+    return f"Signed in to '{sign_in.server}': {expiry}{scopes}."
 
 
 def _signed_out(report: LogoutReport) -> str:
@@ -98,3 +93,28 @@ def _signed_out(report: LogoutReport) -> str:
         "nothing to revoke": "its sign-in was for another url, so nothing was revoked",
     }[report.revoked]
     return f"Signed out of '{report.server}': its tokens were removed from this workspace, and {revoked}."
+
+
+def sign_in_words(server: str, state: SignInState, program: str) -> str:
+    """ "signed in, token expires in 40m (the gateway renews it)", or what to run to sign in."""
+    if state.state == "needs sign-in":
+        return f"needs sign-in (run {program} login {shlex.quote(server)})"
+    if state.state == "not needed":
+        return "not needed"
+    if state.expires_at is None:
+        return "signed in (its token does not expire)"
+    left = state.expires_at - time.time()
+    when = f"expired {ago(state.expires_at)}" if left <= 0 else f"expires in {_span(left)}"
+    renewal = "the gateway renews it" if state.renewable else "then sign in again"
+    return f"signed in, token {when} ({renewal})"
+
+
+def _span(seconds: float) -> str:
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{seconds:.0f}s"
+
+
+def sign_in_json(state: SignInState) -> dict[str, Any]:
+    return {"state": state.state, "expiresAt": state.expires_at, "renewable": state.renewable}

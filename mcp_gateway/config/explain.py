@@ -96,7 +96,7 @@ _JSON_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
 
 
 @dataclass(frozen=True)
-class Problem:
+class InvalidValue:
     """One invalid value: where it is, what is wrong, and how to fix it. `field` is the top-level key."""
 
     field: str
@@ -110,8 +110,8 @@ def explain(
     json_path: str,
     spelled: Mapping[str, str],
     near_misses: Mapping[str, str] | None = None,
-) -> list[Problem]:
-    """One `Problem` per pydantic error, in file order; `spelled` maps camelCase keys to the file's spelling,
+) -> list[InvalidValue]:
+    """One `InvalidValue` per pydantic error, in file order; `spelled` maps camelCase keys to the file's spelling,
     `near_misses` a field to the unknown key that was probably meant as it (named when the field is missing)."""
     problems = [
         _explain_one(detail, json_path, spelled, near_misses or {}) for detail in error.errors(include_url=False)
@@ -122,7 +122,7 @@ def explain(
 
 def _explain_one(
     detail: ErrorDetails, json_path: str, spelled: Mapping[str, str], near_misses: Mapping[str, str]
-) -> Problem:
+) -> InvalidValue:
     loc = detail["loc"]
     field = camel_case(str(loc[0])) if loc else ""
     written = spelled.get(field, field)
@@ -133,7 +133,7 @@ def _explain_one(
     if detail["type"] == "missing" and len(loc) == 1 and near is not None:
         message = f"{message} (it has '{near}', which is probably '{label}')"
         suggestion = f"rename '{near}' to '{label}'"
-    return Problem(field, path, message, suggestion)
+    return InvalidValue(field, path, message, suggestion)
 
 
 def _describe(detail: ErrorDetails, field: str, label: str) -> tuple[str, str | None]:

@@ -91,7 +91,7 @@ FIELD_SYNONYMS: dict[str, str] = {
 the word `environment`): too far from the field's own name for a spelling match, but clearly meant as it.
 Misspellings of these are caught too (`enviroment`)."""
 ENABLED_KEY = "enabled"
-"""Not a field: a server is on unless `"disabled": true`. Said as such, since `enabled` is not a typo of it."""
+"""Not a field: a server is on unless `"disabled": true`. Message as such, since `enabled` is not a typo of it."""
 
 
 def suggest_field(key: str, candidates: frozenset[str]) -> str | None:

@@ -24,9 +24,9 @@ from mcp import Client
 from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_gateway.downstream.notes import ServerNotes
+from mcp_gateway.eras import speaks_modern
 
 ListKind = Literal["tools", "prompts", "resources"]
 """Which of a server's lists it said changed."""
@@ -69,7 +69,7 @@ async def listen_if_modern(stack: AsyncExitStack, client: Client, notes: ServerN
     in that one task, as the SDK requires) and is cancelled before the client is closed. A server that refuses or
     drops the stream still serves its calls; only its changes go unheard until it next starts, which is noted.
     """
-    if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+    if not speaks_modern(client.protocol_version):
         return
     capabilities = client.server_capabilities
     tools = bool(capabilities.tools and capabilities.tools.list_changed)

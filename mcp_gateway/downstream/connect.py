@@ -11,7 +11,7 @@ defaults would get wrong for a gateway is set here:
 - every transport's streams pass through the connection's `Link`, which tells the server's own errors from
   the SDK's, fails a request whose reply is not JSON-RPC at once, and keeps unusable tool entries out;
 - a remote server is reached with the workspace's OAuth sign-in, if it has one and no configured
-  Authorization header (`sign_in_auth.py`); one that refuses the gateway for want of a sign-in says to run
+  Authorization header (`sign_in.SignInAuth`); one that refuses the gateway for want of a sign-in says to run
   `mcp-gateway login`;
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
@@ -47,7 +47,6 @@ from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation, LoggingMessageNotificationParams, SamplingCapability, SamplingToolsCapability
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcp_gateway import __version__
 from mcp_gateway.config import ServerConfig
@@ -60,13 +59,14 @@ from mcp_gateway.downstream.definitions import child_environment
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
-from mcp_gateway.downstream.sign_in_auth import SignInAuth, SignInContext
 from mcp_gateway.downstream.sse import sse_transport
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required
+from mcp_gateway.eras import is_handshake_version, speaks_modern
 from mcp_gateway.errors import ServerStartError
+from mcp_gateway.sign_in import SignInAuth, SignInStore
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
 HTTP_ERROR_STATUS = 400
@@ -93,7 +93,7 @@ class ConnectOptions:
     """Where the server's notifications go (`resources/updated` is forwarded to the client, see `Pool`)."""
     on_change: ChangeHeard | None = None
     """Told when the server says one of its lists changed (`changes.py`); None: such news is ignored."""
-    sign_ins: SignInContext | None = None
+    sign_ins: SignInStore | None = None
     """The workspace's OAuth sign-ins, for remote servers; None uses none (tests that connect in-process)."""
 
 
@@ -127,9 +127,9 @@ def protocol_mode(configured: str, remembered: str | None) -> str:
     which adopting the remembered version would leave out of the catalog from its second start on.
     """
     choice = configured if configured != "auto" else (remembered or "auto")
-    if choice in HANDSHAKE_PROTOCOL_VERSIONS or choice == "legacy":
+    if is_handshake_version(choice) or choice == "legacy":
         return "legacy"
-    if choice in MODERN_PROTOCOL_VERSIONS and configured != "auto":
+    if speaks_modern(choice) and configured != "auto":
         return choice
     return "auto"
 

@@ -25,12 +25,12 @@ from mcp import Client
 from mcp.client.subscriptions import Subscription
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import RootModel, ValidationError
 
 from mcp_gateway.downstream.asking import Askers, Asking, CallDeadline
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
 from mcp_gateway.downstream.stderr_tail import StderrTail
+from mcp_gateway.eras import is_handshake_version
 from mcp_gateway.json_object import JsonObject
 
 ProgressCallback = ProgressFnT
@@ -265,7 +265,7 @@ class Connection:
         `ping` under the handshake protocols; from 2026-07-28 `ping` is gone, so the first page of
         `tools/list` stands in. Any answer counts, an error answer too: only silence means wedged.
         """
-        if self.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        if is_handshake_version(self.protocol_version):
             probe: types.PingRequest | types.ListToolsRequest = types.PingRequest(params=None)
         else:
             probe = types.ListToolsRequest(params=None)

@@ -214,6 +214,8 @@ class _Watched:
 class _WatchedReceive(_Watched):
     @property
     def last_context(self) -> Any:
+        # The SDK's dispatcher duck-types this public attribute of its read stream to run each handler in the
+        # sender's context; a wrapper that hid it would lose that context.
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> SessionMessage | Exception:

@@ -61,8 +61,6 @@ from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
 from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
 from mcp_gateway.downstream.server_state import ServerStatus, State
-from mcp_gateway.downstream.sign_in_auth import SignInContext
-from mcp_gateway.downstream.sign_in_store import SignInStore
 from mcp_gateway.downstream.slots import ProcessView, Slot, Slots
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.subscriptions import Held, hold
@@ -73,7 +71,8 @@ from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.origin import Origin
 from mcp_gateway.paths import Workspace
-from mcp_gateway.wording import Said, Step
+from mcp_gateway.sign_in import SignInStore
+from mcp_gateway.wording import Message, Step
 
 __all__ = ["Origin", "Pool", "ProcessView", "ProtocolMemory", "ServerStatus", "State"]
 
@@ -344,7 +343,7 @@ class Pool:
         config = self._servers.get(server)
         if config is None:
             raise UnknownServerError(
-                Said.of(f"No enabled server named '{server}'; ", Step("search"), " to see what exists.")
+                Message.of(f"No enabled server named '{server}'; ", Step("search"), " to see what exists.")
             )
         definition = self._slots.definition(config, origin or self._slots.own)
         slot = self._slots.find(server, definition.digest)
@@ -380,7 +379,7 @@ class Pool:
                 notes=notes,
                 on_message=self._notifications_of(name, definition.digest),
                 on_change=None if self._on_change is None else functools.partial(self._heard, name, definition.digest),
-                sign_ins=SignInContext(SignInStore(self._workspace.sign_ins_dir), self._secrets.learn),
+                sign_ins=SignInStore(self._workspace.sign_ins_dir, self._secrets.learn),
             )
             opened = await self._connector(server, options, stack)
             if self._on_change is not None:

@@ -5,11 +5,19 @@ stubborn ones would live forever. Each gateway therefore records the process gro
 `run/<gateway pid>.json`, with its marker token (see `processes`), and every gateway start reaps the groups
 recorded by gateways that are gone.
 
-Group ids are reused and record files may be anything, so reaping trusts neither: a record is parsed
-strictly (`record_format`; an unusable one is set aside, see `record_directory`), and a recorded group is
-signalled only when one of its current members proves to be ours (`processes.prove_ownership`). What is in
-doubt is left alone, logged, and reported. Nothing here ever raises for a bad record or a missing or odd
-`run` directory.
+Group ids are reused and record files may be anything (planted, half-written by an older version, edited by
+hand), so reaping trusts neither. A record is parsed strictly (`GatewayRecord`): group ids are ints in
+(1, MAX_PID], start times finite numbers, the marker token a long hex string; any deviation makes the whole
+record unusable, and it is renamed aside (`<name>.unusable-<UTC time>`, the newest SET_ASIDE_KEPT kept for a
+person to look at) so that it costs nothing at the next start. A recorded group is signalled only when one
+of its current members proves to be ours (`processes.prove_ownership`). What is in doubt is left alone,
+logged, and reported. Nothing here ever raises for a bad record or a missing or odd `run` directory.
+
+`run` is touched only through a descriptor of the directory itself, opened for each pass without following
+a link (`workspace_files`): a `run` that is a link, a file or missing holds no records and takes none (the
+workspace check reports it). A record is read as a regular file of at most MAX_RECORD_BYTES, never through
+a link, never blocking on a FIFO, and written to an exclusive temp file renamed over its name. Every method
+does disk I/O: call them from a worker thread.
 """
 
 from __future__ import annotations
@@ -19,13 +27,17 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcp_gateway.downstream import processes
-from mcp_gateway.downstream.record_directory import records_directory
-from mcp_gateway.downstream.record_format import GatewayRecord, RecordedGateway, RecordedGroup, Unusable
+from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.paths import ensure_private_dir
+from mcp_gateway.workspace_files import read_regular, replace_file, set_aside, usable_directory
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +45,111 @@ REAP_GRACE_SECONDS = 1.0
 """Time the stale groups get between SIGTERM and SIGKILL when a new gateway reaps them (all at once)."""
 _POLL_SECONDS = 0.02
 """Also the continuity proof of a group being waited on: its id cannot be reused within one poll."""
+
+RECORD_VERSION = 2
+MAX_PID = 4_194_304
+"""Linux's PID_MAX_LIMIT: no process or process group id is larger on any system we run on."""
+MAX_GROUPS_PER_RECORD = 10_000
+MAX_RECORD_BYTES = 1024 * 1024
+"""Far above any real record (about 80 bytes a group); a larger file is not one of ours."""
+RECORD_SUFFIX = ".json"
+SET_ASIDE_TAG = "unusable"
+SET_ASIDE_KEPT = 5
+"""Unusable record files kept for inspection; older ones are deleted."""
+
+StartTime = Annotated[float, Field(ge=0)]
+"""psutil's create time of a process; None where it could not be read (or the leader had already exited)."""
+
+
+class _Strict(BaseModel):
+    # Unknown keys are ignored: a newer version may add some.
+    model_config = ConfigDict(strict=True, frozen=True, allow_inf_nan=False, extra="ignore")
+
+
+class RecordedGateway(_Strict):
+    pid: Annotated[int, Field(ge=1, le=MAX_PID)]
+    start: StartTime | None = None
+
+
+class RecordedGroup(_Strict):
+    # A group id of 0 or 1 would make a signal reach our own group or every process: never a usable value.
+    pgid: Annotated[int, Field(ge=2, le=MAX_PID)]
+    start: StartTime | None = None
+    server: Annotated[str, Field(max_length=1024)]
+
+
+class GatewayRecord(_Strict):
+    version: Annotated[int, Field(ge=RECORD_VERSION, le=RECORD_VERSION)]
+    gateway: RecordedGateway
+    token: Annotated[str, Field(pattern=r"^[0-9a-f]{32,128}$")]
+    """The marker every stdio child of this gateway carries in its environment."""
+    groups: Annotated[tuple[RecordedGroup, ...], Field(max_length=MAX_GROUPS_PER_RECORD)]
+
+
+@dataclass(frozen=True)
+class Unusable:
+    reason: str
+
+
+@contextlib.contextmanager
+def records_directory(directory: Path) -> Generator[RecordDirectory | None]:
+    """The record directory at `directory`, or None when there is no usable one (missing, a link, a file)."""
+    with usable_directory(directory) as fd:
+        yield None if fd is None else RecordDirectory(fd)
+
+
+class RecordDirectory:
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def names(self) -> list[str]:
+        """The record files in the directory, by name."""
+        try:
+            with os.scandir(self._fd) as entries:
+                return sorted(entry.name for entry in entries if entry.name.endswith(RECORD_SUFFIX))
+        except OSError:
+            return []
+
+    def read(self, name: str) -> GatewayRecord | Unusable | None:
+        """The record `name`, why it cannot be used, or None when it is gone (another gateway took it)."""
+        try:
+            return GatewayRecord.model_validate_json(read_regular(name, MAX_RECORD_BYTES, directory_fd=self._fd))
+        except FileNotFoundError:
+            return None
+        except UnusableFileError as error:
+            return Unusable(f"it {error.problem}")
+        except OSError as error:
+            return Unusable(f"it cannot be read ({error.strerror or error})")
+        except ValidationError as error:
+            first = error.errors()[0]
+            return Unusable(f"{'.'.join(map(str, first['loc'])) or 'the record'}: {first['msg']}")
+
+    def write(self, name: str, record: GatewayRecord) -> None:
+        """Replace the record `name` atomically (never through a link).
+
+        Raises:
+            OSError: the directory cannot be written.
+        """
+        replace_file(name, record.model_dump_json().encode(), durable=False, directory_fd=self._fd)
+
+    def remove(self, name: str) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=self._fd)  # a link itself, never its target
+
+    def set_aside(self, name: str, reason: str) -> str | None:
+        """Rename an unusable record out of the way; its new name, or None if it could not be moved."""
+        try:
+            target = set_aside(name, SET_ASIDE_TAG, keep=SET_ASIDE_KEPT, directory_fd=self._fd)
+        except OSError as error:
+            logger.warning("could not set aside the unusable process record %s (%s): %s", name, reason, error)
+            return None
+        logger.warning(
+            "set aside the unusable process record %s as %s (%s); nothing it names was signalled; it may be deleted",
+            name,
+            target,
+            reason,
+        )
+        return target
 
 
 class ProcessRecords:
@@ -52,7 +169,8 @@ class ProcessRecords:
         return self._directory / f"{self._owner}.json"
 
     def add(self, pgid: int, server: str) -> None:
-        self._groups[pgid] = RecordedGroup(pgid=pgid, start=processes.start_time(pgid), server=server)
+        # Not validated here: what is written is judged when it is read, and a start must never fail on it.
+        self._groups[pgid] = RecordedGroup.model_construct(pgid=pgid, start=processes.start_time(pgid), server=server)
         self._write()
 
     def remove(self, pgid: int) -> None:
@@ -75,8 +193,9 @@ class ProcessRecords:
     def _write(self) -> None:
         if self._owner_start is None:
             self._owner_start = processes.start_time(self._owner)
-        record = GatewayRecord(
-            gateway=RecordedGateway(pid=self._owner, start=self._owner_start),
+        record = GatewayRecord.model_construct(
+            version=RECORD_VERSION,
+            gateway=RecordedGateway.model_construct(pid=self._owner, start=self._owner_start),
             token=self.token,
             groups=tuple(self._groups.values()),
         )

@@ -25,11 +25,11 @@ import anyio
 import mcp_types as types
 from mcp.client.subscriptions import ListenNotSupportedError, Subscription, SubscriptionLost
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_gateway.downstream.connection import Connection
 from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.supervisor import Supervisor
+from mcp_gateway.eras import speaks_modern
 from mcp_gateway.errors import INTERNAL_ERROR, DownstreamError, DownstreamRpcError
 
 SUBSCRIBE_OPERATION = "resources/subscribe"
@@ -50,7 +50,7 @@ async def hold(supervisor: Supervisor, held: Held, notes: ServerNotes) -> None:
     while not held.released.is_set():
         try:
             async with supervisor.borrowed(SUBSCRIBE_OPERATION, retry_safe=True) as (connection, timeout):
-                if connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                if speaks_modern(connection.protocol_version):
                     ended_by_server = await _listened(supervisor.server.name, connection, held, timeout)
                 else:
                     await _subscribed(connection, held, timeout)

@@ -294,8 +294,8 @@ class Supervisor:
             said = connection.stderr.quoted() if connection.stderr is not None else ()  # its stderr has ended
             if connection.crashed and not self._exited_early(connection, said) and not connection.failed_start:
                 self._note_error(crash(self._name, self._context.stderr_log_path))
-            if self._current is connection:
-                self._current = None
+            if self._current is connection:  # its task ended while it was current (cancelled, or its client failed)
+                self._retire(connection, "its connection ended")
         if self._start is start:
             self._start = None
             if self.state is State.STARTING:

@@ -34,7 +34,6 @@ from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, clip
 from mcp_gateway.downstream.connection import EndedBeforeHandshake, ErrorReply, LinkLost, RequestTimedOut
 from mcp_gateway.downstream.error_journal import ErrorRecord
 from mcp_gateway.downstream.link import ServerError
-from mcp_gateway.downstream.sign_in_auth import is_sign_in_reply, renewal_failure
 from mcp_gateway.downstream.stderr_tail import SEPARATOR
 from mcp_gateway.errors import (
     BackoffError,
@@ -47,7 +46,8 @@ from mcp_gateway.errors import (
     SignInRequiredError,
 )
 from mcp_gateway.masking import display_url
-from mcp_gateway.wording import Said, Step
+from mcp_gateway.sign_in import is_sign_in_reply, renewal_failure
+from mcp_gateway.wording import Message, Step
 
 
 def innermost(exc: BaseException) -> BaseException:
@@ -291,14 +291,14 @@ def sign_in_required(server: str, phase: Phase = "startup", renewal_failed: str 
     """The server refused the gateway and no stored sign-in could answer: a person must sign in; or its sign-in
     could not be renewed because its token endpoint failed (`renewal_failed`): then it may do to try later."""
     if renewal_failed is not None:
-        said = Said.of(
+        said = Message.of(
             f"Server '{server}' refused its sign-in, which could not be renewed: {renewal_failed}; try again in a "
             "while, or ",
             Step("login", server=server),
             " to sign in anew.",
         )
         return SignInRequiredError(said, server=server, phase=phase, retryable=True)
-    said = Said.of(f"Server '{server}' needs you to sign in: ", Step("login", server=server), ", then try again.")
+    said = Message.of(f"Server '{server}' needs you to sign in: ", Step("login", server=server), ", then try again.")
     return SignInRequiredError(said, server=server, phase=phase, retryable=False)
 
 

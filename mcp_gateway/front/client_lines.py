@@ -30,6 +30,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, BinaryIO
 
+from mcp_gateway.front.private_files import write_all
 from mcp_gateway.front.quiet_log import DEBUG, WARNING, log
 from mcp_gateway.line_bounds import ID_SEARCH_BYTES, MAX_SHARED_LINE_BYTES, TooLong, refusal
 
@@ -117,7 +118,7 @@ class ClientLines:
         refused = refusal(line, self.max_line_bytes)
         log(__name__, WARNING, "refused a client line of %d bytes (request %r): too long", line.size, refused["id"])
         with self.writing, contextlib.suppress(OSError):  # a client gone: its stdin ends the front
-            _write_all(self.wire_out, json.dumps(refused).encode() + b"\n")
+            write_all(self.wire_out, json.dumps(refused).encode() + b"\n")
 
     def _answer_early(self, line: bytes) -> None:
         """Under the lock, before the pipe takes over."""
@@ -128,7 +129,7 @@ class ClientLines:
         if reply is not None:
             try:
                 with self.writing:
-                    _write_all(self.wire_out, reply)
+                    write_all(self.wire_out, reply)
             except OSError as error:  # the client is gone; the front will see stdin end
                 log(__name__, DEBUG, "could not answer the client early: %s", error)
                 early.stop()
@@ -157,10 +158,3 @@ def _next_line(source: BinaryIO, max_bytes: int) -> bytes | TooLong | None:
         if ended:
             break
     return TooLong(head, tail, size)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]

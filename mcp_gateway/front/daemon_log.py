@@ -17,12 +17,12 @@ import os
 import stat
 from pathlib import Path
 
+from mcp_gateway.paths import DIR_MODE, FILE_MODE
+
 DAEMON_LOG = "daemon.log"
 MAX_DAEMON_LOG_BYTES = 1024 * 1024
 """A daemon writes a few warning lines a day; a megabyte is months of them, and a crash loop's tracebacks
 are cut to the last megabyte or two."""
-DIR_MODE = 0o700
-FILE_MODE = 0o600
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 

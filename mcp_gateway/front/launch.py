@@ -24,13 +24,13 @@ import json
 import os
 import signal
 import socket
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple, cast
 
+from mcp_gateway.front.private_files import read_bounded
 from mcp_gateway.line_bounds import MAX_PRIVATE_LINE_BYTES, MAX_SHARED_LINE_BYTES
 
 if TYPE_CHECKING:
@@ -274,26 +274,8 @@ def _shared(config_path: Path) -> bool:
     """False only when the config says `"settings": {"shared": false}`; a config that cannot be read is the
     daemon's to report, as it reports any other problem of it."""
     try:
-        raw: object = json.loads(_read_regular(config_path))
+        raw: object = json.loads(read_bounded(config_path, MAX_CONFIG_BYTES, follow_symlinks=True))
     except (OSError, ValueError, RecursionError):
         return True
     settings = cast(dict[str, object], raw).get("settings") if isinstance(raw, dict) else None
     return not (isinstance(settings, dict) and cast(dict[str, object], settings).get("shared") is False)
-
-
-def _read_regular(path: Path) -> bytes:
-    """The file's bytes; never blocks on a FIFO or a device (as `workspace_files` reads), at most the cap."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError("not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, MAX_CONFIG_BYTES + 1 - size):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_CONFIG_BYTES:
-                raise ValueError("too large")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
+import select
 import socket
 import sys
 import threading
@@ -36,6 +36,7 @@ from typing import Any, cast
 from mcp_gateway.front.client_lines import ClientLines
 from mcp_gateway.front.early_answers import EarlyAnswers
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
+from mcp_gateway.front.private_files import write_all
 from mcp_gateway.front.rendezvous import POLL_SECONDS, START_SECONDS, NoRendezvous
 
 CHUNK_BYTES = 64 * 1024
@@ -145,7 +146,7 @@ class Front:
         reply = self._early.answer(line)
         if reply is not None:
             with self._writing, contextlib.suppress(OSError):  # a client gone: its stdin ends the front
-                _write_all(self._stdout, reply)
+                write_all(self._stdout, reply)
 
     def _was_answered_early(self, request_id: object) -> bool:
         return self._early is not None and self._early.answered_early(request_id)
@@ -214,17 +215,19 @@ class Front:
         buffer = b""
         with self._lock:
             sock = self._sock
-        sock.settimeout(POLL_QUIET_SECONDS)
         self._heard = time.monotonic()
         try:
             while True:
-                try:
-                    chunk = sock.recv(CHUNK_BYTES)
-                except TimeoutError:
+                # Waited for with select, never with a socket timeout: the client's thread sends on this socket
+                # too, and a timeout would bound each of its sends (a large call to a busy daemon was cut short).
+                if not select.select([sock], [], [], POLL_QUIET_SECONDS)[0]:
                     if self._wedged(sock):
+                        with contextlib.suppress(OSError):
+                            sock.shutdown(socket.SHUT_RDWR)  # wakes a send the daemon never took: it goes to the next
                         sock.close()
                         return True
                     continue
+                chunk = sock.recv(CHUNK_BYTES)
                 if not chunk:
                     return False
                 self._heard = time.monotonic()
@@ -232,7 +235,7 @@ class Front:
                 if newline:
                     kept = self._answered(whole + newline)
                     with self._writing:
-                        _write_all(self._stdout, kept)
+                        write_all(self._stdout, kept)
         except OSError:
             return False
 
@@ -240,19 +243,24 @@ class Front:
         """Whether the daemon has stopped answering: called when it has been quiet for a while."""
         now = time.monotonic()
         with self._lock:
-            waiting = bool(self._pending)
+            waiting = bool(self._pending) or self._sending.locked()  # a send under way: a call too large to track
         if self._probe is not None:
             return now - self._probe[1] > PING_SECONDS
         if not waiting or now - self._heard < QUIET_SECONDS:
             return False
-        self._probes += 1
-        probe_id = f"{PROBE_ID_PREFIX}{self._probes}"
-        ping = json.dumps({"jsonrpc": "2.0", "id": probe_id, "method": "ping"}).encode() + b"\n"
-        with self._sending:
-            try:
-                sock.sendall(ping)
-            except OSError:
-                return False  # the daemon is gone: its end will be seen
+        # A send the daemon does not take (a large call, a full socket) holds the way a ping would go: waiting
+        # the ping's allowance for it says as much as an unanswered ping.
+        if not self._sending.acquire(timeout=PING_SECONDS):
+            return True
+        try:
+            self._probes += 1
+            probe_id = f"{PROBE_ID_PREFIX}{self._probes}"
+            ping = json.dumps({"jsonrpc": "2.0", "id": probe_id, "method": "ping"}).encode() + b"\n"
+            sock.sendall(ping)
+        except OSError:
+            return False  # the daemon is gone: its end will be seen
+        finally:
+            self._sending.release()
         self._probe = (json.dumps(probe_id), now)
         return False
 
@@ -284,7 +292,7 @@ class Front:
             for request_id in ids:
                 error = {"code": DAEMON_LOST, "message": message}
                 with contextlib.suppress(OSError):
-                    _write_all(
+                    write_all(
                         self._stdout, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n"
                     )
 
@@ -353,13 +361,6 @@ def _read_line(sock: socket.socket, limit: int) -> bytes:
         if len(data) > limit:
             raise BadHello("the daemon's answer is too long")
     return data
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
 
 
 def _message(line: bytes) -> dict[str, Any] | None:

@@ -43,14 +43,7 @@ class Source(NamedTuple):
     signature: list[int] | None
 
 
-class Made(NamedTuple):
-    """A handshake and the files it was made from (`program._handshake_of`)."""
-
-    handshake: Handshake
-    sources: list[Source]
-
-
-def taken(paths: Sequence[Path]) -> list[Source]:
+def signatures_now(paths: Sequence[Path]) -> list[Source]:
     """Each file's signature now: to be taken before the handshake is made from them."""
     return [Source(os.fspath(path), _signature(path)) for path in paths]
 
@@ -84,18 +77,11 @@ def _parsed(data: bytes) -> tuple[dict[str, Any], Answer] | None:
 
 def _unchanged(fields: dict[str, Any], environ: Mapping[str, str]) -> bool:
     """The same protocol and environment, and every source file with the signature it had."""
-    if fields.get("protocol") != FRONT_PROTOCOL or fields.get("environ") != _environ_digest(environ):
+    try:
+        now = [[path, _signature(Path(path))] for path, _ in cast(list[Any], fields["sources"])]
+    except (KeyError, TypeError, ValueError):  # not a list of [path, signature] pairs: not one this front wrote
         return False
-    sources = fields.get("sources")
-    if not isinstance(sources, list) or not sources:
-        return False
-    for source in cast(list[Any], sources):
-        if not (isinstance(source, list) and len(cast(list[Any], source)) == 2):
-            return False
-        path, signature = cast(list[Any], source)
-        if not isinstance(path, str) or _signature(Path(path)) != signature:
-            return False
-    return True
+    return bool(now) and fields == {"protocol": FRONT_PROTOCOL, "environ": _environ_digest(environ), "sources": now}
 
 
 def remember(path: Path, environ: Mapping[str, str], sources: Sequence[Source], answer_line: bytes) -> None:

@@ -1,9 +1,10 @@
-"""Lexical tool search: BM25 over tool fields, a bilingual lexicon, typo tolerance and server intent; copies ranked
-below their originals (`originality.py`) and a general web search offered for an open information request no tool
-covers (`web_search.py`), one tool of each web search service first (`web_services.py`); a tool named for
-something the request does not ask for ranks below close matches (`name_fit.py`).
+"""Lexical tool search: which of the catalog's tools a request means, how sure that is, and which server a name
+means.
 
-Pure and synchronous; it knows nothing of MCP, processes or files. See `engine.SearchEngine`.
+BM25F over each tool's fields, a bilingual lexicon and glossaries, typo and homophone tolerance, server intent,
+republished copies ranked below their originals, a general web search offered for an open information request no
+tool covers, and a confidence level per hit from a calibrated model. Pure and synchronous: it knows nothing of
+MCP, processes or files; the catalog hands it `ToolEntry` and `ServerEntry` values through a `SearchEngine`.
 
 Every tuning constant says where its number came from: the commit that set it and what was measured then, or
 "chosen by hand, not tuned". "Measured" without a commit means: `benchmarks/retrieval.py` on catalog.json
@@ -13,18 +14,29 @@ issue 14's second step (web search offers, republished copies) were measured aga
 `web_search.py` and `originality.py` against the state with both, .553/.882/.665, .573.
 """
 
+from mcp_gateway.search.calibration import Confidence
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
-from mcp_gateway.search.engine import SearchEngine, SearchHit, SearchResult
-from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
+from mcp_gateway.search.engine import SearchEngine, SearchResult
+from mcp_gateway.search.servers import (
+    APPROXIMATE_READINGS,
+    MAX_SUGGESTIONS,
+    SUGGESTION_MIN_SIMILARITY,
+    Ambiguous,
+    Resolved,
+    Unknown,
+    resolve_server,
+)
 
 __all__ = [
+    "APPROXIMATE_READINGS",
+    "MAX_SUGGESTIONS",
+    "SUGGESTION_MIN_SIMILARITY",
     "Ambiguous",
+    "Confidence",
     "Resolved",
     "SearchEngine",
-    "SearchHit",
     "SearchResult",
     "ServerEntry",
-    "ServerResolution",
     "ToolEntry",
     "Unknown",
     "resolve_server",

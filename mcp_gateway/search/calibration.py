@@ -1,99 +1,63 @@
 """How likely a hit is the tool the request wants, from evidence any catalog gives at query time, and its level.
 
-A coverage threshold means something different on every catalog: requests carry their arguments and context
-("what time is it in Berlin", "every morning at 8 hit https://…"), which no tool's text holds, and a catalog of four
-servers knows fewer of a request's words than one of three hundred. So the level is read from several kinds of
-evidence, each a share or a ratio, none a raw score (`Signals`):
-
-- how much of the request the hit explains (`confidence.judge`'s coverage), and by how much more than the best
-  other hit;
-- the margin of its score over the next hit that is not a namesake (a tool of the same name on another server is
-  the same tool, not a rival);
-- how much of the tool's own name the request asks for (`name_fit.py`), and how much of the request's objects the
-  tool's name or first sentence holds (`object_fit.py`): whether the request and the tool say the same thing
-  both ways;
-- whether the request names the tool's server;
-- how long the request is.
-
-They are combined by a logistic model into the probability that the hit is right; `level` cuts it at
-`HIGH_PROBABILITY` and `LOW_PROBABILITY`. The weights were fitted once by `benchmarks/calibrate.py` on the
-development requests of several catalogs together, each set weighing the same (see `WEIGHTS`), never on held-out
-requests; the model is small (a weight per signal) so that it carries over to catalogs it was not fitted on.
+A coverage threshold means something different on every catalog: requests carry arguments no tool's text holds,
+and a catalog of four servers knows fewer of a request's words than one of three hundred. So the level is read
+from several kinds of evidence, each a share or a ratio, never a raw score (`Signals`), combined by a logistic
+model into the probability that the hit is right, cut at `HIGH_PROBABILITY` and `LOW_PROBABILITY`. The model is
+small (a weight per signal) so that it carries over to catalogs it was not fitted on.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Confidence = Literal["high", "medium", "low"]
 
 
-@dataclass(frozen=True)
-class Signals:
-    """What a hit's evidence is, each as a share or a ratio, in the order of `WEIGHTS`."""
+class Signals(NamedTuple):
+    """A hit's evidence, in the order of `WEIGHTS`. Each but the last two is scaled by `coverage`: a lead, a margin
+    or a name asked for says little of a hit that explains little of the request (among tools that explain little
+    the least bad leads by a lot; in a small catalog the next hit is often far behind). The rivals below a hit
+    leave out its namesakes (the same tool on another server)."""
 
     coverage: float
-    """Share of the request's information the hit accounts for (`confidence.judge`), 0..1."""
+    """Share of the request's information the hit accounts for (`confidence.judge`)."""
     coverage_lead: float
-    """`coverage` minus the best coverage of the hits ranked below it that are not its namesakes, times
-    `coverage`, -1..1: a lead counts as far as the hit explains the request (among tools that explain little,
-    the least bad leads by a lot)."""
+    """Its coverage minus the best coverage of the hits ranked below it, -1..1."""
     margin: float
-    """1 minus the best score of the hits ranked below it that are not its namesakes over its own score, times
-    `coverage`, 0..1: in a small catalog the next hit is often far behind, which says little of a hit that
-    explains little."""
+    """1 minus the best score of the hits ranked below it over its own."""
     name_asked: float
-    """Share of the tool's name (less the words naming its own server) that the request asks for, times
-    `coverage`, 0..1: a name the request asks for says little of a hit that explains little of the request."""
+    """Share of the tool's name the request asks for (`fits.NameFits`)."""
     objects_found: float
-    """Share of the request's objects its name, title or first sentence holds (1 when the request has none),
-    times `coverage`, 0..1."""
+    """Share of the request's objects its name, title or first sentence holds (`fits.ObjectFits`)."""
     server_named: float
-    """How clearly the request names the hit's server (`ranking.server_intent`), 0..1."""
+    """How clearly the request names the hit's server (`ranking.server_intent`)."""
     length: float
     """ln(1 + the number of the request's judged words)."""
 
-    def vector(self) -> tuple[float, ...]:
-        # Spelled out: `dataclasses.astuple` deep-copies, a tenth of a query's time when every hit is judged.
-        return (
-            self.coverage,
-            self.coverage_lead,
-            self.margin,
-            self.name_asked,
-            self.objects_found,
-            self.server_named,
-            self.length,
-        )
 
-
-SIGNAL_NAMES: tuple[str, ...] = tuple(field.name for field in fields(Signals))
+SIGNAL_NAMES: tuple[str, ...] = tuple(Signals.__annotations__)
 
 BIAS = -4.799
 WEIGHTS: tuple[float, ...] = (0.012, 12.296, 5.229, 3.085, 1.668, 0.499, 1.240)
-"""The logistic model's weights, one per signal in `Signals` order (`BIAS` is its intercept), fitted by
-`benchmarks/calibrate.py` (ridge 1) on the development requests of three catalogs, each set weighing the same:
-catalog.json's public queries; the styled sets over catalog.json with its unanswerable requests; the requests over
-the registry catalog of real servers, and over the 474 servers of catalog-xl.json outside catalog.json, each with
-its unanswerable ones (`benchmarks/unseen/`). Coverage itself weighs
-nothing once the signals scaled by it are read: what counts is what the hit explains and how it leads with it."""
+"""One per signal in `Signals` order (`BIAS` is the intercept), fitted by `benchmarks/calibrate.py` (ridge 1) on
+development requests only, each set weighing the same: catalog.json's public queries; the styled sets over it with
+its unanswerable requests; the registry catalog's and the outside catalog's sets with theirs (`benchmarks/unseen/`).
+Coverage itself weighs nothing once the signals scaled by it are read."""
 HIGH_PROBABILITY = 0.85
-"""A hit this likely right is `high`: the model may call it without looking further. With the fitted weights, on
-the development sets (share high, right when high): public 24%, .93; styled English 21%, .81, Chinese 11%, 1.00;
-registry English 30%, .89, Chinese 12%, 1.00; outside English 22%, .94, Chinese 9%, 1.00. Chosen beside 0.8, which
-gave about 2 points more high at 1 to 4 points less right (fitted on the first three sets)."""
+"""`high`: the model may call it without looking further. On the dev sets (share high, right when high): public
+24%, .93; styled English 21%, .81, Chinese 11%, 1.00; registry 30%, .89 / 12%, 1.00; outside 22%, .94 / 9%, 1.00.
+0.8 gave about 2 points more high at 1 to 4 points less right."""
 LOW_PROBABILITY = 0.3
-"""A hit less likely right than this is `low`: perhaps no tool does what was asked. On the development sets (right
-when low; unanswerable requests low, English and Chinese): public .24; styled .24 and .22, unanswerable .91 and
-.95; registry .57 and .44, unanswerable 1.00 and .95; outside .21 and .24, unanswerable .89 and .96. Chosen beside
-0.25 and 0.35 (fitted on the first three sets): 0.25 left fewer right hits low (public .16) and fewer unanswerable
-requests low (styled .89 and .85); 0.35 more right hits low (styled English .28)."""
+"""`low`: perhaps no tool does what was asked. On the dev sets (right when low; unanswerable requests low, English
+and Chinese): public .24; styled .24 and .22, .91 and .95; registry .57 and .44, 1.00 and .95; outside .21 and
+.24, .89 and .96. 0.25 left fewer unanswerable requests low (styled .89 and .85); 0.35 more right hits low (.28)."""
 
 
 def probability(signals: Signals) -> float:
     """The logistic model's probability that the hit is the tool the request wants."""
-    logit = BIAS + sum(weight * value for weight, value in zip(WEIGHTS, signals.vector(), strict=True))
+    logit = BIAS + sum(weight * value for weight, value in zip(WEIGHTS, signals, strict=True))
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
 
 

@@ -1,21 +1,36 @@
-"""What a hit explains of the request, with the reasons a model can check: the evidence `calibration.py` reads.
+"""The hits of one search, each with its level of confidence and the reasons a model can check.
 
-Coverage is never relative to the best hit of the same query (that would call the least bad of ten poor matches
-strong). It is the share of the query's information that the tool itself accounts for: each query word weighs
-its IDF (rare words say more about intent than `get`), and counts fully when the tool's name or title has it, a
-little less in its description or parameters, less again through a synonym or a typo correction. The request's
-words the catalog does not know at all are counted apart (`Evidence.unknown`): they are arguments, or what no
-server here is about.
+What a hit explains of a phrasing (`judge`) is never relative to the best hit (that would call the least bad of
+ten poor matches strong): it is the share of the query's information the tool itself accounts for, each query word
+weighing its IDF and counting fully in the tool's name or title, less in its description or parameters, less again
+through a synonym or a typo correction. Words the catalog does not know at all are counted apart
+(`Evidence.unknown`): arguments, or what no server here is about.
+
+Each phrasing judges the hits of its own ranking (`judged`): coverage, its signals (`calibration.Signals`, margins
+read in that ranking) and the calibrated level. A hit takes the best level any phrasing gives it; then the final
+order settles it (`settled`): a tool the request names outright (`read_file`, `everything.get-sum`) is `high`;
+only the first hit and its namesakes (the same tool name on several servers, of equal standing) can be `high`, a
+hit below another cannot mean "call it without looking further"; a deprecated tool is never `high` beside its
+replacement (`documents.deprecation_of`), and says what to use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mcp_gateway.search.documents import IndexedTool
-from mcp_gateway.search.fields import CONCEPT_FIELDS, TOOL_FIELDS, MatchField, ToolField
-from mcp_gateway.search.index import SearchIndex, typed_names
+from mcp_gateway.search.calibration import Confidence, Signals, level, probability
+from mcp_gateway.search.documents import (
+    CONCEPT_FIELDS,
+    TOOL_FIELDS,
+    IndexedTool,
+    MatchField,
+    ToolField,
+    deprecation_reason,
+    superseded_by,
+)
+from mcp_gateway.search.index import SearchIndex, bm25_idf, name_key, typed_names
 from mcp_gateway.search.lexicon import (
     CONCEPT_PREFIX,
     TOPICAL,
@@ -24,11 +39,10 @@ from mcp_gateway.search.lexicon import (
     expansions_of,
     translations_of,
 )
-from mcp_gateway.search.query import GENERIC_WEIGHT, WORD_WEIGHT, ParsedQuery
-from mcp_gateway.search.ranking import bm25_idf
+from mcp_gateway.search.query import GENERIC_WEIGHT, WORD_WEIGHT, ParsedQuery, argument_words
 from mcp_gateway.search.text import is_cjk
-from mcp_gateway.search.values import argument_words
 
+NAMED_REASON = "the query names this tool"
 STRENGTH: Mapping[MatchField, float] = {
     "name": 1.0,
     "title": 1.0,
@@ -40,29 +54,20 @@ STRENGTH: Mapping[MatchField, float] = {
     "name_concepts": 0.75,
     "server": 0.8,
 }
-"""How much a query word found in each field accounts for: fully in the name or title, less in prose, less again
-through the lexicon. Chosen by hand in the first search (9ddc802; `translated` in b7d2fc1), not tuned."""
+"""How much a query word found in each field accounts for. By hand in 9ddc802 (`translated` in b7d2fc1), as are the
+shares of a match through a typo correction, a translation or expansion, or a topical group (`lexicon.TOPICAL`)."""
 TYPO_STRENGTH = 0.7
-"""A word matched only through its typo correction counts this share of the match. Chosen by hand in the first
-search (9ddc802), not tuned."""
 TRANSLATION_STRENGTH = 0.9
-"""A word matched only through its translation or expansion counts this share. Chosen by hand in b7d2fc1, not
-tuned."""
 TOPICAL_STRENGTH = 0.6
-"""A word matched only through a topical concept group (`lexicon.TOPICAL`) counts this share. Chosen by hand in
-b7d2fc1, not tuned."""
 CJK_CHARACTER_SHARE = 0.5
-"""A single CJK character weighs half a word in the query's information: the words it is part of carry most of
-it. Chosen by hand in the first search (9ddc802), not tuned."""
+"""A single CJK character weighs half a word: the words it is part of carry most. By hand in 9ddc802."""
 MAX_JUDGED_WORDS = 32
-"""A long request is judged on its most informative words, like it is ranked (`ranking.MAX_SCORED_TERMS`): a
-bound on a long request's cost, set in 9d191f6."""
+"""A long request is judged on its most informative words, as it is ranked: a bound on cost, set in 9d191f6."""
 
 
 @dataclass(frozen=True)
 class Judgement:
     coverage: float
-    """Share of the request's information the tool accounts for, 0..1."""
     reasons: tuple[str, ...]
 
 
@@ -78,13 +83,11 @@ class Evidence:
     readings: dict[str, _Readings]
     """Each judged word and typo correction → what it is matched by, read once rather than once per hit."""
     said: frozenset[str]
-    """The query's own words, for telling the servers it names."""
     names: frozenset[str]
-    """The tool names the request spells (`index.typed_names`), for telling a request that names a tool outright."""
+    """The tool names the request spells (`index.typed_names`)."""
     unknown: float
-    """Share of the request's information in words no tool has in any form (the word, its translations or
-    expansions, its concepts, a typo correction) and that do not read as arguments (`values.argument_words`):
-    what the request asks for that no server here is about, 0..1."""
+    """Share of the request's information in words no tool has in any form and that do not read as arguments
+    (`query.argument_words`): what it asks for that no server here is about."""
 
 
 def evidence_of(index: SearchIndex, query: ParsedQuery) -> Evidence:
@@ -145,7 +148,7 @@ def judge(evidence: Evidence, tool: IndexedTool, *, server_terms: set[str], name
         reasons.setdefault(match.label, []).append(query.surface.get(word, word))
     explained = [f"{label}: {', '.join(words)}" for label, words in reasons.items()]
     if named_exactly:
-        explained.insert(0, "the query names this tool")
+        explained.insert(0, NAMED_REASON)
     return Judgement(round(matched / mass, 2) if mass else 0.0, tuple(explained))
 
 
@@ -262,3 +265,115 @@ def _translated_match(tool: IndexedTool, expansions: tuple[str, ...]) -> _Match:
                     best = _Match(match.strength * TRANSLATION_STRENGTH, match.field, f"translation {english}")
                 break
     return best
+
+
+MAX_NAMESAKES_NAMED = 3
+"""Other servers with the same tool named in a hit's reasons at most."""
+LEVEL_ORDER: Mapping[Confidence, int] = {"low": 0, "medium": 1, "high": 2}
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    server: str
+    tool: str
+    score: float
+    confidence: Confidence
+    reasons: tuple[str, ...]
+    signals: Signals | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A ranked tool to judge, with what its phrasing's ranking knows of it."""
+
+    doc_id: int
+    score: float
+    name_asked: float
+    objects_found: float
+    server_named: float
+    """See `calibration.Signals`."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    confidence: Confidence
+    reasons: tuple[str, ...]
+    signals: Signals
+
+
+def judged(index: SearchIndex, evidence: Evidence, candidates: Sequence[Candidate]) -> dict[int, Judged]:
+    """Each of one phrasing's ranked tools (best first) judged as the first of those from it down (what is above
+    it is for `settled` to tell)."""
+    tools = [index.tools[candidate.doc_id] for candidate in candidates]
+    names = [name_key(tool.entry.name) for tool in tools]
+    coverage: list[float] = []
+    reasons: list[tuple[str, ...]] = []
+    named: list[bool] = []
+    for tool in tools:
+        server = tool.entry.server
+        phrases = index.servers[server].phrases
+        server_terms = {word for phrase in phrases if evidence.said.issuperset(phrase) for word in phrase}
+        keys = (name_key(tool.entry.name), name_key(f"{server}.{tool.entry.name}"))
+        naming = not evidence.names.isdisjoint(keys)
+        judgement = judge(evidence, tool, server_terms=server_terms, named_exactly=naming)
+        coverage.append(judgement.coverage)
+        reasons.append(judgement.reasons)
+        named.append(naming)
+    length = math.log1p(len(evidence.words))
+    verdicts: dict[int, Judged] = {}
+    for position, candidate in enumerate(candidates):
+        below = [other for other in range(position + 1, len(candidates)) if names[other] != names[position]]
+        runner_up = max((candidates[other].score for other in below), default=0.0)
+        explained = coverage[position]
+        signals = Signals(
+            coverage=explained,
+            coverage_lead=explained * (explained - max((coverage[other] for other in below), default=0.0)),
+            margin=explained * (1.0 - runner_up / candidate.score) if candidate.score > 0 else 0.0,
+            name_asked=explained * candidate.name_asked,
+            objects_found=explained * candidate.objects_found,
+            server_named=candidate.server_named,
+            length=length,
+        )
+        confidence: Confidence = "high" if named[position] else level(probability(signals))
+        verdicts[candidate.doc_id] = Judged(confidence, reasons[position], signals)
+    return verdicts
+
+
+def best_of(verdicts: Sequence[Mapping[int, Judged]], doc_id: int) -> Judged | None:
+    """The best level any phrasing gives a tool (the first phrasing wins a tie); None when none judged it."""
+    found = [each[doc_id] for each in verdicts if doc_id in each]
+    return max(found, key=lambda verdict: LEVEL_ORDER[verdict.confidence]) if found else None
+
+
+def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> tuple[SearchHit, ...]:
+    """The final order's hits, by the rules of order (see the module docstring)."""
+    if not ranked:
+        return ()
+    tools = [index.tools[doc_id] for doc_id, _, _ in ranked]
+    names = [name_key(tool.entry.name) for tool in tools]
+    qualified = [f"{tool.entry.server}.{tool.entry.name}" for tool in tools]
+    first = ranked[0][2]
+    # A first hit named outright, server and all, says nothing for its namesakes: each is judged on its own.
+    lead = first.confidence if NAMED_REASON not in first.reasons else None
+    hits: list[SearchHit] = []
+    for position, ((_, score, verdict), tool) in enumerate(zip(ranked, tools, strict=True)):
+        confidence, reasons = verdict.confidence, verdict.reasons
+        namesakes = [other for other, name in zip(qualified, names, strict=True) if name == names[position]]
+        namesakes.remove(qualified[position])
+        if names[position] == names[0]:
+            confidence = lead or confidence
+        elif confidence == "high":
+            confidence = "medium"
+            reasons = (*reasons, f"ranked below {qualified[0]}")
+        if tool.deprecation is not None:
+            found = [each.entry.name for each in tools if each.entry.server == tool.entry.server]
+            replacement = superseded_by(tool.deprecation, found)
+            if replacement is not None and confidence == "high":
+                confidence = "medium"
+            reasons = (deprecation_reason(replacement), *reasons)
+        if namesakes:
+            reasons = (*reasons, f"the same tool as {', '.join(namesakes[:MAX_NAMESAKES_NAMED])}")
+        hits.append(
+            SearchHit(tool.entry.server, tool.entry.name, round(score, 3), confidence, reasons, verdict.signals)
+        )
+    return tuple(hits)

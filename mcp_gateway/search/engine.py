@@ -1,8 +1,8 @@
-"""The search engine's public face: update servers, run a query, get hits with confidence and notes.
+"""The search engine: update servers, run a query, get hits with confidence and notes.
 
-Pure and synchronous: no I/O, no MCP. The gateway feeds it plain tool and server entries from the catalog
-(one server at a time when a server's tools change) and `benchmarks/retrieval.py` feeds it bench catalogs
-through the very same calls, so what is measured is what the model gets.
+The gateway feeds it the catalog's entries (one server at a time when a server's tools change) and
+`benchmarks/retrieval.py` feeds it bench catalogs through the very same calls, so what is measured is what the
+model gets.
 """
 
 from __future__ import annotations
@@ -13,62 +13,52 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.search.clauses import steps_of
-from mcp_gateway.search.confidence import Evidence, evidence_of
+from mcp_gateway.search.confidence import Candidate, Evidence, Judged, SearchHit, best_of, evidence_of, judged, settled
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
-from mcp_gateway.search.hits import Candidate, Judged, SearchHit, best_of, judged, settled
+from mcp_gateway.search.fits import NameFits, ObjectFits
 from mcp_gateway.search.index import SearchIndex
-from mcp_gateway.search.name_fit import NameFits
-from mcp_gateway.search.object_fit import ObjectFits
 from mcp_gateway.search.originality import Republished
-from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query
-from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, bm25_idf, rank, scores_among, server_intent
+from mcp_gateway.search.query import ParsedQuery, Vocabulary, parse_query, steps_of
+from mcp_gateway.search.ranking import NAME_MAX_SERVERS, Scored, rank, scores_among, server_intent
 from mcp_gateway.search.servers import Ambiguous, Resolved, ServerResolution, Unknown, resolve_server
 from mcp_gateway.search.text import forget_analyses
 from mcp_gateway.search.web_search import (
     WEB_SEARCH_BELOW_COVERAGE,
     WEB_SEARCH_REASON,
     asks_for_information,
+    distinct_services,
+    services,
     with_web_search,
 )
-from mcp_gateway.search.web_services import distinct_services, services
-from mcp_gateway.wording import Said, Step, Words, counted
+from mcp_gateway.wording import Message, Step, Words, counted
 
 DEFAULT_LIMIT = 10
-"""Hits returned when the caller names no limit: the default of the `toolSearchLimit` setting (DESIGN.md)."""
+"""The default of the `toolSearchLimit` setting (DESIGN.md)."""
 MAX_LIMIT = 50
-"""Hits returned at most, whatever the caller asks: a bound on the work and the answer (search_tools allows 20)."""
+"""Hits returned at most, whatever the caller asks (search_tools allows 20)."""
 FUSION_DEPTH = 3
-"""Each ranking fused for a multi-step request is this many times the limit deep. Chosen by hand in fe8f172
-(step fusion as a whole: task R@5 .540 → .552, R@10 .661 → .682). Measured: 2 → .449/.784/.571, .569;
-5 → .451/.784/.572, .561."""
+"""Each ranking fused for a multi-step request is this many times the limit deep. By hand in fe8f172 (step fusion
+as a whole: task R@5 .540 → .552). Measured: 2 → .449/.784/.571, .569; 5 → .451/.784/.572, .561."""
 WHOLE_REQUEST_WEIGHT = 3.0
-"""The whole request's ranking counts more than any one step's: most long requests are still one task. 2 by hand in
-fe8f172 ("weighted double"), measured then: 1 → .454/.784/.573, .573 (task MRR .438 → .432); 3 → .451/.785/.572,
-.577. 3 since issue 14, re-measured once the name fit (`name_fit.py`) made each ranking cleaner, single+step
-unchanged at .576/.879/.680 throughout, task R@5 (MRR): 2 → .615 (.455); 2.5 → .619 (.458); 3 → .623 (.459);
-4 → .619 (.466). A gain of two tasks in 239: read it as a plateau from 2.5 to 4, not a peak at 3."""
+"""The whole request's ranking counts more than any step's: most long requests are still one task. 2 in fe8f172; 3
+since issue 14, with the name fit (single+step unchanged, task R@5 (MRR): 2 → .615 (.455); 2.5 → .619 (.458); 3 →
+.623 (.459); 4 → .619 (.466): a plateau from 2.5 to 4, not a peak at 3)."""
 STEP_WEIGHT = 1.0
-"""Each step's ranking in the fusion: the unit `WHOLE_REQUEST_WEIGHT` is relative to."""
 MAX_LISTED_SERVERS = 40
-"""Servers named at most in the note of a weak or empty search (a weak one names those of its hits first): a
-user's whole setup is rarely more (so the model sees every server and can say none of them does this), and 40
-names with their tool counts stay near 250 tokens for a search answer budgeted at about a thousand
-(`service.views`). A convention, not tuned."""
+"""Servers named at most in the note of a weak or empty search: a user's whole setup is rarely more, and 40 names
+stay near 250 tokens of a search answer budgeted at about a thousand (`service.views`). A convention."""
 MAX_ALTERNATIVES = 4
-"""Other phrasings of one search ranked at most: a bound on one call's work (each costs about a query). search_tools
-allows as many (`surface.MAX_SEARCH_ALTERNATIVES`). A convention, not tuned."""
+"""Other phrasings of one search ranked at most, each costing about a query. A convention."""
 RRF_K = 10.0
-"""Reciprocal rank fusion's constant: small, so each ranking's first places count most (the RRF paper's 60
-flattens them). Chosen by hand in fe8f172. Measured: 5 → .453/.785/.573, .569; 60 → .442/.785/.566, .561."""
+"""Small, so each ranking's first places count most (the RRF paper's 60 flattens them). By hand in fe8f172.
+Measured: 5 → .453/.785/.573, .569; 60 → .442/.785/.566, .561."""
 
 
 @dataclass(frozen=True)
 class SearchResult:
     hits: tuple[SearchHit, ...]
     notes: tuple[Words, ...]
-    """Sentences about the search itself: a hint that was ambiguous, a query that matched nothing (which says
-    what to do next as a `Step`, for each reader to word)."""
+    """Sentences about the search itself: an ambiguous hint, a query that matched nothing (with a `Step`)."""
     focused_server: str | None
 
 
@@ -86,14 +76,9 @@ class SearchEngine:
 
     @contextmanager
     def batch(self) -> Generator[None]:
-        """Index many servers at once (a whole catalog read from disk) with the cyclic GC paused.
-
-        Indexing allocates hundreds of thousands of small objects and no reference cycles; letting the
-        collector scan them again and again while they are created costs a third of a 5,000-tool build.
-        The text-analysis caches are emptied afterwards: filled with every field of every tool (7 MB for
-        5,645 tools) and every distinct word of them, they would serve only a later re-index of the same text,
-        not searches.
-        """
+        """Index many servers at once with the cyclic GC paused: indexing allocates hundreds of thousands of small
+        objects and no cycles, and scanning them as they are made costs a third of a 5,000-tool build. The text
+        caches are emptied afterwards (7 MB for 5,645 tools): they would serve only a re-index of the same text."""
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -187,8 +172,8 @@ class SearchEngine:
         verdicts: Sequence[Mapping[int, Judged]],
         limit: int,
     ) -> tuple[SearchHit, ...]:
-        """The hits of an open information request no tool covers well, with web search tools after the best
-        (`web_search.py`); () when the request asks no information or the catalog has no web search."""
+        """The hits with web search tools after the best (`web_search.py`); () when the request asks for no
+        information or the catalog has no web search."""
         asking = [each.query for each in evidence if asks_for_information(each.query)]
         if not asking or not self._index.web_search:
             return ()
@@ -203,18 +188,13 @@ class SearchEngine:
         )
 
     def _verdicts(self, ranked: Sequence[Scored], evidence: Evidence) -> dict[int, Judged]:
-        """One phrasing's verdicts on the tools of its own ranking (`hits.judged`)."""
+        """One phrasing's verdicts on the tools of its own ranking (`confidence.judged`)."""
         index = self._index
         query = evidence.query
-        count = len(index.tools)
-
-        def idf(word: str) -> float:
-            return bm25_idf(count, index.doc_freq.get(word, 0))
-
         ids = [scored.doc_id for scored in ranked]
         asked = {term.term for term in query.terms}.union(query.words)
-        names = self._name_fits.shares(index, ids, asked, idf)
-        objects = self._object_fits.shares(index, query, ids, idf)
+        names = self._name_fits.shares(index, ids, asked)
+        objects = self._object_fits.shares(index, query, ids)
         servers = server_intent(index, query)
         candidates = [
             Candidate(
@@ -231,8 +211,8 @@ class SearchEngine:
     def _hits(
         self, ranked: Sequence[Scored], verdicts: Sequence[Mapping[int, Judged]], first: Evidence
     ) -> tuple[SearchHit, ...]:
-        """The final order's hits, each with the best verdict a phrasing gave it; a tool only a step of the request
-        or the fusion brought up is judged among the final order on the request's first phrasing."""
+        """The final order's hits, each with the best verdict a phrasing gave it; a tool only a step or the fusion
+        brought up is judged among the final order on the first phrasing."""
         unjudged = [scored for scored in ranked if best_of(verdicts, scored.doc_id) is None]
         fallback = self._verdicts(unjudged, first) if unjudged else {}
         found: list[tuple[int, float, Judged]] = []
@@ -243,11 +223,13 @@ class SearchEngine:
 
     def _nothing_matched(self, query: str, focus: str | None) -> Words:
         if focus is not None:
-            return Said.of(f"No tool of '{focus}' matched '{query}'; ", Step("list", server=focus), " to see them all.")
+            return Message.of(
+                f"No tool of '{focus}' matched '{query}'; ", Step("list", server=focus), " to see them all."
+            )
         names = self._index.server_names()
         if not names:
             return "No tools are known yet."
-        return Said.of(
+        return Message.of(
             f"No tool matched '{query}'. Servers: {self._servers_named(names)}. Try other words, or browse one "
             "server with ",
             Step("list", imperative=False),
@@ -269,7 +251,6 @@ class SearchEngine:
         return listing + (f" and {len(names) - len(listed)} more" if len(names) > len(listed) else "")
 
     def _usage(self, term: str) -> int:
-        """How many tools have `term` in any field: its document frequency, one lookup."""
         return self._index.doc_freq.get(term, 0)
 
     def _vocabulary_list(self) -> Vocabulary:
@@ -281,7 +262,7 @@ class SearchEngine:
 
 
 def explains_little(hit: SearchHit) -> bool:
-    """Whether a hit explains too little of an information request to keep the catalog's web search from it."""
+    """Whether a hit explains too little of an information request to keep web search from it."""
     return hit.signals is not None and hit.signals.coverage < WEB_SEARCH_BELOW_COVERAGE
 
 

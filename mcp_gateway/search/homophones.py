@@ -4,24 +4,18 @@ Chinese users type through pinyin input methods, so a Chinese typo is mostly ano
 syllable (后腿 for 后退, 数剧 for 数据) or under one the input method's fuzzy setting puts together (跟新 for 更新,
 gen for geng). Such a word is in neither the lexicon nor the glossary, so the request loses its key word.
 
-Contract: `homophone_corrections(run)` gives, for a CJK run, the lexicon or glossary words that pieces of the
-run are likely mistyped for, as (typed, meant) pairs. A window of 2 to 5 characters is read as the known word of
-the same reading (toneless syllables, with the fuzzy pairs below; the typed characters by their first reading)
-that differs from it in at most `max_differing(len)` characters, and only in characters that no known word of
-two characters or more covers: a word the user typed correctly is never replaced, though it may be the right
-half of a mistyped longer word (提供尚 for 提供商, where 提供 is known). Nor is a window read that cuts such a word
-in two (文想 of 推文想换, 单里 of 表单里): the word typed right says where the words of the run begin and end, and a
-window across that boundary is a sound shared by two words, not a word mistyped. Longer windows are tried first
-and corrections never overlap. The work per run is bounded by `MAX_WINDOWS`; the reading index of the known words is
-built once, on the first Chinese request (not when the search index is built).
+A window of 2 to 5 characters of a CJK run is read as the known word (lexicon or glossary) of the same reading
+(toneless syllables, the fuzzy pairs below, the typed characters by their first reading) that differs from it in
+at most `max_differing` characters, all of them characters no known word of two characters or more covers: a word
+typed right is never replaced (though it may be the right half of a mistyped longer word: 提供尚 for 提供商). Nor is
+a window read that cuts such a word in two (文想 of 推文想换): a word typed right says where the words of the run
+begin and end. Longer windows first, corrections never overlap, at most `MAX_WINDOWS` per run. Readings come from
+`pinyin-zh.txt` (made by `benchmarks/pinyin_table.py`), indexed on the first Chinese request.
 
-Readings come from `pinyin-zh.txt` (made by `benchmarks/pinyin_table.py`): the gateway needs no pinyin library.
-
-Fuzzy pairs: the common pinyin input methods all offer z/zh, c/ch, s/sh and an/ang, en/eng, in/ing (with
-ian/iang, uan/uang) as fuzzy settings, since many speakers, most of them south of the Yangtze, do not tell them
-apart, and so mistype them. l/n and f/h (fu/hu) are offered too, but the confusion is regional (Sichuan, Hunan,
-Fujian) and pairs some of the most frequent syllables (le/ne, li/ni, fei/hei), so reading them alike would turn
-ordinary correct words into false corrections more often than it would catch a typo: left out.
+Fuzzy pairs: the common input methods all offer z/zh, c/ch, s/sh and an/ang, en/eng, in/ing as fuzzy settings,
+since many speakers (most south of the Yangtze) do not tell them apart. l/n and f/h are regional and pair some of
+the most frequent syllables (le/ne, fei/hei): reading them alike would turn correct words into false corrections
+more often than it would catch a typo, so they are left out.
 """
 
 from __future__ import annotations
@@ -32,27 +26,25 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
 
-from mcp_gateway.search.glossary import glossary
-from mcp_gateway.search.lexicon import MEASURE_PHRASE, lexicon_chinese_words
+from mcp_gateway.search.lexicon import MEASURE_PHRASE, glossary, lexicon_chinese_words
 from mcp_gateway.search.text import CJK_FILLER
 
 PINYIN_FILE = "pinyin-zh.txt"
 MIN_WINDOW = 2
 """A single character has too many homophones to say which word was meant."""
 MAX_WINDOW = 5
-"""The longest known word, in characters (the glossary's `MAX_GLOSSARY_WORD`): longer windows match nothing."""
+"""The longest known word (the glossary's `MAX_GLOSSARY_WORD`)."""
 MAX_WINDOWS = 256
-"""Windows read per CJK run: a bound on a long request's cost (a run of 2,000 characters has ~8,000). 256 is
-every window of a 65-character run, longer than the runs of everyday requests."""
+"""Windows read per CJK run, a bound on cost: every window of a 65-character run, longer than everyday requests'."""
 MAX_READINGS = 16
-"""Readings indexed per known word, over its characters' heteronyms (most have one reading, a few two or three):
-a bound on the index, since a five-character word of three-reading characters would otherwise have 243."""
+"""Readings indexed per known word over its characters' heteronyms: a five-character word of three-reading
+characters would otherwise have 243."""
 _INITIALS = (("zh", "z"), ("ch", "c"), ("sh", "s"))
 _FINALS = (("ang", "an"), ("eng", "en"), ("ing", "in"))
 
 
 def fuzzy(syllable: str) -> str:
-    """A syllable as the fuzzy input method hears it: zh/ch/sh as z/c/s, -ang/-eng/-ing as -an/-en/-in."""
+    """zh/ch/sh as z/c/s, -ang/-eng/-ing as -an/-en/-in."""
     for retroflex, flat in _INITIALS:
         if syllable.startswith(retroflex):
             syllable = flat + syllable[len(retroflex) :]
@@ -64,7 +56,7 @@ def fuzzy(syllable: str) -> str:
 
 
 NOT_TYPOS_KEY = "words"
-"""The table's key for words of the language that sound like a known word but are not typos of it."""
+"""The table's key for words that sound like a known word but are not typos of it."""
 
 
 @dataclass(frozen=True)
@@ -72,12 +64,11 @@ class PinyinTable:
     readings: dict[str, tuple[str, ...]]
     """Character → its fuzzy toneless readings, its first (most common) reading first."""
     not_typos: frozenset[str]
-    """Words of the language that sound like a known word a character or two away, common enough in their own
-    right (一下 beside 以下, 超市 beside 超时) that a request saying them means them."""
+    """Words common in their own right (一下 beside 以下, 超市 beside 超时): a request saying them means them."""
 
     def word_readings(self, word: str) -> list[str]:
-        """A known word's readings (syllables joined by spaces), over its characters' heteronyms, at most
-        `MAX_READINGS`; none if a character has no reading in the table."""
+        """A known word's readings (syllables joined by spaces), at most `MAX_READINGS`; none if a character has no
+        reading in the table."""
         options: list[tuple[str, ...]] = []
         for character in word:
             heard = self.readings.get(character)
@@ -87,8 +78,8 @@ class PinyinTable:
         return [" ".join(syllables) for syllables in itertools.islice(itertools.product(*options), MAX_READINGS)]
 
     def typed_reading(self, window: str) -> str | None:
-        """What a user typed to get `window`: each character's first reading. An input method lists a character
-        under its other readings far down (数 under shuo), so a typo is read through the first reading only."""
+        """What a user typed to get `window`: each character's first reading (an input method lists a character far
+        down under its others: 数 under shuo)."""
         syllables: list[str] = []
         for character in window:
             heard = self.readings.get(character)
@@ -99,7 +90,7 @@ class PinyinTable:
 
 
 def parse_table(text: str) -> PinyinTable:
-    """A pinyin table's text (`syllable: first | other` lines, `words: ...` lines), read."""
+    """`syllable: first | other` lines and `words: ...` lines."""
     first: dict[str, str] = {}
     other: dict[str, list[str]] = {}
     not_typos: set[str] = set()
@@ -125,7 +116,6 @@ def parse_table(text: str) -> PinyinTable:
 
 @lru_cache(maxsize=1)
 def pinyin_table() -> PinyinTable:
-    """The package's pinyin table, read once."""
     return parse_table(files("mcp_gateway.search").joinpath(PINYIN_FILE).read_text(encoding="utf-8"))
 
 
@@ -137,14 +127,12 @@ def known_words() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def words_by_commonness() -> tuple[str, ...]:
-    """The known words, the likeliest meant first: the lexicon's (the concepts requests name most), then the
-    glossary's in its order (each tier's catalog words most-used first, the tiers of rarer words after)."""
+    """The known words, the likeliest meant first: the lexicon's, then the glossary's in its order."""
     return tuple(dict.fromkeys([*sorted(lexicon_chinese_words()), *glossary()]))
 
 
 def build_reading_index(words: Iterable[str], table: PinyinTable) -> dict[str, tuple[str, ...]]:
-    """Reading → the words of `MIN_WINDOW` to `MAX_WINDOW` characters that sound so, in the order given (the
-    likeliest meant first: `closest` takes the first of equally close words)."""
+    """Reading → the words of `MIN_WINDOW` to `MAX_WINDOW` characters that sound so, in the order given."""
     index: dict[str, list[str]] = {}
     for word in words:
         if MIN_WINDOW <= len(word) <= MAX_WINDOW:
@@ -155,22 +143,18 @@ def build_reading_index(words: Iterable[str], table: PinyinTable) -> dict[str, t
 
 @lru_cache(maxsize=1)
 def reading_index() -> dict[str, tuple[str, ...]]:
-    """The known words by reading, built on the first Chinese request."""
     return build_reading_index(words_by_commonness(), pinyin_table())
 
 
 def sounds_like(
     typed: str, table: PinyinTable, index: dict[str, tuple[str, ...]], changeable: list[bool] | None = None
 ) -> str | None:
-    """The indexed word `typed` sounds like (by the typed characters' first readings) that differs from it in
-    fewest characters: at least one, at most `max_differing`, and only where `changeable` allows."""
+    """The indexed word `typed` sounds like that differs from it in fewest characters (`closest`)."""
     return closest(typed, index.get(table.typed_reading(typed) or "", ()), changeable or [True] * len(typed))
 
 
 def max_differing(length: int) -> int:
-    """Characters a window may differ in from the word it is read as. One for words of two or three characters;
-    two for four or five, whose whole reading (four or five syllables in order) is already specific enough that
-    two mistyped characters leave half the word typed right and the sound the same."""
+    """One for words of two or three characters; two for four or five, whose whole reading is specific enough."""
     return 1 if length < 4 else 2
 
 
@@ -197,8 +181,7 @@ def homophone_corrections(run: str) -> list[tuple[str, str]]:
 
 def closest(typed: str, candidates: Iterable[str], changeable: list[bool]) -> str | None:
     """The candidate differing from `typed` in fewest characters (at least one, at most `max_differing`), all of
-    them characters no known word covers; of equally close candidates, the first (`words_by_commonness`: 知动 is
-    read as 自动, a lexicon word, not 制动, a rare word of the glossary)."""
+    them `changeable`; of equally close ones the first (知动 is read as 自动, a lexicon word, not 制动)."""
     best: tuple[int, str] | None = None
     for word in candidates:
         differing = [a != b for a, b in zip(typed, word, strict=True)]
@@ -212,8 +195,7 @@ def closest(typed: str, candidates: Iterable[str], changeable: list[bool]) -> st
 
 
 def _windows(uncovered: list[bool], grammar: list[bool]) -> list[tuple[int, int]]:
-    """(start, end) of the windows worth reading, longest first, at most `MAX_WINDOWS`: `MIN_WINDOW` to
-    `MAX_WINDOW` characters holding at least one that no known word covers, and no grammar."""
+    """(start, end) of the windows holding a character no known word covers and no grammar, longest first."""
     windows: list[tuple[int, int]] = []
     for size in range(min(MAX_WINDOW, len(uncovered)), MIN_WINDOW - 1, -1):
         for start in range(len(uncovered) - size + 1):
@@ -225,8 +207,7 @@ def _windows(uncovered: list[bool], grammar: list[bool]) -> list[tuple[int, int]
 
 
 def _grammar(run: str) -> list[bool]:
-    """For each character of `run`, whether it is grammar: a filler character or part of a number and measure
-    word (的, 了, 一下, 一次, as the lexicon reads them), never part of a mistyped word, so no window holds one."""
+    """For each character, whether it is grammar (的, 了, 一下, 一次), never part of a mistyped word."""
     grammar = [character in CJK_FILLER for character in run]
     for measure in MEASURE_PHRASE.finditer(run):
         grammar[measure.start() : measure.end()] = [True] * (measure.end() - measure.start())
@@ -234,7 +215,7 @@ def _grammar(run: str) -> list[bool]:
 
 
 def _known_word_spans(run: str) -> list[tuple[int, int]]:
-    """(start, end) of every known word of two characters or more in `run`, overlapping ones included."""
+    """(start, end) of every known word of two characters or more in `run`, overlapping too."""
     words = known_words()
     return [
         (start, start + size)
@@ -245,8 +226,7 @@ def _known_word_spans(run: str) -> list[tuple[int, int]]:
 
 
 def _inside_a_word(length: int, words: list[tuple[int, int]]) -> list[bool]:
-    """For each boundary between characters of a run of `length` (0 to `length`), whether it falls strictly inside
-    one of the known `words`: a window starting or ending there would cut that word in two."""
+    """For each boundary (0 to `length`), whether it falls strictly inside a known word."""
     inside = [False] * (length + 1)
     for start, end in words:
         inside[start + 1 : end] = [True] * (end - start - 1)
@@ -254,10 +234,8 @@ def _inside_a_word(length: int, words: list[tuple[int, int]]) -> list[bool]:
 
 
 def _uncovered(length: int, words: list[tuple[int, int]]) -> list[bool]:
-    """For each character of a run of `length` with known `words`, whether a correction may change it: not inside
-    a known word of two characters or more (a word typed right is never replaced). A single-character lexicon
-    word (加, 查) does not protect its character: it is as often one character of a mistyped word (股加) as a word
-    of its own."""
+    """For each character, whether a correction may change it: not inside a known word of two characters or more
+    (a one-character word such as 加 is as often part of a mistyped word, 股加, as a word of its own)."""
     uncovered = [True] * length
     for start, end in words:
         uncovered[start:end] = [False] * (end - start)

@@ -1,13 +1,9 @@
-"""An inverted index over tool fields, updated one server at a time.
-
-Postings map field → term → (document id, term count) pairs. Replacing a server's tools touches only the
-postings of that server's terms, so a refresh of one server costs in proportion to that server, not to
-the catalog. Collection statistics (document count, per-field total length) are kept as running sums
-for BM25; document frequency is the size of a posting.
-"""
+"""An inverted index over tool fields, updated one server at a time: a refresh of one server touches only the
+postings of its terms, and the collection statistics BM25 needs are kept as running sums."""
 
 from __future__ import annotations
 
+import math
 import re
 from array import array
 from collections import Counter
@@ -16,31 +12,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_gateway.search.documents import (
+    SERVER_FIELDS,
+    TOOL_FIELDS,
     IndexedTool,
     ServerEntry,
+    ServerField,
     ToolEntry,
+    ToolField,
     index_server,
     index_tool,
     server_phrases,
 )
-from mcp_gateway.search.fields import SERVER_FIELDS, TOOL_FIELDS, ServerField, ToolField
 from mcp_gateway.search.text import is_cjk
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z\u3040-\u9fff\uac00-\ud7af]+")
 
 SPREAD_FIELDS: tuple[ToolField, ...] = ("name", "title", "description")
-"""The fields whose words count towards a word's spread over servers (`server_spread`): what a server's tools
-are about, not the names of their parameters or the lexicon's readings of them."""
+"""The fields whose words count towards a word's spread over servers (`server_spread`): what tools are about."""
 
 
 @dataclass
 class FieldPostings:
-    """One field's postings: term → the documents that have it, with the term's count in each.
-
-    Each posting is a flat `array` of (document id, count) pairs rather than a dict: a 5,645-tool catalog
-    has 53,000 postings, most of them a document or two long, and a dict per posting took 12 MB of the
-    gateway's memory where arrays take 4. Only documents with text in the field have a length.
-    """
+    """One field's postings: term → a flat `array` of (document id, count) pairs, not a dict: a 5,645-tool catalog
+    has 53,000 postings, mostly a document or two long, and dicts took 12 MB where arrays take 4."""
 
     _postings: dict[str, array[int]] = field(default_factory=dict[str, "array[int]"])
     lengths: dict[int, int] = field(default_factory=dict[int, int])
@@ -56,15 +50,12 @@ class FieldPostings:
         return self._postings.keys()
 
     def entries(self, term: str) -> Iterable[tuple[int, int]]:
-        """(document id, count) for every document with `term`."""
         packed = self._postings.get(term)
         return () if packed is None else _pairs(packed)
 
     def scales(self, weight: float, b: float, doc_count: int) -> dict[int, float]:
-        """Each document's BM25F factor for this field, `weight / (1 - b + b * length / average)`, cached.
-
-        Computing it per posting per query was most of a query's time; it only changes when the index does.
-        """
+        """Each document's BM25F factor, `weight / (1 - b + b * length / average)`, cached until the index changes
+        (per posting per query it was most of a query's time)."""
         key = (weight, b, doc_count)
         cached = self._scales.get(key)
         if cached is None:
@@ -89,12 +80,9 @@ class FieldPostings:
         self._scales.clear()
 
     def remove(self, doc_ids: Collection[int], terms: Iterable[str]) -> None:
-        """Drop `doc_ids` from the postings of `terms` (every term they have).
-
-        Postings are in document id order, and one server's documents get consecutive ids, so a server's
-        entries are one run in each posting: found by bisection and cut out in C, instead of a Python pass
-        over every posting (which made re-indexing a whole catalog several times slower than building it).
-        """
+        """Drop `doc_ids` from the postings of `terms`. A server's documents have consecutive ids, so they are one
+        run in each posting, found by bisection and cut out in C (a Python pass made re-indexing a catalog several
+        times slower than building it)."""
         first, last = (min(doc_ids), max(doc_ids)) if doc_ids else (0, -1)
         consecutive = last - first + 1 == len(doc_ids)
         for term in terms:
@@ -117,7 +105,6 @@ class FieldPostings:
 
 
 def _first_pair_at(packed: array[int], doc_id: int) -> int:
-    """The index of the first (document id, count) pair of `packed` whose id is `doc_id` or more."""
     low, high = 0, len(packed) // 2
     while low < high:
         middle = (low + high) // 2
@@ -135,20 +122,15 @@ def _pairs(packed: array[int]) -> Iterable[tuple[int, int]]:
 
 
 _POSTING_TYPE = "l"
-"""Document ids and counts as C longs: no Python int object per entry."""
 
 
 MAX_CACHED_SCORES = 100_000
-"""About 8 MB of (tool, score) pairs: set in 5d46c33, where a cache of 8,192 terms grew by 15 MB over 1,089
-distinct queries. A memory bound; results do not depend on it."""
+"""About 8 MB of (tool, score) pairs, set in 5d46c33 (a cache of 8,192 terms grew by 15 MB over 1,089 queries)."""
 
 
 class ScoreCache:
-    """Each queried term's BM25F score per tool, kept between queries: a pure function of the index.
-
-    Bounded by the scores it holds, not by terms: a common word scores thousands of tools, so a count of
-    terms let a long session's cache grow by tens of megabytes. Emptied when full or when the index changes.
-    """
+    """Each queried term's BM25F score per tool, kept until the index changes. Bounded by the scores it holds, not
+    by terms: a common word scores thousands of tools. Emptied when full."""
 
     def __init__(self, max_scores: int = MAX_CACHED_SCORES) -> None:
         self._scores: dict[tuple[str, bool], dict[int, float]] = {}
@@ -173,9 +155,12 @@ class ScoreCache:
 
 @dataclass(frozen=True)
 class IndexedServer:
+    id: int
     entry: ServerEntry
     fields: dict[ServerField, Mapping[str, int]]
     phrases: tuple[tuple[str, ...], ...]
+    words: frozenset[str]
+    """The words of its name phrases."""
 
 
 class SearchIndex:
@@ -184,59 +169,57 @@ class SearchIndex:
         self.fields: dict[ToolField, FieldPostings] = {name: FieldPostings() for name in TOOL_FIELDS}
         self.servers: dict[str, IndexedServer] = {}
         self.server_fields: dict[ServerField, FieldPostings] = {name: FieldPostings() for name in SERVER_FIELDS}
-        self._server_ids: dict[str, int] = {}
         self._server_by_id: dict[int, str] = {}
         self._by_server: dict[str, list[int]] = {}
         self.doc_freq: Counter[str] = Counter()
-        """Tools with a term in any field: BM25F's document frequency."""
+        """Tools with a term in any field."""
         self.server_spread: Counter[str] = Counter()
         """Servers whose tools use a word: a word few servers use is a name, one many use is ordinary language."""
         self.cjk_tools = 0
         """Tools with CJK text: the collection a CJK term's rarity is judged in."""
         self.server_doc_freq: Counter[str] = Counter()
-        """Servers with a term in their key, aliases or description: the server index's document frequency."""
         self.phrase_freq: Counter[str] = Counter()
         """Servers whose name phrases contain a word: a word in many server names names none of them."""
         self.phrases_by_word: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
-        """A name phrase's first word → (server, phrase): the candidates a query word can complete."""
+        """A name phrase's first word → (server, phrase)."""
         self.cjk_phrases: dict[str, set[str]] = {}
-        """A CJK name phrase (matched as a substring, there are no spaces) → its servers."""
+        """A CJK name phrase (matched as a substring) → its servers."""
         self.named_after_server: set[int] = set()
         """Tools whose name holds a distinctive word of their own server's key or aliases."""
         self.deprecated: set[int] = set()
-        """Tools whose text says they are deprecated (`IndexedTool.deprecation`), for the ranking's demotion."""
         self.web_search: set[int] = set()
-        """Tools that say they are a general web search (`IndexedTool.web_search`)."""
         self.name_keys: dict[str, tuple[int, ...]] = {}
-        """`name_key` of each tool's name and of `server.name` → tools, for exact and near-exact name queries."""
+        """`name_key` of each tool's name and of `server.name` → tools."""
         self.term_scores = ScoreCache()
-        """Each queried term's BM25F score per tool: a pure function of the index, so kept until it changes."""
         self._next_id = 0
         self.version = 0
-        """Bumped on every change, so callers can cache derived views (the fuzzy vocabulary)."""
+        """Bumped on every change, so callers can cache what they derive from the index."""
 
     def __len__(self) -> int:
         return len(self.tools)
 
+    def idf(self, term: str) -> float:
+        """A term's IDF among all the tools."""
+        return bm25_idf(len(self.tools), self.doc_freq.get(term, 0))
+
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
-        """Index `server` with exactly `tools`, replacing whatever it had."""
         self.remove_server(server.name)
         server_id = self._allocate()
-        self._server_ids[server.name] = server_id
         self._server_by_id[server_id] = server.name
-        indexed_server = IndexedServer(server, index_server(server), server_phrases(server))
+        phrases = server_phrases(server)
+        words = frozenset(word for phrase in phrases for word in phrase)
+        indexed_server = IndexedServer(server_id, server, index_server(server), phrases, words)
         self.servers[server.name] = indexed_server
         for name, counts in indexed_server.fields.items():
             self.server_fields[name].add(server_id, counts, sum(counts.values()))
         self.server_doc_freq.update(_distinct_terms(indexed_server.fields.values()))
-        self.phrase_freq.update({word for phrase in indexed_server.phrases for word in phrase})
+        self.phrase_freq.update(words)
         for phrase in indexed_server.phrases:
             if is_cjk(phrase[0]):
                 self.cjk_phrases.setdefault("".join(phrase), set()).add(server.name)
             else:
                 self.phrases_by_word.setdefault(phrase[0], set()).add((server.name, phrase))
         ids: list[int] = []
-        server_words = {word for phrase in indexed_server.phrases for word in phrase}
         for entry in tools:
             doc_id = self._allocate()
             indexed = index_tool(entry)
@@ -246,7 +229,7 @@ class SearchIndex:
                     self.fields[name].add(doc_id, counts, sum(counts.values()))
             self.doc_freq.update(_distinct_terms(indexed.counts))
             self.cjk_tools += indexed.has_cjk
-            if not server_words.isdisjoint(indexed.field("name")):
+            if not words.isdisjoint(indexed.field("name")):
                 self.named_after_server.add(doc_id)
             if indexed.deprecation is not None:
                 self.deprecated.add(doc_id)
@@ -261,17 +244,16 @@ class SearchIndex:
         self.version += 1
 
     def remove_server(self, name: str) -> None:
-        server_id = self._server_ids.get(name)
-        if server_id is None:
+        indexed_server = self.servers.get(name)
+        if indexed_server is None:
             return
         _forget(self.server_spread, self._server_words(name))
-        del self._server_ids[name]
-        del self._server_by_id[server_id]
-        indexed_server = self.servers.pop(name)
+        del self.servers[name]
+        del self._server_by_id[indexed_server.id]
         for field_name, counts in indexed_server.fields.items():
-            self.server_fields[field_name].remove({server_id}, counts)
+            self.server_fields[field_name].remove({indexed_server.id}, counts)
         _forget(self.server_doc_freq, _distinct_terms(indexed_server.fields.values()))
-        _forget(self.phrase_freq, {word for phrase in indexed_server.phrases for word in phrase})
+        _forget(self.phrase_freq, indexed_server.words)
         for phrase in indexed_server.phrases:
             table: dict[str, set[Any]] = self.cjk_phrases if is_cjk(phrase[0]) else self.phrases_by_word
             key = "".join(phrase) if is_cjk(phrase[0]) else phrase[0]
@@ -324,9 +306,14 @@ class SearchIndex:
         return self._next_id
 
 
+def bm25_idf(doc_count: int, df: int) -> float:
+    """BM25's IDF in Lucene's form, `ln(1 + (N - df + 0.5) / (df + 0.5))`: never negative, even for a term every
+    document has (the original formula's would subtract from a tool for matching it)."""
+    return math.log(1.0 + (doc_count - df + 0.5) / (df + 0.5))
+
+
 def _forget(frequencies: Counter[str], terms: Iterable[str]) -> None:
-    """Count `terms` once less, dropping those no document has any more (touching only these terms: a
-    `+counter` would rebuild the whole vocabulary for every server re-indexed)."""
+    """Count `terms` once less, dropping those at zero (touching only these: `+counter` rebuilds the vocabulary)."""
     for term in terms:
         left = frequencies[term] - 1
         if left > 0:
@@ -353,9 +340,8 @@ _TOKEN_EDGES = ".-_"
 
 
 def typed_names(text: str) -> frozenset[str]:
-    """The name keys a request spells as names: the whole request (`read_file`, `echo`), and each token written
-    as an identifier (`get-sum`, `filesystem.read_text_file`, `getSum`) anywhere in a longer request. A plain
-    word inside a request (`echo hello`) is a word, not a name."""
+    """The name keys a request spells: the whole request (`read_file`, `echo`) and each token written as an
+    identifier (`get-sum`, `filesystem.read_text_file`) in a longer one; a plain word in it (`echo hello`) is not."""
     keys = {name_key(text)}
     for found in _TOKEN.findall(text):
         token = found.strip(_TOKEN_EDGES)

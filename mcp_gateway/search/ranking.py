@@ -4,32 +4,27 @@ score(tool) = [Σ_field weight(field) · BM25_field(query, tool)       (query te
               + SERVER_INTENT_BONUS · how clearly the query names the tool's server (a whole key or alias phrase)]
               · DEPRECATED_FACTOR                                      (only for a tool that says it is deprecated)
             + NAME_MATCH_BONUS · similarity(query, tool name)       (only for a query that looks like a name)
-then, among the best candidates, times the share of the tool's name the query asks for, from NAME_FIT_FLOOR to 1
-(`name_fit.py`), so a tool named for another object (`bsv_getPrice` for a share price) falls below close matches,
-and times the share of the request's objects the tool's name or first sentence holds, from OBJECT_FIT_FLOOR to 1
-(`object_fit.py`), so a tool that shares the request's verb but acts on something else falls below one that acts
-on what was asked (`add_issue_comment` below the tool that sums numbers for "add two numbers").
+then, among the best candidates, times the name fit and the object fit (`fits.py`, each from its floor to 1), so a
+tool named for another object, or sharing the request's verb but acting on something else, falls below close
+matches.
 
-BM25's IDF is what makes a hit in a rare word count and a hit in `get` barely count; the field weights make
-a hit in a name or title outweigh one in a long description; server terms live in their own small index
-(one document per server) so a server's name is rare evidence among servers rather than a word repeated
-in every one of its tools.
+IDF makes a hit in a rare word count and a hit in `get` barely; the field weights make a hit in a name outweigh
+one in a long description; server terms live in their own small index (one document per server), so a server's
+name is rare evidence among servers rather than a word repeated in every one of its tools.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 from rapidfuzz import fuzz, process
 
-from mcp_gateway.search.fields import CONCEPT_FIELDS, ServerField, ToolField
-from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, name_key, typed_names
+from mcp_gateway.search.documents import CONCEPT_FIELDS, ServerField, ToolField
+from mcp_gateway.search.fits import NAME_FIT_DEPTH, NameFits, ObjectFits
+from mcp_gateway.search.index import FieldPostings, ScoreCache, SearchIndex, bm25_idf, name_key, typed_names
 from mcp_gateway.search.lexicon import translations_of
-from mcp_gateway.search.name_fit import NAME_FIT_DEPTH, NameFits
-from mcp_gateway.search.object_fit import ObjectFits
 from mcp_gateway.search.query import FULL_SIMILARITY, MAX_QUERY_CHARS, ParsedQuery, QueryTerm
 from mcp_gateway.search.text import is_cjk
 
@@ -45,15 +40,15 @@ class FieldScoring:
 
 
 K1 = 1.2
-"""BM25's term-frequency saturation: the textbook default (and rank-bm25's, the plain-BM25 baseline's). Measured
-(see `search/__init__.py`): 0.9 → .451/.764/.569, .573; 1.5 → .446/.780/.572, .565; 2.0 → .439/.755/.566, .577."""
+"""BM25's term-frequency saturation: the textbook default (and the plain-BM25 baseline's). Measured: 0.9 →
+.451/.764/.569, .573; 1.5 → .446/.780/.572, .565; 2.0 → .439/.755/.566, .577."""
 NAME_B = 0.3
-"""Length normalization for names and titles: a few words each, so their length says little. Chosen by hand in
-the first search (9ddc802). Measured: 0.1 → .447/.781/.569, .565; 0.5 → .449/.769/.571, .582."""
+"""Length normalization for names and titles, whose length says little. By hand in 9ddc802. Measured: 0.1 →
+.447/.781/.569, .565; 0.5 → .449/.769/.571, .582."""
 DEFAULT_B = 0.5
-"""Length normalization for descriptions and parameters, which differ in length by verbosity, not topic:
-lowered from 0.75 in 40d7529, measured then single+step R@1 .378 → .424, R@5 .702 → .774, MRR .521 → .556,
-task R@5 .556 → .540. Measured now: 0.3 → .458/.764/.578, .565; 0.75 → .427/.707/.551, .594."""
+"""Length normalization for descriptions and parameters, which differ in length by verbosity, not topic: 0.75 →
+0.5 in 40d7529 (single+step R@1 .378 → .424, R@5 .702 → .774, MRR .521 → .556, task R@5 .556 → .540). Measured
+now: 0.3 → .458/.764/.578, .565; 0.75 → .427/.707/.551, .594."""
 FIELD_SCORING: Mapping[ToolField, FieldScoring] = {
     "name": FieldScoring(3.0, NAME_B),
     "title": FieldScoring(2.0, NAME_B),
@@ -64,75 +59,63 @@ FIELD_SCORING: Mapping[ToolField, FieldScoring] = {
     "concepts": FieldScoring(0.45, DEFAULT_B),
     "name_concepts": FieldScoring(1.1, NAME_B),
 }
-"""Each tool field's BM25F weight (relative to the description's 1.0) and b, in `TOOL_FIELDS` order (the order
-the fields' scores are summed in). The weights were chosen by hand in the first search (9ddc802; `translated`
-in b7d2fc1), not tuned. Measured, each weight alone halved / raised by half:
-name .448/.774/.573, .556 / .447/.780/.570, .582; description .414/.756/.553, .569 / .448/.766/.567, .577;
-param_names .441/.784/.564, .577 / .455/.785/.577, .556; param_text .442/.784/.566, .561 / .448/.784/.569, .582;
-translated .449/.784/.571, .569 / .448/.784/.570, .577; concepts .447/.776/.568, .590 / .449/.785/.572, .573;
-name_concepts .449/.782/.574, .577 / .446/.779/.568, .577. title: no change (the bench catalogs have no titles)."""
+"""In `TOOL_FIELDS` order (the order the fields' scores are summed in). By hand in 9ddc802 (`translated` in b7d2fc1),
+not tuned. Measured, each weight halved / raised by half: name .448/.774/.573, .556 / .447/.780/.570, .582;
+description .414/.756/.553, .569 / .448/.766/.567, .577; param_names .441/.784/.564, .577 / .455/.785/.577, .556;
+param_text .442/.784/.566, .561 / .448/.784/.569, .582; translated .449/.784/.571, .569 / .448/.784/.570, .577;
+concepts .447/.776/.568, .590 / .449/.785/.572, .573; name_concepts .449/.782/.574, .577 / .446/.779/.568, .577;
+title: no change (the bench catalogs have no titles)."""
 SERVER_TEXT_WEIGHT = 0.5
-"""A server's own description (written by the user in config.json) as topical evidence for its tools. Chosen
-by hand in 0881420, not tuned: the bench catalogs give servers no description, so no benchmark measures it."""
+"""A server's own description (from config.json) as topical evidence for its tools. By hand in 0881420, not
+tuned: the bench catalogs give servers no description."""
 SERVER_FIELD_SCORING: Mapping[ServerField, FieldScoring] = {"server_text": FieldScoring(SERVER_TEXT_WEIGHT, DEFAULT_B)}
-"""The server fields scored by BM25F: only the description. Naming a server is judged by `server_intent`."""
+"""Only the description is scored by BM25F; naming a server is judged by `server_intent`."""
 SERVER_INTENT_BONUS = 10.0
-"""What naming a server adds to each of its tools: about one strongly matching query word. Chosen by hand in
-0881420 (which made a server count as named only by a whole name phrase: single+step R@5 .586 → .702, MRR
-.438 → .521). Measured: 5 → .454/.786/.574, .569; 15 → .445/.776/.566, .577."""
+"""What naming a server adds to each of its tools: about one strongly matching query word. By hand in 0881420
+(a server named only by a whole name phrase: single+step R@5 .586 → .702, MRR .438 → .521). Measured: 5 →
+.454/.786/.574, .569; 15 → .445/.776/.566, .577."""
 NAME_SPECIFICITY_FULL = 2.0
-"""A one-word server name counts fully once half the tools using the word are the server's own (1 / 2). Chosen
-by hand in 48c9a7f (with `PROVENANCE_FACTOR`: single+step R@1 .424 → .459, MRR .557 → .575). Measured: 1 →
-.451/.786/.572, .577; 4 → unchanged."""
+"""A one-word server name counts fully once half the tools using the word are the server's own. By hand in
+48c9a7f (with `PROVENANCE_FACTOR`: single+step R@1 .424 → .459, MRR .557 → .575). Measured: 1 → .451/.786/.572,
+.577; 4 → unchanged."""
 NAME_MAX_SERVERS = 6
-"""A word used by the tools of at most this many servers reads as a name, not as ordinary language. Chosen by
-hand in bd3a690. Measured: 3 → .452/.784/.572, .573; 12 → .448/.784/.570, .569."""
+"""A word the tools of at most this many servers use reads as a name, not as ordinary language. By hand in
+bd3a690. Measured: 3 → .452/.784/.572, .573; 12 → .448/.784/.570, .569."""
 PROVENANCE_FACTOR = 1.05
-"""A tool named after its own server (`playwright.playwright_click`) is likely the original among copies
-republished under other servers' keys; among otherwise equal matches it comes first. Chosen by hand in 48c9a7f
-(see `NAME_SPECIFICITY_FULL`). Measured: 1.0 (off) → .422/.782/.561, .573; 1.1 → .449/.773/.570, .573."""
+"""A tool named after its own server (`playwright.playwright_click`) is likely the original among republished
+copies. By hand in 48c9a7f. Measured: 1.0 (off) → .422/.782/.561, .573; 1.1 → .449/.773/.570, .573."""
 REPUBLISHED_FACTOR = 0.7
-"""A republished tool (`originality.py`) counts this share of its evidence: it needs about 1.4 times the original's
-to rank above it. Chosen in issue 14 with the first sign alone (named after another server), measured on
-catalog.json (single+step R@1/R@5/MRR, task R@5, high precision): 1.0 → .451/.880/.597, .569, .862; 0.85 →
-.459/.880/.602, .569, .885; 0.7 → .462/.880/.606, .573, .879; 0.5 → as 0.7. With bundles read too: 0.6 → as 0.7
-(.553/.882/.665, .573, .914 of 152); 0.8 → .553/.882/.665, .569, .914 of 128. XL single+step R@5 .664 → .672
-with the first sign, .687 with both."""
+"""A republished copy (`originality.py`) needs about 1.4 times the original's evidence to rank above it. Issue 14,
+with the first sign alone (single+step R@1/R@5/MRR, task R@5, high precision): 1.0 → .451/.880/.597, .569, .862;
+0.85 → .459/.880/.602, .569, .885; 0.7 → .462/.880/.606, .573, .879; 0.5 → as 0.7. With bundles too: 0.6 → as 0.7
+(.553/.882/.665, .573, .914 of 152); 0.8 → .553/.882/.665, .569, .914 of 128. XL single+step R@5 .664 → .672 with
+the first sign, .687 with both."""
 NAME_MATCH_BONUS = 12.0
-"""What a query spelling a tool's name (`create_issue`, `github.create_issue`) adds, times the similarity.
-Chosen by hand in the first search (9ddc802), not tuned: no bench query spells a tool name (6 and 18 change
-nothing there); the unit tests of exact and misspelt name queries pin it."""
+"""What a query spelling a tool's name (`create_issue`, `github.create_issue`) adds, times the similarity. By hand
+in 9ddc802, not tuned: no bench query spells a tool name; the unit tests of name queries pin it."""
 DEPRECATED_FACTOR = 0.7
-"""A deprecated tool's evidence counts this share (`deprecation.py`): it needs about 1.4 times another tool's
-evidence to rank above it, so it falls below a replacement that matches about as well (the filesystem server's
-`read_file` led `read_text_file` for "read a file" by 0.1 %) and stays first where it alone matches. Applied
-before the name bonus: a query spelling its name still finds it first. Chosen by hand, not tuned. Measured:
-catalog.json unchanged (no tool in it says it is deprecated); on catalog-xl.json, where seven do, four queries'
-results are reordered and no metric moves (.369/.648/.485, .506)."""
+"""A deprecated tool (`documents.deprecation_of`) falls below a replacement that matches about as well (`read_file` led
+`read_text_file` for "read a file" by 0.1 %) and stays first where it alone matches; applied before the name bonus,
+so a query spelling its name still finds it. By hand, not tuned: catalog.json has no deprecated tool; on
+catalog-xl.json four queries are reordered and no metric moves (.369/.648/.485, .506)."""
 NAME_MATCH_MIN_SIMILARITY = 88.0
-"""rapidfuzz ratio (0-100) a one-word query needs to a tool's name key to count as that name mistyped: about one
-wrong letter in ten. Chosen by hand in the first search (9ddc802), not tuned (no bench query is a name)."""
+"""rapidfuzz ratio a one-word query needs to a tool's name key to be that name mistyped: about one wrong letter in
+ten. By hand in 9ddc802, not tuned (no bench query is a name)."""
 MAX_NAME_QUERY_CHARS = 64
-"""A longer one-word query is not a mistyped tool name. Chosen by hand in the first search (9ddc802), not tuned."""
+"""A longer one-word query is not a mistyped tool name. By hand in 9ddc802, not tuned."""
 MAX_SCORED_TERMS = 64
-"""Terms scored per request; beyond it the weakest (common, low-weight) are dropped: a bound on a long
-request's cost, set in 9d191f6 (query p99 at 5,645 tools 184 → 17-22 ms with the other bounds of that change).
-Measured: 32 → single+step unchanged, task R@5 .548 (MRR .438 → .414); 128 → task R@5 .577 (MRR .419)."""
+"""Terms scored per request, the weakest dropped beyond it: a bound on a long request's cost, set in 9d191f6
+(query p99 at 5,645 tools 184 → 17-22 ms with that change's other bounds). Measured: 32 → task R@5 .548 (MRR .438
+→ .414); 128 → task R@5 .577 (MRR .419); single+step unchanged."""
 NAME_MATCH_CANDIDATES = 5
-"""Tool names a mistyped name query is compared closely with (rapidfuzz's best few): more than one tool may be
-spelled alike on different servers. Chosen by hand in the first search (9ddc802), not tuned."""
+"""Tool names a mistyped name query is compared closely with: tools on several servers may be spelled alike. By
+hand in 9ddc802, not tuned."""
 
 
 @dataclass(frozen=True)
 class Scored:
     doc_id: int
     score: float
-
-
-def bm25_idf(doc_count: int, df: int) -> float:
-    """BM25's IDF in Lucene's form, `ln(1 + (N - df + 0.5) / (df + 0.5))`: never negative, even for a term every
-    document has (the original formula's would subtract from a tool for matching it)."""
-    return math.log(1.0 + (doc_count - df + 0.5) / (df + 0.5))
 
 
 def bm25f(
@@ -146,15 +129,9 @@ def bm25f(
     cjk_count: int | None = None,
     cache: ScoreCache | None = None,
 ) -> dict[int, float]:
-    """BM25F: each term's length-normalized, field-weighted counts are summed before saturation.
-
-    Saturating once per term (not once per field) is what makes a tool that matches several distinct query
-    words beat one that matches a single word in several fields, or one word in a heavily weighted name.
-    Concept terms only count in concept fields, and words only in word fields. With `cjk_count`, a CJK term's
-    IDF is taken among the tools that have CJK text: among all tools every CJK word looks rare, which would let
-    any Chinese description outrank English tools matched through translation. `cache` keeps each term's
-    saturated per-tool score (it depends only on the index) between queries.
-    """
+    """BM25F: each term's field-weighted counts are summed before saturating once per term, so a tool matching
+    several query words beats one matching a word in several fields. With `cjk_count`, a CJK term's IDF is taken
+    among the tools with CJK text: among all tools every CJK word looks rare."""
     scores: dict[int, float] = {}
     if doc_count == 0:
         return scores
@@ -205,6 +182,20 @@ def _saturated(
     return {doc_id: idf * tf * (K1 + 1.0) / (tf + K1) for doc_id, tf in pseudo.items()}
 
 
+def _tool_scores(index: SearchIndex, query: ParsedQuery, allowed: set[int] | None) -> dict[int, float]:
+    """The query's BM25F score per tool over the tool fields, from its strongest terms."""
+    return bm25f(
+        index.fields,
+        FIELD_SCORING,
+        index.doc_freq,
+        len(index.tools),
+        strongest_terms(index, query.terms),
+        allowed=allowed,
+        cjk_count=index.cjk_tools,
+        cache=index.term_scores,
+    )
+
+
 def rank(
     index: SearchIndex,
     query: ParsedQuery,
@@ -215,21 +206,10 @@ def rank(
     name_fits: NameFits | None = None,
     object_fits: ObjectFits | None = None,
 ) -> list[Scored]:
-    """Best tools first; `servers` restricts the candidates to those servers' tools; `republished` are the tools
-    named after another server (`originality.py`), ranked as copies; `name_fits` and `object_fits` keep the engine's
-    readings of names and first sentences between queries (`name_fit.py`, `object_fit.py`)."""
+    """Best tools first, among `servers`' tools when given; `republished` are the copies (`originality.py`);
+    `name_fits` and `object_fits` keep the engine's readings of tools between queries."""
     allowed = {doc_id for name in servers for doc_id in index.tool_ids(name)} if servers is not None else None
-    terms = strongest_terms(index, query.terms)
-    scores = bm25f(
-        index.fields,
-        FIELD_SCORING,
-        index.doc_freq,
-        len(index.tools),
-        terms,
-        allowed=allowed,
-        cjk_count=index.cjk_tools,
-        cache=index.term_scores,
-    )
+    scores = _tool_scores(index, query, allowed)
     for server, server_score in server_scores(index, query).items():
         if servers is not None and server not in servers:
             continue
@@ -245,23 +225,17 @@ def rank(
         scores[doc_id] *= REPUBLISHED_FACTOR
     wide = best_first(scores, limit * NAME_FIT_DEPTH)
     asked = {term.term for term in query.terms}.union(query.words)
-    count = len(index.tools)
-
-    def idf(word: str) -> float:
-        return bm25_idf(count, index.doc_freq.get(word, 0))
-
     candidates = [doc_id for doc_id, _ in wide]
-    fits = (name_fits or NameFits()).of(index, candidates, asked, idf)
-    objects = (object_fits or ObjectFits()).of(index, query, candidates, idf)
+    fits = (name_fits or NameFits()).of(index, candidates, asked)
+    objects = (object_fits or ObjectFits()).of(index, query, candidates)
     fitted = ((doc_id, score * fits[doc_id] * objects[doc_id]) for doc_id, score in wide)
     best = sorted(fitted, key=lambda item: (-item[1], item[0]))
     return [Scored(doc_id, score) for doc_id, score in best[:limit] if score > 0]
 
 
 def best_first(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
-    """The `count` best of `scores`, best first, ties by doc id. A long request scores most of the catalog: the
-    cut-off score is found by sorting bare floats (in C) and only the tools at or above it are sorted as pairs,
-    which takes half the time of a heap selection keyed by a Python function over every tool."""
+    """The `count` best of `scores`, best first, ties by doc id. The cut-off is found by sorting bare floats (in C)
+    and only the tools at or above it are sorted as pairs: half the time of a keyed heap selection."""
     if len(scores) > count > 0:
         cutoff = sorted(scores.values(), reverse=True)[count - 1]
         candidates = [(doc_id, score) for doc_id, score in scores.items() if score >= cutoff]
@@ -274,16 +248,7 @@ def best_first(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
 def scores_among(index: SearchIndex, query: ParsedQuery, tools: set[int]) -> list[Scored]:
     """`tools` by their BM25F score for the query alone (no server or name evidence), best first; those it does
     not score after, in index order."""
-    scores = bm25f(
-        index.fields,
-        FIELD_SCORING,
-        index.doc_freq,
-        len(index.tools),
-        strongest_terms(index, query.terms),
-        allowed=tools,
-        cjk_count=index.cjk_tools,
-        cache=index.term_scores,
-    )
+    scores = _tool_scores(index, query, tools)
     ordered = sorted(tools, key=lambda doc_id: (-scores.get(doc_id, 0.0), doc_id))
     return [Scored(doc_id, scores.get(doc_id, 0.0)) for doc_id in ordered]
 
@@ -292,12 +257,7 @@ def strongest_terms(index: SearchIndex, terms: tuple[QueryTerm, ...]) -> tuple[Q
     """A long request's most informative terms: common words there cost the most to score and decide little."""
     if len(terms) <= MAX_SCORED_TERMS:
         return terms
-    count = len(index.tools)
-
-    def strength(term: QueryTerm) -> float:
-        return term.weight * bm25_idf(count, index.doc_freq.get(term.term, 0))
-
-    return tuple(sorted(terms, key=strength, reverse=True)[:MAX_SCORED_TERMS])
+    return tuple(sorted(terms, key=lambda term: term.weight * index.idf(term.term), reverse=True)[:MAX_SCORED_TERMS])
 
 
 def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
@@ -310,15 +270,9 @@ def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
 
 
 def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
-    """Servers the query names, 0..1: a whole name phrase must be present; rarer, more specific names count more.
-    A request names a server in its own language too: the English words its Chinese stands for (我的世界 is
-    Minecraft, by the glossary) name a server as the English words would.
-
-    A one-word name is also a word of the language (`price`, `time`, `weather`): when that word is spread over
-    many servers' tools it is the topic of the request, which the tools' own text already matches, not a
-    request for the server that happens to be called that. So a one-word name counts in proportion to the
-    share of the tools using the word that belong to the server.
-    """
+    """Servers the query names, 0..1: a whole name phrase, in English or translated (我的世界 is Minecraft); rarer
+    names count more. A one-word name spread over many servers' tools (`price`) is the request's topic, so it counts
+    by the share of the tools using it that are the server's own (`_specificity`)."""
     words = set(query.words) | {term.term for term in query.terms if term.kind == "typo"}
     words.update(translations_of(query.cjk_runs))
     count = max(len(index.servers), 1)
@@ -341,8 +295,8 @@ def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
 
 
 def _specificity(index: SearchIndex, server: str, word: str) -> float:
-    """1 for a word few servers' tools use (a name: postgres, slack), else the share of the tools using it that
-    belong to `server` (github's tools say GitHub; a server called price-mcp-server does not own 'price')."""
+    """1 for a word few servers' tools use (postgres, slack), else the share of the tools using it that are
+    `server`'s (github's tools say GitHub; a server called price-mcp-server does not own 'price')."""
     if index.server_spread.get(word, 0) <= NAME_MAX_SERVERS:
         return 1.0
     spread = index.doc_freq.get(word, 0)
@@ -353,12 +307,8 @@ def _specificity(index: SearchIndex, server: str, word: str) -> float:
 
 
 def name_matches(index: SearchIndex, text: str, allowed: set[int] | None) -> dict[int, float]:
-    """Tools whose name (or `server.name`) the request spells, exactly or with a small typo, as 0..1.
-
-    Exactly: the whole request, or a token of it written as an identifier (`get-sum`, `filesystem.read_file`)
-    anywhere in a longer one (`index.typed_names`); each is a dict hit. With a typo: only a one-word request,
-    where a typo of a name is most likely, through rapidfuzz over every name key.
-    """
+    """Tools whose name (or `server.name`) the request spells, 0..1: exactly, as the whole request or an identifier
+    in it (`index.typed_names`); or, for a one-word request, with a small typo (rapidfuzz over every name key)."""
     candidates: list[tuple[str, float]] = [
         (key, FULL_SIMILARITY) for key in typed_names(text[:MAX_QUERY_CHARS]) if key in index.name_keys
     ]

@@ -1,20 +1,12 @@
 """Which server a name means: one rule for the `server` of search_tools, list_tools, describe_tool and execute_tool.
 
-The rule, step by step; the first step any server fits decides:
-
-1. `key`: the name is a server's key.
-2. `alias`: the name is one of a server's aliases.
-3. `case`: the name (without surrounding spaces) equals a key or alias ignoring case (`GitHub`, `GH`).
-4. `separators`: it equals one ignoring case, separators and punctuation too (`git_hub`, `Git-Hub`), compared
-   as `name_key` compares tool names.
-5. `near miss`: a typo (`githb`). Each server scores the best rapidfuzz `WRatio` of the name against its key
-   and aliases (their `name_key` forms); a server scoring at least `NEAR_MISS_MIN_SIMILARITY` is meant when it
-   is the unique best: no other server scores within `NEAR_MISS_TIE_MARGIN` of it.
-6. Otherwise the name is unknown, and the servers scoring at least `SUGGESTION_MIN_SIMILARITY` are offered.
-
-When several servers fit one step equally, the answer is `Ambiguous` with all of them, never a guess, and no
-looser step is tried. Pure: the caller hands in the servers (key and aliases) and turns the answer into its
-own words: the search engine into a note, the service into the error a model reads.
+The first step any server fits decides: 1. `key`; 2. `alias`; 3. `case`: a key or alias ignoring case and
+surrounding spaces (`GitHub`); 4. `separators`: ignoring separators and punctuation too (`git_hub`), as `name_key`
+compares tool names; 5. `near miss`: a typo (`githb`), the server whose best rapidfuzz `WRatio` over its labels is
+at least `NEAR_MISS_MIN_SIMILARITY` and beats every other's by more than `NEAR_MISS_TIE_MARGIN`; 6. otherwise
+`Unknown`, offering the servers scoring at least `SUGGESTION_MIN_SIMILARITY`. Several servers fitting one step
+equally are `Ambiguous`, never a guess, and no looser step is tried. The caller words the answer: the engine as a
+note, the service as the error a model reads.
 """
 
 from __future__ import annotations
@@ -28,25 +20,21 @@ from rapidfuzz import fuzz, process
 from mcp_gateway.search.index import name_key
 
 Reading = Literal["key", "alias", "case", "separators", "near miss"]
-"""The step of the rule that read the name: see the module docstring."""
 APPROXIMATE_READINGS: frozenset[Reading] = frozenset({"separators", "near miss"})
 """Readings of a name that is not any server's key or alias spelled out (case aside)."""
 
 NEAR_MISS_MIN_SIMILARITY = 80.0
-"""WRatio (0-100) a near miss needs: `githb` → github scores 91 and `slak` → slack 89 (a letter dropped), `gitt`
-→ github 77 (another word). Chosen by hand with the first search (9ddc802, for search hints), not tuned."""
+"""`githb` → github scores 91 and `slak` → slack 89, `gitt` → github 77 (another word). By hand in 9ddc802."""
 NEAR_MISS_TIE_MARGIN = 4.0
-"""WRatio points by which the best server must beat every other for a near miss to be read as it; closer, both
-are plausible and the name is ambiguous. Chosen by hand with the first search (9ddc802), not tuned."""
+"""Closer than this, both servers are plausible and the name is ambiguous. By hand in 9ddc802."""
 SUGGESTION_MIN_SIMILARITY = 70.0
-"""WRatio for a name to be offered as "did you mean" (`glthb` → github scores 73): looser than reading a name
-as a server, since an offer commits to nothing. Chosen by hand with the service layer (4cf304e), not tuned."""
+"""An offer ("did you mean"; `glthb` → github scores 73) commits to nothing, so it may be looser. By hand in
+4cf304e."""
 MAX_SUGGESTIONS = 3
-"""Names offered at most: enough for a model to pick from, few enough to read. A convention, not tuned."""
+"""Names offered at most: enough to pick from, few enough to read."""
 MAX_NEAR_MISS_CHARS = 200
-"""A longer name is compared exactly only (steps 1-4), as a longer tool name gets no suggestions: it is the
-bound on quoted names (`bounds.MAX_ECHOED_NAME_CHARS`), no real name is that long, and comparing a megabyte of
-text with every name by similarity takes seconds."""
+"""A longer name is compared exactly only (steps 1-4): no real name is that long (`bounds.MAX_ECHOED_NAME_CHARS`),
+and comparing a megabyte of text with every name by similarity takes seconds."""
 
 
 @dataclass(frozen=True)
@@ -63,21 +51,18 @@ class Resolved:
 @dataclass(frozen=True)
 class Ambiguous:
     candidates: tuple[str, ...]
-    """The servers the name fits equally, sorted."""
     reading: Reading
 
 
 @dataclass(frozen=True)
 class Unknown:
     suggestions: tuple[str, ...]
-    """Servers close enough to be worth offering, the closest first; often none."""
 
 
 ServerResolution = Resolved | Ambiguous | Unknown
 
 
 def resolve_server(name: str, servers: Iterable[tuple[str, Sequence[str]]]) -> ServerResolution:
-    """The server `name` means among `servers` (each its key and aliases), by the rule in the module docstring."""
     labels: list[tuple[str, str]] = []  # (key or alias, the server's key)
     for key, aliases in servers:
         labels.append((key, key))
@@ -92,7 +77,6 @@ _SPELLINGS: tuple[tuple[Reading, Callable[[str], str]], ...] = (
     ("case", lambda text: text.strip().casefold()),
     ("separators", name_key),
 )
-"""Steps 2-4: the name and a label are the same once both are normalized this way."""
 
 
 def _spelled(name: str, labels: Sequence[tuple[str, str]]) -> Resolved | Ambiguous | None:
@@ -107,7 +91,6 @@ def _spelled(name: str, labels: Sequence[tuple[str, str]]) -> Resolved | Ambiguo
 
 
 def _near_miss(name: str, labels: Sequence[tuple[str, str]]) -> ServerResolution:
-    """Step 5, else step 6."""
     wanted = name_key(name)
     if not wanted or len(name) > MAX_NEAR_MISS_CHARS:
         return Unknown(())
@@ -123,7 +106,6 @@ def _near_miss(name: str, labels: Sequence[tuple[str, str]]) -> ServerResolution
 
 
 def _similarity_by_server(wanted: str, labels: Sequence[tuple[str, str]]) -> dict[str, float]:
-    """Each server's best WRatio against `wanted` over its key and aliases, for servers at least suggestable."""
     choices = [name_key(label) for label, _ in labels]
     found = process.extract(wanted, choices, scorer=fuzz.WRatio, limit=None, score_cutoff=SUGGESTION_MIN_SIMILARITY)
     best: dict[str, float] = {}

@@ -1,13 +1,7 @@
-"""Text to search terms: identifier splitting, light English normalization, CJK n-grams.
-
-The same function serves documents and queries, so whatever it does is symmetric by construction.
-- Identifiers split on `_ - . /` and camelCase (`getUserInfo`, `HTTPServer2` → get user info, http server 2).
-- English words are lower-cased and lightly stemmed (plurals and -ed/-ing forms, Porter's step 1 and its
-  final-e rule) so `files`/`file` and `creating`/`created`/`create` meet, without the over-stemming of
-  full Porter (which sends `general` and `generate` to one stem).
-- Stop words and conversational filler are dropped.
-- A run of CJK characters becomes its single characters and its bigrams, so Chinese text matches without
-  a word segmenter and a one-character query still finds something.
+"""Text to search terms, the same for documents and queries: identifiers split on `_ - . /` and camelCase, English
+words lower-cased and lightly stemmed (Porter's step 1 and final-e rule, without full Porter's over-stemming of
+`general` and `generate` to one stem), stop words dropped, and CJK runs read as their characters and bigrams, so
+Chinese matches without a word segmenter.
 """
 
 from __future__ import annotations
@@ -19,15 +13,14 @@ from functools import lru_cache
 from itertools import chain
 
 MAX_JOINED_LENGTH = 24
-"""Longer mixed-case runs (hashes, base64 noise) are not worth a joined term. Chosen by hand in the first search
-(9ddc802). Measured: 16 → .449/.784/.571, .573; 32 → unchanged."""
+"""Longer mixed-case runs (hashes, base64) get no joined term. By hand in 9ddc802. Measured: 16 → .449/.784/.571,
+.573; 32 → unchanged."""
 MIN_STEM_LENGTH = 4
-"""Shorter words are left alone: stemming `bus` or `gas` only does harm. Chosen by hand in the first search
-(9ddc802). Measured: 3 → task R@5 .565; 5 → .451/.786/.572, .573 (task MRR .438 → .433)."""
+"""Shorter words are not stemmed (`bus`, `gas`). By hand in 9ddc802. Measured: 3 → task R@5 .565; 5 →
+.451/.786/.572, .573 (task MRR .438 → .433)."""
 
 MAX_CACHED_RUNS = 32_768
-"""Distinct runs (words, identifiers) whose terms are kept: catalog-xl.json's 5,645 tools have 17,073, so a
-whole catalog's build finds each again after its first time. A memory bound; results do not depend on it."""
+"""Distinct runs whose terms are kept: catalog-xl.json's 5,645 tools have 17,073."""
 
 NOT_STEMMED = frozenset(
     """
@@ -61,26 +54,23 @@ STOP_WORDS = frozenset(
         m s ve re ll d t
     """.split()
 )
-"""English function words and the filler of requests (`please`, `want`, `using`): they say nothing about which
-tool is meant. Written by hand in the first search (9ddc802). The last line is what contractions leave once split at
-the apostrophe (I'm, it's, I've, you're, we'll, I'd, don't), added in issue 14: kept, `m` and `s` matched the
-stray letters of tool text in chatty requests. Measured with `benchmarks/retrieval.py` on catalog.json: task R@5
-.603 → .611 (MRR .447 → .452), single+step, high precision, abstention and catalog-xl.json unchanged."""
+"""English function words and the filler of requests (`please`, `want`, `using`), by hand in 9ddc802. The last line
+is what contractions leave split at the apostrophe (I'm, don't), added in issue 14: task R@5 .603 → .611 (MRR .447
+→ .452), all else unchanged."""
 CJK_FILLER = frozenset("的了把个这那是在和与或我你他她它们请吗呢吧啊呀嗯就都也还很")
 """Particles and pronouns whose single characters carry no meaning for search (their bigrams still count)."""
 
 
 @dataclass(frozen=True)
 class Terms:
-    """The terms of one text: `words` in order (with duplicates) and the raw CJK runs, for the lexicon."""
+    """`words` in order (with duplicates) and the raw CJK runs, for the lexicon."""
 
     words: tuple[str, ...]
     cjk_runs: tuple[str, ...]
 
 
 MAX_LEAD_CHARS = 300
-"""The part of a description read as what the tool is: its first sentence, cut at this length (a description
-without full stops is read no further than a sentence would be). A bound, not a tuning."""
+"""A description's first sentence is cut at this length (one without full stops is read no further)."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])|\n")
 
 
@@ -117,14 +107,12 @@ def analyze(text: str) -> Terms:
 
 
 def forget_analyses() -> None:
-    """Empty the caches of analyzed texts and runs (after a whole catalog is indexed, say)."""
     analyze.cache_clear()
     _RUN_TERMS.clear()
 
 
 class _RunTerms(dict[str, tuple[str, ...]]):
-    """Each distinct run's terms, worked out when first asked for and then only looked up: a plain dict's
-    lookup, where a bounded `lru_cache` also keeps its order of use (a third more per run). Emptied when full."""
+    """Each distinct run's terms, worked out once: a plain dict's lookup, a third cheaper than `lru_cache`'s."""
 
     def __missing__(self, run: str) -> tuple[str, ...]:
         if len(self) >= MAX_CACHED_RUNS:
@@ -158,8 +146,7 @@ def _terms_of_run(run: str) -> tuple[str, ...]:
 
 
 def lengths_by_first_character(words: Iterable[str], longest: int) -> dict[str, tuple[int, ...]]:
-    """A character → the lengths of `words` (up to `longest`) that begin with it, longest first: the only lengths
-    a longest-match reading (`longest_matches`) tries where a run has that character (most begin none)."""
+    """A character → the lengths of `words` (up to `longest`) that begin with it, longest first."""
     lengths: dict[str, set[int]] = {}
     for word in words:
         if len(word) <= longest:
@@ -168,8 +155,7 @@ def lengths_by_first_character(words: Iterable[str], longest: int) -> dict[str, 
 
 
 def longest_matches(run: str, words: Container[str], lengths: Mapping[str, tuple[int, ...]]) -> list[tuple[int, str]]:
-    """(start, word) for each of `words` in a CJK run, left to right, the longest at each position (no segmenter
-    needed); `lengths` is `lengths_by_first_character` of the words."""
+    """(start, word) for each of `words` in a CJK run, the longest at each position."""
     found: list[tuple[int, str]] = []
     position = 0
     while position < len(run):
@@ -209,9 +195,7 @@ def stem(word: str) -> str:
 
 
 def _step_1a(word: str) -> str:
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith("ies"):
+    if word.endswith(("sses", "ies")):
         return word[:-2]
     if word.endswith(("ss", "us", "is")):
         return word

@@ -15,8 +15,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_gateway.eras import speaks_modern
 from mcp_gateway.service.questions import Answer, Asking
 
 
@@ -36,7 +36,7 @@ class ClientCaller:
 
     @property
     def modern(self) -> bool:
-        return self._ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        return speaks_modern(self._ctx.protocol_version)
 
     @property
     def capabilities(self) -> types.ClientCapabilities | None:

@@ -36,8 +36,8 @@ from mcp.server.subscriptions import (
     ResourceUpdated,
     ServerEvent,
 )
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_gateway.eras import speaks_modern
 from mcp_gateway.origin import Origin
 from mcp_gateway.service.changes import ClientChange
 from mcp_gateway.service.offerings import Offerings
@@ -102,7 +102,7 @@ class ClientChanges:
         await self.bus.publish(ResourceUpdated(uri=uri))
 
     async def _initialized(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        if not speaks_modern(ctx.protocol_version):
             self._session = ctx.session
 
     async def tell(self, kind: ClientChange) -> None:

@@ -1,39 +1,41 @@
-"""The gateway daemon: what serves every session, the workspace's shared one and a session's private one alike.
+"""The gateway daemon, `mcp-gateway daemon`: what serves every session, the workspace's shared one and a
+session's private one alike.
 
-A session front (`front.launch`) always talks to a daemon. The shared daemon listens on the workspace's socket
-(0600, in the private runtime directory) and serves every front of the workspace with one catalog, one index
-and one pool; a private daemon serves the one connection it inherited from its front (a socket pair), has no
-listening socket and no state file, and leaves when its session does. Both are this code: they differ only in
-their door (`ListeningDoor`, `PrivateDoor`) and so in who else may connect.
+A session front (`front.launch`) always talks to a daemon. `[--home H] daemon --socket PATH` is the workspace's
+shared daemon, listening on PATH (0600, in the private runtime directory) for every front of the workspace,
+with one catalog, one index and one pool. `--connection FD` is a private one: it serves the one connection it
+inherited on FD (a socket pair), has no listening socket and no state file, and leaves with its session. They
+differ only in their door (`doors`), and so in who else may connect.
 
-Order of a start: the program has read the config and made the handshake before this runs (`program`), so the
-door opens and each front's hello is answered at once, while the SDK, the service and the pool are imported in
-a worker thread (`session`); each greeted session is served once they are. Per connection: its peer must be
-this user (`peer`), its hello must speak this protocol and version, and its answer carries the handshake its
-session is built from (the front's own instructions when it said some, else what the gateway says now), so
-the front answers the client's `initialize` and `tools/list` whatever this process is busy with.
+A start answers the first front as early as it can: read the config (a file that cannot be used is served as
+its last good version, or no servers, every search saying why), set up logging (masked; `debug` also writes
+`logs/gateway.log`), make the handshake from the config and the catalog's digest and remember it for the next
+cold start (`front.remembered_handshake`), then open the door: hellos are answered at once while the SDK, the
+service and the pool are imported in a worker thread (`session`), and each greeted session is served once they
+are. A hello's answer carries the handshake the session is built from (the front's own instructions when it
+said some, else the gateway's now), so the front answers its client's `initialize` and `tools/list` whatever
+this process is busy with. Each connection is greeted and served in a guarded task of its own: what it raises
+ends it alone, never the daemon.
 
-Nothing one connection does may end the daemon or stall the others: each is served in its own guarded task
-(an error is logged, its session ends, the daemon serves on), `accept` backs off on a full descriptor table
-(EMFILE, ENFILE) instead of failing, and the daemon raises its own soft descriptor limit at start.
-
-One shutdown rule for every daemon (`stopping.Stopper`): a stop signal, the shared daemon's last session gone
-for `grace_seconds`, or the private daemon's session over ends serving; every session's calls are cancelled
-and every server stopped in parallel, under one bound. A stop is urgent (every grace a few milliseconds) when
-a signal asks for it, or when a private daemon's front is gone rather than closed (its client is ending the
-session by signals and kills soon after).
+One shutdown rule (`stopping.Stopper`): a stop signal, the shared daemon's last session gone for
+`grace_seconds`, or the private daemon's session over ends serving; every call is cancelled and every server
+stopped in parallel, under one bound. It is urgent when signalled, or when a private daemon's front is gone
+rather than closed (its client is ending the session by signals and kills soon after).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import ctypes
 import gc
 import importlib
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import anyio
@@ -43,14 +45,20 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from anyio.streams.memory import MemoryObjectSendStream
 
 from mcp_gateway import __version__
+from mcp_gateway.daemon import DaemonSessions
 from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.hello import HELLO_SECONDS, MAX_HELLO_BYTES, Answer, BadHello, Hello
-from mcp_gateway.front.launch import STOP_SIGNALS
+from mcp_gateway.front.launch import DAEMON_COMMAND, STOP_SIGNALS
+from mcp_gateway.front.remembered_handshake import remember, remembered, remembered_path, signatures_now
 from mcp_gateway.front.rendezvous import FRONT_PROTOCOL, sweep
-from mcp_gateway.server.allocator import allocate_large_blocks_apart
-from mcp_gateway.server.doors import Door, raise_descriptor_limit
-from mcp_gateway.server.peer import same_user
+from mcp_gateway.gateway_log import log_to_file, log_to_stderr
+from mcp_gateway.masking import SecretMask
+from mcp_gateway.server.doors import Door, ListeningDoor, PrivateDoor, raise_descriptor_limit, same_user
 from mcp_gateway.server.stopping import Stopper
+from mcp_gateway.service.handshake_text import handshake_instructions, handshake_sources
+from mcp_gateway.service.home import gateway_log_path, serving_config
+from mcp_gateway.service.surface import meta_tool_definitions
+from mcp_gateway.terminal import guard_terminals
 
 if TYPE_CHECKING:
     from mcp_gateway.config import GatewayConfig
@@ -58,35 +66,58 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+M_MMAP_THRESHOLD = -3
+"""glibc's mallopt parameter (malloc.h)."""
+MMAP_THRESHOLD_BYTES = 128 * 1024
+
+
+def run_daemon_command(argv: Sequence[str]) -> NoReturn:
+    parser = argparse.ArgumentParser(prog="mcp-gateway daemon", description="What a session front starts.")
+    parser.add_argument("--home")
+    parser.add_argument("command", choices=[DAEMON_COMMAND])
+    door_arguments = parser.add_mutually_exclusive_group(required=True)
+    door_arguments.add_argument("--socket", type=Path, help="serve every session of the workspace on this socket")
+    door_arguments.add_argument("--connection", type=int, help="serve the one connection inherited on this descriptor")
+    parser.add_argument("--remember", type=Path, help="the shared socket's path, to remember the handshake beside")
+    parser.add_argument("--grace", type=float)
+    args = parser.parse_args(argv)
+    guard_terminals()  # a private daemon's stderr is its session's, a terminal when a person runs it
+    sources = signatures_now(handshake_sources(args.home))  # before they are read
+    config, problem = serving_config(args.home)
+    secrets = SecretMask.for_servers(config.servers.values(), os.environ)
+    log_to_stderr(secrets)
+    said = [f"error: {problem}"] if problem is not None else [f"{d.severity}: {d}" for d in config.diagnostics]
+    for line in said:
+        print(secrets.mask(f"mcp-gateway: {line}"), file=sys.stderr, flush=True)
+    if config.settings.debug and (log_path := gateway_log_path(args.home)) is not None:
+        log_to_file(log_path, secrets)  # everything, masked and private
+    early = Handshake(handshake_instructions(args.home, config), meta_tool_definitions())
+    beside: Path | None = args.socket or args.remember
+    # Kept for the next cold start when made from the file as it is (not a fallback) and not kept already.
+    if beside is not None and problem is None and remembered(remembered_path(beside), os.environ) != early:
+        remember(remembered_path(beside), os.environ, sources, Answer(True, __version__, handshake=early).encode())
+    if args.connection is not None:
+        door: Door = PrivateDoor(args.connection)
+        grace = 0.0
+    else:
+        door = ListeningDoor(args.socket)
+        grace = args.grace if args.grace is not None else config.settings.daemon_grace_seconds
+    leave_now(
+        anyio.run(
+            lambda: run_daemon(args.home, config, door, early, grace_seconds=grace, leave=leave_now, problem=problem)
+        )
+    )
+
 
 @dataclass(frozen=True)
 class Greeted:
-    """A connection whose hello was accepted and answered, to be served as one MCP session."""
+    """A connection whose hello was accepted and answered, to be served as the session `session`."""
 
     stream: anyio.abc.SocketStream
     reader: BufferedByteReceiveStream
     hello: Hello
     said: Handshake
-
-
-class Handshakes:
-    """What a hello is answered with: the handshake made before serving began, then what the gateway says now."""
-
-    def __init__(self, early: Handshake) -> None:
-        self._early = early
-        self._serving: Serving | None = None
-        self.ready = anyio.Event()
-
-    def serving(self, serving: Serving) -> None:
-        self._serving = serving
-        self.ready.set()
-
-    async def for_hello(self, hello: Hello) -> Handshake:
-        if hello.instructions is not None:  # what the front has answered, or will answer, its client with
-            return self._early._replace(instructions=hello.instructions)
-        if self._serving is None:
-            return self._early
-        return await self._serving.handshake()
+    session: int
 
 
 async def run_daemon(
@@ -104,12 +135,17 @@ async def run_daemon(
     raise_descriptor_limit()
     allocate_large_blocks_apart()
     stopper = Stopper(leave)
-    handshakes = Handshakes(early)
-    sessions = Sessions()
+    sessions = DaemonSessions()
+    serving: Serving | None = None
     greeted_send, greeted_receive = anyio.create_memory_object_stream[Greeted]()
 
+    async def handshake(hello: Hello) -> Handshake:
+        if hello.instructions is not None:  # what the front has answered, or will answer, its client with
+            return early._replace(instructions=hello.instructions)
+        return early if serving is None else await serving.handshake()
+
     async def welcome(stream: anyio.abc.SocketStream) -> None:
-        await _guarded("greeting a session", _welcome(stream, handshakes, greeted_send.clone(), sessions))
+        await _guarded("greeting a session", _welcome(stream, handshake, greeted_send.clone(), sessions))
 
     try:
         with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
@@ -121,25 +157,19 @@ async def run_daemon(
                     watchers.start_soon(anyio.to_thread.run_sync, sweep, door.socket_path.parent)
                 # Imported while the door already answers hellos: the SDK, the service, the catalog and the pool.
                 module = await anyio.to_thread.run_sync(importlib.import_module, "mcp_gateway.server.session")
-                async with module.Serving(home, config, door.socket_path, grace_seconds, problem) as serving:
+                serving_type: type[Serving] = module.Serving
+                async with serving_type(home, config, sessions, problem) as started:
+                    serving = started
                     # What the daemon holds for its life (the modules, the SDK's schemas, the catalog as loaded)
                     # is kept out of the collector's full passes: one took 70 ms with nothing to free, while no
                     # session moved (`python -m benchmarks.fairness`). Freed by reference counts as ever.
                     gc.freeze()
-                    stopper.kill_everything = serving.kill_everything
-                    stopper.hurry_everything = serving.hurry
-                    handshakes.serving(serving)
-                    watchers.start_soon(door.watch, serving.hurry)
+                    stopper.kill_everything = serving.gateway.stop_now
+                    stopper.hurry_everything = serving.gateway.hurry_stop
+                    watchers.start_soon(door.watch, serving.gateway.hurry_stop)
                     with anyio.CancelScope() as serving_scope:
                         stopper.serve_in(serving_scope)
-                        await _serve_sessions(
-                            serving,
-                            door,
-                            greeted=greeted_receive,
-                            sessions=sessions,
-                            grace_seconds=grace_seconds,
-                            scope=serving_scope,
-                        )
+                        await _serve_sessions(serving, door, greeted_receive, grace_seconds, serving_scope)
                     stopper.serving_ended()
                 watchers.cancel_scope.cancel()
     finally:
@@ -150,24 +180,21 @@ async def run_daemon(
 async def _serve_sessions(
     serving: Serving,
     door: Door,
-    *,
     greeted: anyio.abc.ObjectReceiveStream[Greeted],
-    sessions: Sessions,
     grace_seconds: float,
     scope: anyio.CancelScope,
 ) -> None:
     async with anyio.create_task_group() as tg:
-        if not door.private:
-            tg.start_soon(_stop_when_idle, sessions, grace_seconds, scope)
-            tg.start_soon(serving.keep_state)
+        if door.socket_path is not None:
+            tg.start_soon(_cancel_when_done, serving.sessions.idle_for(grace_seconds), scope)
+            tg.start_soon(serving.keep_state, door.socket_path, grace_seconds)
 
         async def serve(session: Greeted) -> None:
             try:
                 await _guarded("serving a session", serving.serve(session, max_line_bytes=door.max_line_bytes))
             finally:
-                sessions.closed()
-                if door.private:
-                    door.session_ended(serving.hurry)
+                serving.sessions.close(session.session)
+                if door.session_ended(serving.gateway.hurry_stop):
                     scope.cancel()  # its one session is over: so is a private daemon
 
         async with greeted:
@@ -175,20 +202,22 @@ async def _serve_sessions(
                 tg.start_soon(serve, session)
 
 
-async def _stop_when_idle(sessions: Sessions, grace_seconds: float, scope: anyio.CancelScope) -> None:
-    await sessions.idle_for(grace_seconds)
+async def _cancel_when_done(work: Awaitable[None], scope: anyio.CancelScope) -> None:
+    await work
     scope.cancel()
 
 
 async def _welcome(
-    stream: anyio.abc.SocketStream, handshakes: Handshakes, greeted: MemoryObjectSendStream[Greeted], sessions: Sessions
+    stream: anyio.abc.SocketStream,
+    handshake: Callable[[Hello], Awaitable[Handshake]],
+    greeted: MemoryObjectSendStream[Greeted],
+    sessions: DaemonSessions,
 ) -> None:
     """Read `stream`'s hello and answer it; an accepted session goes on to `greeted`, to be served."""
     handed_over = False
     try:
         async with greeted:
-            raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
-            if not same_user(raw):
+            if not same_user(stream.extra(anyio.abc.SocketAttribute.raw_socket)):
                 logger.warning("refused a connection from another user")
                 return
             reader = BufferedByteReceiveStream(stream)
@@ -196,17 +225,17 @@ async def _welcome(
             if isinstance(hello, str):
                 await stream.send(Answer(False, __version__, hello).encode())
                 return
-            said = await handshakes.for_hello(hello)
+            said = await handshake(hello)
             await stream.send(await anyio.to_thread.run_sync(Answer(True, __version__, handshake=said).encode))
-            sessions.opened()
+            session = sessions.open()
             try:
-                await greeted.send(Greeted(stream, reader, hello, said))
+                await greeted.send(Greeted(stream, reader, hello, said, session))
                 handed_over = True
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 return  # the daemon stopped serving while this session waited for it
             finally:
                 if not handed_over:
-                    sessions.closed()
+                    sessions.close(session)
     finally:
         if not handed_over:
             await stream.aclose()
@@ -241,34 +270,21 @@ async def _guarded(what: str, work: Awaitable[None]) -> None:
         logger.exception("a connection's task failed while %s; the daemon serves on", what)
 
 
-class Sessions:
-    """The sessions being served; `idle_for` ends once none has been served for the grace period."""
+def allocate_large_blocks_apart() -> None:
+    """Memory a daemon freed goes back to the system: large blocks are allocated apart from the heap.
 
-    def __init__(self) -> None:
-        self.count = 0
-        self._changed = anyio.Event()
-
-    def opened(self) -> None:
-        self.count += 1
-        self._wake()
-
-    def closed(self) -> None:
-        self.count -= 1
-        self._wake()
-
-    async def idle_for(self, seconds: float) -> None:
-        while True:
-            while self.count:
-                await self._changed.wait()
-            with anyio.move_on_after(seconds):
-                await self._changed.wait()
-                continue
-            if not self.count:
-                return
-
-    def _wake(self) -> None:
-        self._changed.set()
-        self._changed = anyio.Event()
+    glibc serves a block of at least its mmap threshold (128 KiB) with a mapping of its own, returned when freed,
+    but raises the threshold to each such block freed, up to 32 MiB: after one 10 MB result the next come from
+    the heap, whose freed space a daemon keeps. Fixed, the shared daemon kept 10 MB instead of 44 MB after three
+    10 MB results and three 50 MB lines (`python -m benchmarks.fairness`). Elsewhere (macOS, musl): nothing.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        mallopt = ctypes.CDLL(None).mallopt
+        mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+        mallopt.restype = ctypes.c_int
+        mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
 
 
 def leave_now(status: int) -> NoReturn:

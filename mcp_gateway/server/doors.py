@@ -1,5 +1,5 @@
 """How connections reach a daemon: the workspace's socket (`ListeningDoor`) or a private daemon's one inherited
-connection (`PrivateDoor`).
+connection (`PrivateDoor`); either way, only from this user (`same_user`).
 
 The listening door accepts each front in a task of its own and never lets `accept` end the daemon: out of
 descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) it waits and tries again, a connection gone before it
@@ -18,9 +18,11 @@ import logging
 import os
 import select
 import socket
+import struct
+import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -45,39 +47,33 @@ FRONT_WATCH_SECONDS = 0.02
 """How often a private daemon whose session ended looks whether its front is gone, while it stops its servers."""
 
 
-class Door(Protocol):
-    """How connections reach a daemon."""
+class Door:
+    """How connections reach a daemon: what both doors share, and the shared door's defaults."""
 
-    @property
-    def private(self) -> bool: ...
-
-    @property
-    def socket_path(self) -> Path | None: ...
-
-    @property
-    def max_line_bytes(self) -> int: ...
+    socket_path: Path | None = None
+    """Where fronts connect: None for a private door."""
+    max_line_bytes = MAX_SHARED_LINE_BYTES
 
     async def accept_each(self, welcome: Callable[[anyio.abc.SocketStream], Coroutine[Any, Any, None]]) -> None:
         """Hand each connection to `welcome`, each in a task of its own, until cancelled (or, for a private
         door, until its one connection has been handed over)."""
-        ...
+        raise NotImplementedError
 
-    def session_ended(self, hurry: Callable[[], None]) -> None:
-        """The door's session is over (a private door's only one): `hurry` is called if its front is gone."""
-        ...
+    def session_ended(self, hurry: Callable[[], None]) -> bool:
+        """A session is over; whether that ends serving (a private door's only one: `hurry` is called if its
+        front is gone). Other sessions may use what this one used: nothing to hurry."""
+        return False
 
     async def watch(self, hurry: Callable[[], None]) -> None:
         """Until cancelled: call `hurry` once the front of a private door's ended session goes away."""
-        ...
+        await anyio.sleep_forever()
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        raise NotImplementedError
 
 
-class ListeningDoor:
+class ListeningDoor(Door):
     """The workspace's socket, where every front of the workspace connects."""
-
-    private = False
-    max_line_bytes = MAX_SHARED_LINE_BYTES
 
     def __init__(self, path: Path) -> None:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -89,7 +85,7 @@ class ListeningDoor:
             sock.close()
             raise
         self._socket = sock
-        self.socket_path = path
+        self._path = self.socket_path = path
 
     async def accept_each(self, welcome: Callable[[anyio.abc.SocketStream], Coroutine[Any, Any, None]]) -> None:
         listener = await anyio.abc.SocketListener.from_socket(self._socket)
@@ -111,25 +107,17 @@ class ListeningDoor:
                 backoff = ACCEPT_BACKOFF_SECONDS[0]
                 connections.start_soon(welcome, stream)
 
-    def session_ended(self, hurry: Callable[[], None]) -> None:
-        """Other sessions may use what this one used: nothing to hurry."""
-
-    async def watch(self, hurry: Callable[[], None]) -> None:
-        await anyio.sleep_forever()
-
     def close(self) -> None:
         # Before the servers stop: a front arriving now starts a fresh daemon.
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.socket_path)
+            os.unlink(self._path)
         self._socket.close()
 
 
-class PrivateDoor:
+class PrivateDoor(Door):
     """The one connection a private daemon inherited from its front, kept open until the daemon is done: the
     front leaves once every server of its session has stopped."""
 
-    private = True
-    socket_path: Path | None = None
     max_line_bytes = MAX_PRIVATE_LINE_BYTES
 
     def __init__(self, fd: int) -> None:
@@ -142,10 +130,11 @@ class PrivateDoor:
         stream = await anyio.abc.UNIXSocketStream.from_socket(self._socket.dup())
         await welcome(stream)
 
-    def session_ended(self, hurry: Callable[[], None]) -> None:
+    def session_ended(self, hurry: Callable[[], None]) -> bool:
         self._ended.set()
         if self.front_gone():
             hurry()
+        return True
 
     async def watch(self, hurry: Callable[[], None]) -> None:
         await self._ended.wait()
@@ -180,3 +169,24 @@ def raise_descriptor_limit() -> None:
     if soft != resource.RLIM_INFINITY and soft < target:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+_UCRED = struct.Struct("3i")
+"""Linux `struct ucred`: pid, uid, gid."""
+_SOL_LOCAL = 0
+_LOCAL_PEERCRED = 0x001
+_XUCRED = struct.Struct("Ii16I")
+"""BSD `struct xucred`: version, uid, the group count, the groups."""
+
+
+def same_user(sock: socket.socket) -> bool:
+    """Whether the process at the other end of `sock` is this user's; a platform that cannot say is refused
+    rather than trusted. The runtime directory is private already: this is the second lock on the door, for a
+    directory made reachable by mistake (a group-writable `XDG_RUNTIME_DIR`, a bind mount)."""
+    if sys.platform.startswith("linux"):
+        _pid, uid, _gid = _UCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size))
+    elif sys.platform == "darwin" or "bsd" in sys.platform:
+        uid = _XUCRED.unpack(sock.getsockopt(_SOL_LOCAL, _LOCAL_PEERCRED, _XUCRED.size))[1]
+    else:
+        return False
+    return uid == os.getuid()

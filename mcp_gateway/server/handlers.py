@@ -19,6 +19,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
+from mcp_gateway.eras import completed
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
 from mcp_gateway.origin import Origin
 from mcp_gateway.server.arguments import (
@@ -37,8 +38,6 @@ from mcp_gateway.service.reports import ToolDefinition
 from mcp_gateway.service.surface import meta_tools
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, META_TOOL_NAMES, SEARCH_TOOLS
-
-COMPLETE = "complete"
 
 logger = logging.getLogger(__name__)
 
@@ -133,11 +132,7 @@ class MetaToolHandlers:
         except InvalidArgumentsError as error:
             described = await self._gateway.describe(args.tool, server=args.server, origin=self._origin)
             return error_result(error, described.tool)
-        if result.get("resultType") is None:
-            # A handshake-era server sends no `resultType`; a 2026-era client needs one. The SDK's per-version
-            # serializer drops it again for handshake-era clients.
-            return {**result, "resultType": COMPLETE}
-        return result
+        return completed(result)
 
 
 def progress_to(ctx: ServerRequestContext[Any]) -> ProgressFnT:

@@ -21,10 +21,10 @@ from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
+from mcp_gateway.eras import completed
 from mcp_gateway.errors import INTERNAL_ERROR, DownstreamRpcError, GatewayError, RequestError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.origin import Origin
-from mcp_gateway.server.handlers import COMPLETE
 from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.service.gateway import Gateway
 
@@ -126,6 +126,4 @@ class OfferingHandlers:
             logger.exception("%s failed", method)
             message = self._gateway.mask(f"{type(exc).__name__}: {exc}")
             raise MCPError(code=INTERNAL_ERROR, message=message) from exc
-        # A handshake-era server sends no `resultType`, which a 2026-era client's result needs (the SDK checks the
-        # dict before it would add one); the per-version serializer drops it again for a handshake-era client.
-        return result if "resultType" in result else {**result, "resultType": COMPLETE}
+        return completed(result)

@@ -1,25 +1,21 @@
 """One session's MCP streams over its front's socket, in the daemon: the gateway's transport towards its client.
 
-Newline-delimited JSON-RPC, as a client speaks it on stdio (the front passes its lines through unchanged). It
-differs from the SDK's stdio transport in three ways:
-- No line is dropped in silence. The SDK's dispatcher logs and drops what its transport cannot parse, and the
-  client waits for its own timeout. Lines are read with `wire.decode` (which also takes the deep messages the
-  SDK's validator refuses), and one that is no usable message is answered here: a request, or what may have
-  been one, gets the JSON-RPC error it deserves with its id when the line holds one (null when not, as
-  JSON-RPC asks); a notification or a response is never answered, only logged.
-- Lines are bounded (`max_line_bytes`, smaller for the shared daemon than for a private one): a longer line is
-  never held whole, let alone parsed; it is read past in chunks and its request, named by the id at its
-  start, gets an error saying why, and the session goes on.
-- Messages are written with `wire.encode`, at any depth the gateway accepted. A response too deep to be
-  written at all becomes an error response for the same request, so its client is never left waiting.
+Newline-delimited JSON-RPC, as a client speaks it on stdio (the front passes its lines through unchanged),
+unlike the SDK's stdio transport in three ways:
+- No line is dropped in silence (the SDK's dispatcher logs and drops what it cannot parse, and the client waits
+  for its own timeout): lines are read with `wire.decode`, which also takes deep messages the SDK's validator
+  refuses, and a request that is no usable message gets the JSON-RPC error it deserves, under its id when the
+  line shows one (else null); a notification or a response is only logged.
+- Lines are bounded (`max_line_bytes`): a longer one is never held whole; it is read past in chunks and its
+  request, named by the id at its start or end, gets an error saying why, and the session goes on.
+- Messages are written with `wire.encode`, at any depth the gateway accepted; a response too deep to write at
+  all becomes an error response for the same request, so its client is never left waiting.
 
-Decoding and encoding run in worker threads; the socket is read and written by the event loop, which only
-moves bytes. Each hop between the loop and a worker thread is a wake-up on the critical path of every call,
-and on a busy machine a wake-up waits for a CPU (about 3 ms each at a load of 10 on 2 CPUs, measured): a
-short line (`INLINE_JUDGE_BYTES`) is judged on the loop itself, a bounded fraction of a millisecond, and so is
-a small message encoded (`INLINE_ENCODE_BYTES`, estimated by a walk that stops at the bound). The worker that
-encodes a larger message also sends it, as far as the socket takes it at once, so a reply reaches the front
-without the loop waking first; whatever the socket does not take, the loop sends.
+The event loop only moves bytes; decoding and encoding large messages run in worker threads. Each hop between
+the two is a wake-up on the path of a call, and on a busy machine a wake-up waits for a CPU (about 3 ms at a
+load of 10 on 2 CPUs): a short line (`INLINE_JUDGE_BYTES`) is judged on the loop, a small message
+(`INLINE_ENCODE_BYTES`) encoded there, and the worker that encodes a larger one also sends it, as far as the
+socket takes it at once, so a reply reaches the front without the loop waking first.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from mcp_gateway.errors import InvalidArgumentsError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.service.names import ResolvedTool
 from mcp_gateway.wire import depth_exceeds, fits_within
-from mcp_gateway.wording import Said, Step
+from mcp_gateway.wording import Message, Step
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -123,7 +123,7 @@ class ArgumentChecker:
         check = await self.check(resolved.tool.input_schema_json, arguments)
         if check.refused is not None:
             raise InvalidArgumentsError(
-                Said.of(
+                Message.of(
                     f"The arguments for '{resolved.qualified}' cannot be sent: {check.refused}. "
                     "Send them less deeply nested and ",
                     _again(resolved),
@@ -142,7 +142,7 @@ class ArgumentChecker:
         if check.problems:
             problems = list(check.problems)
             raise InvalidArgumentsError(
-                Said.of(
+                Message.of(
                     f"The arguments for '{resolved.qualified}' do not match its input schema: {'; '.join(problems)}. "
                     "Fix them and ",
                     _again(resolved),

@@ -4,7 +4,8 @@
 background (see `mcp_gateway.background`) to `background-problems.json`, under its own pid and start time.
 Entries of gateways that are gone are dropped when read and when the file is next written; a process id
 reused by another program does not inherit them (its start time differs). Last writer wins between
-gateways, as for errors.json: losing an entry loses a report, never anything a gateway needs.
+gateways, as for errors.json: losing an entry loses a report, never anything a gateway needs. The file is read
+and written as `workspace_files` says: never through a link, never blocking, at most `MAX_JOURNAL_BYTES`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from pydantic import TypeAdapter, ValidationError
+
 from mcp_gateway.background import BackgroundProblem
 from mcp_gateway.downstream import processes
-from mcp_gateway.paths import FILE_MODE
+from mcp_gateway.errors import UnusableFileError
+from mcp_gateway.workspace_files import read_regular, replace_file
+
+MAX_JOURNAL_BYTES = 4 * 1024 * 1024
+"""A few problems per running gateway are a few kilobytes; a larger file is not a journal."""
+_PROBLEM = TypeAdapter(BackgroundProblem)
 
 
 @dataclass(frozen=True)
@@ -62,16 +70,14 @@ class BackgroundJournal:
         found: list[GatewayProblem] = []
         for pid, entry in self._live_entries().items():
             for fields in cast(list[Any], entry["problems"]):
-                with contextlib.suppress(TypeError, KeyError, ValueError):
-                    item = cast(dict[str, Any], fields)
-                    problem = BackgroundProblem(str(item["task"]), str(item["error"]), float(item["at"]))
-                    found.append(GatewayProblem(int(pid), problem))
+                with contextlib.suppress(ValidationError):  # one unsound problem costs only itself
+                    found.append(GatewayProblem(int(pid), _PROBLEM.validate_python(fields)))
         return sorted(found, key=lambda each: each.problem.at)
 
     def _live_entries(self) -> dict[str, dict[str, Any]]:
         try:
-            raw = json.loads(self._path.read_text())
-        except (OSError, ValueError):
+            raw = json.loads(read_regular(self._path, MAX_JOURNAL_BYTES))
+        except (OSError, ValueError, UnusableFileError, RecursionError):
             return {}
         if not isinstance(raw, dict):
             return {}
@@ -85,18 +91,8 @@ class BackgroundJournal:
         return live
 
     def _write(self, entries: dict[str, dict[str, Any]]) -> None:
-        temporary = self._path.with_name(f".{self._path.name}.{self._owner}.tmp")
-        try:
-            with contextlib.suppress(FileNotFoundError):
-                temporary.unlink()
-            # O_EXCL | O_NOFOLLOW: a symlink planted at the temporary name is refused, never written through.
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
-            with os.fdopen(fd, "w") as handle:
-                json.dump(entries, handle)
-            os.replace(temporary, self._path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
+        with contextlib.suppress(OSError):
+            replace_file(self._path, json.dumps(entries).encode(), durable=False)
 
 
 def _running(pid: int, start: object) -> bool:

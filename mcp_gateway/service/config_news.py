@@ -64,7 +64,7 @@ class ConfigNews:
         """When an edit last changed anything else (a server's definition or settings, the gateway's settings)."""
         self._default = Reader()
         self.problem: str | None = None
-        """Why the file as it is now cannot be used; None when it can. Said in every search until then."""
+        """Why the file as it is now cannot be used; None when it can. Message in every search until then."""
 
     def refused(self, problem: str) -> None:
         self.problem = problem

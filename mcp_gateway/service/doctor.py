@@ -33,7 +33,7 @@ TOOL_NAME_CHARACTERS = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 @dataclass(frozen=True)
-class Problem:
+class CheckFailure:
     phase: str
     message: str
     retryable: bool
@@ -52,7 +52,7 @@ class ServerCheck:
     schema_tokens: int = 0
     protocol_version: str | None = None
     name_problems: tuple[str, ...] = ()
-    problem: Problem | None = None
+    problem: CheckFailure | None = None
     stderr_log: Path | None = None
 
 
@@ -135,7 +135,7 @@ async def _check_server(gateway: Examination, name: str, counter: TokenCounter) 
     try:
         entry = await gateway.refresh(name)
     except DownstreamError as error:
-        problem = Problem(error.phase, gateway.mask(error.message), error.retryable)
+        problem = CheckFailure(error.phase, gateway.mask(error.message), error.retryable)
         return replace(base, seconds=time.perf_counter() - started, problem=problem)
     return replace(
         base,

@@ -39,6 +39,7 @@ from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Origin, Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
 from mcp_gateway.downstream.server_context import PROBE_SECONDS
+from mcp_gateway.downstream.slots import ProcessView
 from mcp_gateway.errors import CatalogError, DownstreamError, UnknownToolError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
@@ -71,7 +72,7 @@ from mcp_gateway.service.results import mask_error_texts
 from mcp_gateway.service.status import status_report
 from mcp_gateway.service.surface import current_instructions, next_session_context, no_servers_hint
 from mcp_gateway.tokens import TokenCounter
-from mcp_gateway.wording import Said
+from mcp_gateway.wording import Message
 
 logger = logging.getLogger(__name__)
 
@@ -222,6 +223,11 @@ class Gateway:
     def stop_now(self) -> None:
         """SIGKILL every downstream process group at once: a stop that cannot wait any more."""
         self._pool.kill_everything()
+
+    def processes(self) -> dict[str, list[ProcessView]]:
+        """Each enabled server's supervisors in the pool (one per resolved definition), for the daemon's state."""
+        views = self._pool.processes()
+        return {name: views.get(name, []) for name in self._config.enabled_servers}
 
     async def loaded(self) -> None:
         """Return once cache.json has been read and indexed."""
@@ -468,7 +474,7 @@ class Gateway:
         found = view.tool(resolved.tool.name)
         if found is None:
             raise UnknownToolError(
-                Said.of(f"No tool named '{resolved.qualified}' on this session's '{resolved.server}'; ", FIND, ".")
+                Message.of(f"No tool named '{resolved.qualified}' on this session's '{resolved.server}'; ", FIND, ".")
             )
         return ResolvedTool(resolved.server, found), view
 

@@ -1,6 +1,6 @@
 """The gateway's instructions as they can be known before anything else is loaded, for the early handshake.
 
-`server.start` answers `initialize` before the SDK and the service are imported, so what it says must come
+The daemon answers its first hello before the SDK and the service are imported, so what it says must come
 from the config and from the digest kept beside cache.json (`catalog.summary`): a bounded file of a few
 hundred bytes per server, read here synchronously before the event loop exists, never cache.json itself.
 The text is the one `surface.current_instructions` builds for a running gateway from the same digest.

@@ -25,7 +25,7 @@ import anyio
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import StillLoadingError
-from mcp_gateway.wording import Action, Said, Step
+from mcp_gateway.wording import Action, Message, Step
 
 LISTING_WAIT_SECONDS = 10.0
 """How long after a server's listing was asked for a request still waits for it. On the 2-CPU development
@@ -82,7 +82,7 @@ class ListingWait:
         since = self._catalog.listing_since().get(server)
         seconds = 0.0 if since is None else anyio.current_time() - since
         return StillLoadingError(
-            Said.of(
+            Message.of(
                 f"'{server}' is still starting and listing its tools ({seconds:.0f} s so far); ",
                 Step(action, server=server, tool=tool, again=True),
                 " in a moment.",

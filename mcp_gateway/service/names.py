@@ -19,7 +19,7 @@ from rapidfuzz import fuzz, process
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import AmbiguousToolError, ToolNotAllowedError, UnknownServerError, UnknownToolError
-from mcp_gateway.search.servers import (
+from mcp_gateway.search import (
     APPROXIMATE_READINGS,
     MAX_SUGGESTIONS,
     SUGGESTION_MIN_SIMILARITY,
@@ -28,7 +28,7 @@ from mcp_gateway.search.servers import (
     Unknown,
     resolve_server,
 )
-from mcp_gateway.wording import Said, Step
+from mcp_gateway.wording import Message, Step
 
 FIND = Step("search")
 """The next step when no tool or server fits: find the right tool by what it does."""
@@ -97,7 +97,7 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
             return server
         case Ambiguous(candidates=candidates, reading="alias"):
             raise AmbiguousToolError(
-                Said.of(
+                Message.of(
                     f"'{_quoted(name)}' is an alias of several servers ({', '.join(candidates)}); ",
                     AGAIN,
                     " with one of their names.",
@@ -106,7 +106,7 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
             )
         case Ambiguous(candidates=candidates):
             raise AmbiguousToolError(
-                Said.of(
+                Message.of(
                     f"'{_quoted(name)}' could mean several servers ({', '.join(candidates)}); ",
                     AGAIN,
                     " with one of their names.",
@@ -115,7 +115,7 @@ def resolve_server_name(directory: ToolDirectory, name: str) -> str:
             )
         case Unknown(suggestions=suggestions):
             raise UnknownServerError(
-                Said.of(
+                Message.of(
                     f"No server named '{_quoted(name)}'{_did_you_mean(suggestions)}; ", SERVERS, " to see what exists."
                 )
             )
@@ -142,7 +142,7 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         if len({key for key, _ in longest}) > 1:
             candidates = sorted({f"{key}.{rest}" for key, rest in longest})
             raise AmbiguousToolError(
-                Said.of(
+                Message.of(
                     f"'{tool}' could be {' or '.join(candidates)} (a name several servers share); ",
                     AGAIN,
                     " with one of those.",
@@ -158,7 +158,7 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         candidates = [f"{key}.{tool}" for key in usable]
         listed = ", ".join(candidates[:MAX_CANDIDATES_LISTED])
         raise AmbiguousToolError(
-            Said.of(f"Several servers have a tool named '{tool}': {listed}; ", AGAIN, " with the qualified name."),
+            Message.of(f"Several servers have a tool named '{tool}': {listed}; ", AGAIN, " with the qualified name."),
             candidates,
         )
     if holders:
@@ -168,7 +168,7 @@ def resolve_tool(directory: ToolDirectory, tool: str, server: str | None = None)
         return _on_server(directory, prefixes[0][1], prefixes[0][2])  # raises an unknown-tool error on that server
     everything = [f"{key}.{name}" for key in directory.server_keys() for name in directory.tool_names(key)]
     hint = _suggest(tool, everything)
-    raise UnknownToolError(Said.of(f"No tool named '{_quoted(tool)}'{hint}; ", FIND, " to find the right tool."))
+    raise UnknownToolError(Message.of(f"No tool named '{_quoted(tool)}'{hint}; ", FIND, " to find the right tool."))
 
 
 def _prefix_readings(directory: ToolDirectory, tool: str) -> list[tuple[int, str, str]]:
@@ -189,7 +189,7 @@ def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool
     if record is None:
         hint = _suggest(tool, directory.tool_names(server))
         raise UnknownToolError(
-            Said.of(
+            Message.of(
                 f"Server '{server}' has no tool named '{_quoted(tool)}'{hint}; ",
                 Step("list", server=server),
                 " to see its tools.",
@@ -205,7 +205,9 @@ def _on_server(directory: ToolDirectory, server: str, tool: str) -> ResolvedTool
 def disabled_server(server: str) -> ToolNotAllowedError:
     """What a request for a disabled server's tools is told: the one command that turns it on."""
     return ToolNotAllowedError(
-        Said.of(f"Server '{server}' is disabled in config.json; ", Step("enable", server=server), " to use its tools.")
+        Message.of(
+            f"Server '{server}' is disabled in config.json; ", Step("enable", server=server), " to use its tools."
+        )
     )
 
 

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Literal
 
 from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.daemon import DaemonState
 from mcp_gateway.errors import Phase
 from mcp_gateway.json_object import JsonObject
-from mcp_gateway.service.daemon_record import DaemonState
+from mcp_gateway.search import Confidence
+from mcp_gateway.sign_in import SignInState
 from mcp_gateway.wording import Words
 
 CacheState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
@@ -83,7 +85,7 @@ class ToolDescription:
 @dataclass(frozen=True)
 class SearchHit:
     tool: ToolDefinition
-    confidence: Literal["high", "medium", "low"]
+    confidence: Confidence
     reasons: tuple[str, ...]
     """Why it matched, in words ("name: list, issues", "server: github")."""
 
@@ -159,20 +161,6 @@ class ServerState:
     """Why prompts, resources or templates (or a whole listing of them) were left out."""
     sign_in: SignInState | None = None
     """A remote server's OAuth sign-in (never its token); None for a local server."""
-
-
-SignInWord = Literal["signed in", "needs sign-in", "not needed"]
-
-
-@dataclass(frozen=True)
-class SignInState:
-    """A remote server's OAuth sign-in as `status` shows it (`service/sign_in_state.py`); never a token."""
-
-    state: SignInWord
-    expires_at: float | None = None
-    """When the stored access token expires (epoch seconds), for `signed in`."""
-    renewable: bool = False
-    """It carries a refresh token: the gateway renews it before it expires."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Cache state and tool counts come from cache.json (as this gateway has read it), 
 from the process records every gateway keeps in `run/`, the last error of each from errors.json (written by
 whichever gateway saw it), what failed in the background of the running gateways from their journal, and what
 keeps the workspace itself from working fully. The workspace's daemon, its sessions and the processes it runs
-for them come from its state file (`daemon_files`), running only when its pid is proven to be that daemon.
+for them come from its state file (`mcp_gateway.daemon`), running only when its pid is proven to be that daemon.
 Every text in it passes through the gateway's `SecretMask`: a file may have been written by a gateway that did
 not mask.
 """
@@ -21,13 +21,12 @@ import anyio.to_thread
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.catalog.surface import Surface
 from mcp_gateway.config import GatewayConfig
+from mcp_gateway.daemon import DaemonState, read_states, runs
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
 from mcp_gateway.downstream.process_records import running_servers as running_servers_of
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.background_journal import GatewayProblem
-from mcp_gateway.service.daemon_files import read_states, runs
-from mcp_gateway.service.daemon_record import DaemonState
 from mcp_gateway.service.reports import (
     BackgroundFailure,
     LastError,
@@ -35,8 +34,8 @@ from mcp_gateway.service.reports import (
     ServerState,
     StatusReport,
 )
-from mcp_gateway.service.sign_in_state import SignInState, sign_in_states
 from mcp_gateway.service.surface import no_servers_hint
+from mcp_gateway.sign_in import SignInState, sign_in_states
 
 
 @dataclass(frozen=True)
@@ -95,24 +94,11 @@ def _read_records(config: GatewayConfig, workspace: Workspace, secrets: SecretMa
         errors=errors,
         sign_ins=sign_in_states(config, workspace, secrets, last),
         daemons=[
-            (_masked_daemon(found.state, secrets), runs(found.state))
+            (found.state.masked(secrets.mask), runs(found.state))
             for found in read_states(workspace.process_records_dir)
             if found.state is not None
         ],
     )
-
-
-def _masked_daemon(state: DaemonState, secrets: SecretMask) -> DaemonState:
-    """The clients' words in a daemon's state, masked: the file may have been written by a daemon that did not."""
-    sessions = tuple(
-        dataclasses.replace(
-            session,
-            client_name=None if session.client_name is None else secrets.mask(session.client_name),
-            client_version=None if session.client_version is None else secrets.mask(session.client_version),
-        )
-        for session in state.sessions
-    )
-    return dataclasses.replace(state, sessions=sessions)
 
 
 def _server_state(

@@ -188,7 +188,7 @@ def _line(config: GatewayConfig, name: str, summary: ServerSummary | None) -> Se
 async def current_instructions(config: GatewayConfig, catalog: Catalog, mask: Callable[[str], str]) -> str:
     """`instructions` as the catalog's digest has them now, read and built in worker threads (a digest of
     hundreds of servers takes milliseconds to build, and the event loop serves meanwhile)."""
-    import anyio.to_thread  # not on the path to the early handshake (`server.start`)
+    import anyio.to_thread  # not on the path to the early handshake (`server/daemon.py`)
 
     summaries = await catalog.summaries()
     return await anyio.to_thread.run_sync(functools.partial(instructions, config, summaries, mask=mask))

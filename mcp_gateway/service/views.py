@@ -17,7 +17,7 @@ from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
 from mcp_gateway.service.reports import SearchReport, ToolDefinition, ToolDescription, ToolPage
 from mcp_gateway.service.schema_cut import cut_schema, without_boilerplate
 from mcp_gateway.tokens import compact_json
-from mcp_gateway.wording import Said, Step, said, step_for_model
+from mcp_gateway.wording import Message, Step, said, step_for_model
 
 LEADING_HITS = 3
 """The first hits get the larger budgets below; the rest are usually alternatives."""
@@ -66,7 +66,7 @@ def search_payload(report: SearchReport) -> dict[str, Any]:
     return payload
 
 
-def search_notes(report: SearchReport, *, schemas_shortened: bool = False) -> list[Said]:
+def search_notes(report: SearchReport, *, schemas_shortened: bool = False) -> list[Message]:
     """What a search says besides its hits: weak matches, servers still loading or failing, no servers at all.
 
     Each door words their next steps: `search_payload` for the model, the command line for a person.
@@ -74,7 +74,7 @@ def search_notes(report: SearchReport, *, schemas_shortened: bool = False) -> li
     notes = [said(note) for note in report.notes]
     if report.hits and report.hits[0].confidence == "low":
         notes.append(
-            Said.of(
+            Message.of(
                 "Matches are weak: search again with alternatives (action + object + service words), check a "
                 "candidate with ",
                 Step("describe", imperative=False),
@@ -84,7 +84,9 @@ def search_notes(report: SearchReport, *, schemas_shortened: bool = False) -> li
             )
         )
     if schemas_shortened:
-        notes.append(Said.of("Some schemas are shortened; ", Step("describe", imperative=False), " shows them whole."))
+        notes.append(
+            Message.of("Some schemas are shortened; ", Step("describe", imperative=False), " shows them whole.")
+        )
     if report.loading:
         notes.append(
             said(f"Still loading the tools of: {', '.join(report.loading)}; search again shortly to include them.")

@@ -29,6 +29,7 @@ from e2e_gateway import (
     gateway_command,
     gateway_program,
     run_cli_async,
+    wait_for,
 )
 from gateway_testing import fake_server, write_workspace
 
@@ -179,6 +180,12 @@ async def test_a_mistyped_client_is_told_the_name_it_meant_and_nothing_is_writte
     assert list(home.iterdir()) == []
 
 
+def daemons_of(home: Path) -> list[int]:
+    """The gateway daemons serving `home`, shared or private (by their command line)."""
+    found = subprocess.run(["pgrep", "-f", "--", f"--home {home} daemon"], check=False, capture_output=True, text=True)
+    return [int(pid) for pid in found.stdout.split()]
+
+
 async def test_in_a_terminal_it_says_what_it_is_in_one_line_and_then_serves(tmp_path: Path) -> None:
     write_workspace(tmp_path, {})
     controller, terminal = pty.openpty()
@@ -213,6 +220,8 @@ async def test_in_a_terminal_it_says_what_it_is_in_one_line_and_then_serves(tmp_
             assert await process.wait() == 0
         with anyio.fail_after(PROCESS_GONE_SECONDS):
             rest = b"".join([chunk async for chunk in stderr])
+        # A terminal's session is its own: no daemon stays behind it.
+        await wait_for(lambda: daemons_of(tmp_path) == [], PROCESS_GONE_SECONDS)
     finally:
         os.close(controller)
         if process.returncode is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 from collections.abc import AsyncGenerator
@@ -43,6 +44,7 @@ from test_e2e_daemon import daemon_cleanup, daemon_pids, runtime_dir, session, s
 from test_e2e_early_answers import INITIALIZE, INITIALIZED, TOOLS_LIST, TracedGateway, importing, message
 
 from mcp_gateway.front.hello import Answer, Hello
+from mcp_gateway.front.pipe import POLL_QUIET_SECONDS
 from mcp_gateway.front.remembered_handshake import remembered_path
 from mcp_gateway.front.rendezvous import private_directory, socket_path
 
@@ -260,3 +262,32 @@ async def test_a_call_and_an_answer_larger_than_the_socket_takes_at_once_cross_t
             echoed = await execute(client, "alpha.echo", {"message": large})
             assert text_of(echoed) == large
             assert text_of(await execute(client, "alpha.echo", {"message": "after"})) == "after"
+
+
+async def test_a_large_call_waits_for_a_daemon_slow_to_read_it_however_long(tmp_path: Path, runtime_dir: Path) -> None:
+    """A paused daemon reads nothing for a few seconds (a loaded machine, a long collection): the front's send
+    of a call larger than the socket holds waits for it, and the call is answered whole. The front polled the
+    daemon's side with a one-second socket timeout, which bounded this send too: it was cut short, the call
+    half sent and never answered."""
+    home = tmp_path / "home"
+    await workspace(home)
+    large = "".join(f"{n:07d}," for n in range(LARGE_BYTES // 8))
+    echoed: list[str] = []
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
+        with anyio.fail_after(SESSION_SECONDS):
+            await execute(client, "alpha.echo", {"message": "warm"})
+        [daemon] = daemon_pids(runtime_dir)
+
+        async def large_call() -> None:
+            echoed.append(text_of(await execute(client, "alpha.echo", {"message": large})))
+
+        try:
+            with anyio.fail_after(SESSION_SECONDS):
+                async with anyio.create_task_group() as tg:
+                    os.kill(daemon, signal.SIGSTOP)
+                    tg.start_soon(large_call)
+                    await anyio.sleep(3 * POLL_QUIET_SECONDS)  # well past the poll, well short of a wedge
+                    os.kill(daemon, signal.SIGCONT)
+        finally:
+            os.kill(daemon, signal.SIGCONT)
+        assert echoed == [large]

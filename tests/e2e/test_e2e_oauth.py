@@ -22,7 +22,7 @@ from gateway_testing import write_workspace
 from oauth_fixture import OAuthFixture, running_oauth_fixture, signing_in
 from remote_fixture import free_port, running_remote
 
-from mcp_gateway.downstream.sign_in_auth import TOKEN_ENDPOINT_SECONDS
+from mcp_gateway.sign_in import TOKEN_ENDPOINT_SECONDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -142,7 +142,7 @@ async def test_links_planted_for_every_workspace_file_never_reach_their_targets(
     for outside in planted:
         outside.assert_untouched()
     assert (home / "logs" / "fake.stderr.log").is_symlink()
-    # Said by what serves: the workspace's shared daemon, whose stderr is its log (never the session's pipe).
+    # Message by what serves: the workspace's shared daemon, whose stderr is its log (never the session's pipe).
     assert (
         "fake.stderr.log is a symbolic link: this server's stderr is not logged"
         in (home / "logs" / "daemon.log").read_text()
@@ -184,7 +184,7 @@ async def test_logs_and_run_as_files_cost_only_their_features_said_once(tmp_path
     assert f"workspace problem: {tmp_path / 'run'} is a regular file" in status.stdout
     assert echoed["content"][0]["text"] == "hi"
     gateway_stderr = (tmp_path / "stderr.txt").read_text()
-    # Said once on the session's stderr, by the front that could not give the daemon it started a log there.
+    # Message once on the session's stderr, by the front that could not give the daemon it started a log there.
     assert gateway_stderr.count(f"the daemon's stderr is not logged in {tmp_path / 'logs'}") == 1, gateway_stderr
     assert "Not a directory" in gateway_stderr
     assert "Traceback" not in gateway_stderr

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from workspace_hazards import bounded, plant_fifo
 
 from mcp_gateway.gateway_log import MaskingFilter, PrivateFileHandler
 from mcp_gateway.masking import MASK, SecretMask
@@ -64,6 +65,13 @@ def test_a_symlink_in_place_of_the_log_is_refused_and_its_target_untouched(tmp_p
         PrivateFileHandler(tmp_path / "gateway.log")
     assert target.read_text() == "not the gateway's\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_a_fifo_in_place_of_the_log_is_refused_at_once(tmp_path: Path) -> None:
+    """Opening a FIFO without a reader for writing would wait for one: the gateway would never start."""
+    fifo = plant_fifo(tmp_path / "gateway.log")
+    with pytest.raises(OSError, match="FIFO"):
+        bounded(lambda: PrivateFileHandler(fifo))
 
 
 def test_a_secret_in_a_message_or_its_arguments_is_masked(logger: tuple[logging.Logger, Path]) -> None:

@@ -11,7 +11,7 @@ from mcp_gateway import __version__
 from mcp_gateway.front import remembered_handshake
 from mcp_gateway.front.early_answers import Handshake
 from mcp_gateway.front.hello import Answer
-from mcp_gateway.front.remembered_handshake import MAX_BYTES, remember, remembered, remembered_path, taken
+from mcp_gateway.front.remembered_handshake import MAX_BYTES, remember, remembered, remembered_path, signatures_now
 
 HANDSHAKE = Handshake("Use search_tools first. Servers: alpha.", [{"name": "search_tools", "inputSchema": {}}])
 ENVIRON = {"HOME": "/home/ada", "GITHUB_TOKEN": "ghp_example"}
@@ -29,7 +29,7 @@ def workspace(tmp_path: Path) -> tuple[Path, Path, Path]:
 def kept_for(workspace: tuple[Path, Path, Path], environ: dict[str, str] = ENVIRON) -> Path:
     config, digest, kept = workspace
     kept.parent.mkdir(mode=0o700, exist_ok=True)
-    sources = taken([config, digest])
+    sources = signatures_now([config, digest])
     remember(kept, environ, sources, Answer(True, __version__, handshake=HANDSHAKE).encode())
     return kept
 

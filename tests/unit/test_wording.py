@@ -6,9 +6,9 @@ import pytest
 
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.errors import InvalidArgumentsError, UnknownToolError
-from mcp_gateway.wording import Said, Step, counted, said, step_for_model
+from mcp_gateway.wording import Message, Step, counted, said, step_for_model
 
-FIND = Said.of("No tool named 'x'; ", Step("search"), " to find the right tool.")
+FIND = Message.of("No tool named 'x'; ", Step("search"), " to find the right tool.")
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_an_error_made_of_a_plain_sentence_is_that_sentence_for_everyone() -> No
 
 def test_masking_an_error_masks_its_text_and_the_names_its_steps_carry() -> None:
     error = UnknownToolError(
-        Said.of("Server 'srv-s3cret' has no tool; ", Step("list", server="srv-s3cret"), " to see its tools.")
+        Message.of("Server 'srv-s3cret' has no tool; ", Step("list", server="srv-s3cret"), " to see its tools.")
     )
     error.redact(lambda text: text.replace("s3cret", "***"))
     assert "s3cret" not in error.message

@@ -16,6 +16,7 @@ from mcp_gateway.workspace_files import (
     read_regular,
     remove_stale_temp_files,
     replace_file,
+    set_aside,
     temp_path,
 )
 
@@ -133,3 +134,34 @@ def test_open_directory_refuses_a_linked_directory(tmp_path: Path) -> None:
         open_directory(tmp_path / "linked"),
     ):
         pass
+
+
+def test_files_named_in_a_directory_descriptor_are_read_and_replaced_there(tmp_path: Path) -> None:
+    with open_directory(tmp_path) as directory:
+        replace_file("record", b"one", durable=True, directory_fd=directory)
+        assert read_regular("record", 1024, directory_fd=directory) == b"one"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["record"]
+
+
+def test_a_new_file_has_exactly_its_mode_whatever_the_umask(tmp_path: Path) -> None:
+    previous = os.umask(0o277)
+    try:
+        replace_file(tmp_path / "private", b"x", durable=False)
+        replace_file(tmp_path / "shared", b"x", durable=False, mode=0o644)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "private").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "shared").stat().st_mode) == 0o644
+
+
+def test_set_aside_moves_a_link_itself_and_keeps_the_newest_few(tmp_path: Path) -> None:
+    outside = plant_link(tmp_path / "ws" / "cache.json", tmp_path / "outside")
+    first = set_aside(tmp_path / "ws" / "cache.json", "link", keep=2)
+    assert (tmp_path / "ws" / first).is_symlink()
+    outside.assert_untouched()
+    kept = [first]
+    for _ in range(3):
+        (tmp_path / "ws" / "cache.json").write_bytes(b"{not json")
+        kept.append(set_aside(tmp_path / "ws" / "cache.json", "corrupt", keep=2))
+    assert sorted(p.name for p in (tmp_path / "ws").iterdir()) == sorted(kept[-2:])
+    outside.assert_untouched()

@@ -213,7 +213,7 @@ def test_failed_write_keeps_the_old_file_and_leaves_no_temp_file(
     store.save_server(_catalog("a"))
     before = store.path.read_bytes()
 
-    def fail(*args: object) -> None:
+    def fail(*args: object, **keywords: object) -> None:
         raise OSError(errno.EIO, "injected I/O error")
 
     monkeypatch.setattr(os, failing, fail)

@@ -113,7 +113,7 @@ def test_an_unusable_cache_that_cannot_be_set_aside_is_ignored_with_a_warning(
     store = a_store(tmp_path)
     fifo = plant_fifo(store.path)
 
-    def refuse(source: object, target: object) -> None:
+    def refuse(source: object, target: object, **directories: object) -> None:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(os, "replace", refuse)

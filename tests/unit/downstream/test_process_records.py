@@ -24,11 +24,11 @@ import pytest
 
 from mcp_gateway.downstream.process_records import (
     ProcessRecords,
+    RecordDirectory,
     reap_stale_groups,
     running_servers,
 )
 from mcp_gateway.downstream.processes import GROUP_MARKER_ENV, is_zombie
-from mcp_gateway.downstream.record_directory import RecordDirectory
 
 WAIT_SECONDS = 10.0
 POLL_SECONDS = 0.02

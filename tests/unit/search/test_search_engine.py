@@ -7,7 +7,8 @@ import itertools
 import pytest
 from search_catalog import SERVERS, Tool, add_server, build_engine, engine_with, ranked
 
-from mcp_gateway.search import SearchEngine, SearchHit, SearchResult, ServerEntry, ToolEntry
+from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
+from mcp_gateway.search.confidence import SearchHit
 from mcp_gateway.wording import counted, said
 
 
@@ -112,7 +113,7 @@ def test_synonyms_work_in_both_directions(query: str, tools: list[tuple[str, str
         ("delete a reaction", "slack.remove_reaction"),
         ("erase a file", "filesystem.delete_file"),
         ("remove a file", "filesystem.delete_file"),  # a strict xfail until the English glossary (`remove` → delete)
-        ("remove a repo", "github.delete_repository"),  # a strict xfail until the name fit (`name_fit.py`)
+        ("remove a repo", "github.delete_repository"),  # a strict xfail until the name fit (`fits.py`)
     ],
 )
 def test_an_english_synonym_finds_the_tool_named_with_the_other_word(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from search_catalog import engine_with, ranked
 
-from mcp_gateway.search.glossary import everyday_of
+from mcp_gateway.search.lexicon import everyday_of
 from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.text import stem
 

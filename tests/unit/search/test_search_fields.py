@@ -5,8 +5,17 @@ from __future__ import annotations
 from typing import get_args
 
 from mcp_gateway.search.confidence import STRENGTH
-from mcp_gateway.search.documents import ServerEntry, ToolEntry, index_server, index_tool
-from mcp_gateway.search.fields import CONCEPT_FIELDS, SERVER_FIELDS, TOOL_FIELDS, ServerField, ToolField
+from mcp_gateway.search.documents import (
+    CONCEPT_FIELDS,
+    SERVER_FIELDS,
+    TOOL_FIELDS,
+    ServerEntry,
+    ServerField,
+    ToolEntry,
+    ToolField,
+    index_server,
+    index_tool,
+)
 from mcp_gateway.search.ranking import FIELD_SCORING, SERVER_FIELD_SCORING
 
 

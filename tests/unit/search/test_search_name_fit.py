@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from search_catalog import engine_with, ranked
 
-from mcp_gateway.search.name_fit import NAME_FIT_FLOOR, NameFits
-from mcp_gateway.search.ranking import bm25_idf
+from mcp_gateway.search.fits import NAME_FIT_FLOOR, NameFits
 
 # Each price tool matches "current" and "price"; only the stock one is about what the request asks for, and its
 # text matches less of the request's words.
@@ -29,12 +28,10 @@ def test_the_words_of_the_tools_own_server_in_its_name_count_for_nothing_against
     engine = engine_with(SERVERS)
     index = engine._index  # pyright: ignore[reportPrivateUsage]
     ids = {index.tools[doc_id].entry.name: doc_id for doc_id in index.tools}
-    count = len(index.tools)
     fits = NameFits().of(
         index,
         [ids["playwright_click"], ids["browser_hover"], ids["get_forecast"]],
         {"click", "element", "~click"},
-        lambda word: bm25_idf(count, index.doc_freq.get(word, 0)),
     )
     assert fits[ids["playwright_click"]] == 1.0  # `playwright` names its home: the name asks only to click
     assert fits[ids["browser_hover"]] == NAME_FIT_FLOOR  # `browser` is not its server's name: hover is not asked
@@ -45,8 +42,5 @@ def test_a_concept_of_the_request_accounts_for_a_name_word() -> None:
     engine = engine_with(SERVERS)
     index = engine._index  # pyright: ignore[reportPrivateUsage]
     stock = next(doc_id for doc_id in index.tools if index.tools[doc_id].entry.name == "get_stock_price")
-    count = len(index.tools)
-    fits = NameFits().of(
-        index, [stock], {"get", "share", "price", "~stock"}, lambda w: bm25_idf(count, index.doc_freq.get(w, 0))
-    )
+    fits = NameFits().of(index, [stock], {"get", "share", "price", "~stock"})
     assert fits[stock] == 1.0  # `share` is not `stock`, but both are the lexicon's ~stock

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from search_catalog import engine_with, ranked
 
-from mcp_gateway.search.object_fit import OBJECT_FIT_FLOOR, ObjectFits, request_objects
+from mcp_gateway.search.fits import OBJECT_FIT_FLOOR, ObjectFits, request_objects
 from mcp_gateway.search.query import Vocabulary, parse_query
-from mcp_gateway.search.ranking import bm25_idf
 
 # The shapes of a new user's servers: a sum tool whose name shares no word with "add two numbers", and tools
 # whose names start with "add" and whose text mentions numbers only as an issue's number.
@@ -50,13 +49,11 @@ def test_a_tool_keeps_all_its_evidence_when_its_first_sentence_holds_the_objects
     engine = engine_with(SERVERS)
     index = engine._index  # pyright: ignore[reportPrivateUsage]
     ids = {index.tools[doc_id].entry.name: doc_id for doc_id in index.tools}
-    count = len(index.tools)
     query = parse_query("add two numbers", lambda word: index.doc_freq.get(word, 0), lambda: Vocabulary([]))
     fits = ObjectFits().of(
         index,
         query,
         [ids["get-sum"], ids["add_observations"], ids["add_issue_comment"]],
-        lambda word: bm25_idf(count, index.doc_freq.get(word, 0)),
     )
     assert fits[ids["get-sum"]] == 1.0
     assert fits[ids["add_observations"]] == OBJECT_FIT_FLOOR
@@ -68,5 +65,5 @@ def test_a_request_with_no_object_leaves_every_tool_as_it_was() -> None:
     engine = engine_with(SERVERS)
     index = engine._index  # pyright: ignore[reportPrivateUsage]
     query = parse_query("run it", lambda word: index.doc_freq.get(word, 0), lambda: Vocabulary([]))
-    fits = ObjectFits().of(index, query, list(index.tools), lambda _: 1.0)
+    fits = ObjectFits().of(index, query, list(index.tools))
     assert set(fits.values()) == {1.0}

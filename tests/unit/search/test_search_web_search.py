@@ -9,13 +9,8 @@ import pytest
 from search_catalog import engine_with, ranked
 
 from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
-from mcp_gateway.search.web_search import (
-    MAX_WEB_SEARCH_HITS,
-    SEARCH_WORD,
-    WEB_SEARCH_BELOW_COVERAGE,
-    WEB_SEARCH_REASON,
-    is_web_search,
-)
+from mcp_gateway.search.documents import SEARCH_WORD, is_web_search
+from mcp_gateway.search.web_search import MAX_WEB_SEARCH_HITS, WEB_SEARCH_BELOW_COVERAGE, WEB_SEARCH_REASON
 
 TOOLS: dict[str, list[tuple[str, str]]] = {
     "cryptonews": [

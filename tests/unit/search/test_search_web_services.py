@@ -7,8 +7,7 @@ from search_catalog import engine_with as catalog_engine_with
 from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.search.query import Vocabulary, parse_query
 from mcp_gateway.search.ranking import scores_among
-from mcp_gateway.search.web_search import MAX_WEB_SEARCH_HITS, WEB_SEARCH_REASON
-from mcp_gateway.search.web_services import services
+from mcp_gateway.search.web_search import MAX_WEB_SEARCH_HITS, WEB_SEARCH_REASON, services
 
 # One service wrapped three times, with the fullest descriptions (so the best text matches for news), and three
 # services each on their own server.

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp_gateway.catalog.records import ToolRecord
 from mcp_gateway.errors import InvalidArgumentsError, UnknownToolError
-from mcp_gateway.search.calibration import Confidence
+from mcp_gateway.search import Confidence
 from mcp_gateway.service.reports import SearchHit, SearchReport, ToolDefinition, ToolDescription, ToolPage
 from mcp_gateway.service.views import (
     LIST_DESCRIPTION_CHARS,

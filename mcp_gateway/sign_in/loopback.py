@@ -1,25 +1,24 @@
 """Where a browser comes back to `mcp-gateway login`: a one-shot HTTP listener on 127.0.0.1 (RFC 8252 §7.3).
 
 The authorization server redirects the browser to `http://127.0.0.1:PORT/callback?code=…&state=…` (or
-`?error=…&state=…`). The listener answers each request with a short page and keeps the first answer on the
-callback path that carries the `state` of the sign-in this run started (`expect`): any local program can reach a
-loopback port, so an answer without it, a refusal included, is turned away and the sign-in goes on waiting,
-rather than one request from anyone ending it. Everything else is ignored (a browser also asks for
-`/favicon.ico`). It listens on the loopback address only, so nothing off the machine can answer in the
-browser's place; the SDK checks the state again before the code is exchanged. Each connection is read for at
-most `REQUEST_READ_SECONDS` and at most `MAX_REQUEST_BYTES`, so a stray client that connects and says nothing
-holds nothing.
+`?error=…&state=…`). Only the first answer on that one path that carries the `state` of the sign-in this run
+started (`expect`) is kept: any local program can reach a loopback port, so an answer without it, a refusal
+included, is turned away and the sign-in goes on waiting. Every other path is not found (a browser also asks for
+`/favicon.ico`). Nothing off the machine can reach the listener, and the SDK checks the state again before the
+code is exchanged. A connection is read for at most `REQUEST_READ_SECONDS` and `MAX_REQUEST_BYTES`, so a client
+that connects and says nothing holds nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import html
-from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import anyio.abc
+
+from mcp_gateway.errors import CommandFailedError
 
 CALLBACK_PATH = "/callback"
 LOOPBACK_HOST = "127.0.0.1"
@@ -29,41 +28,36 @@ REQUEST_READ_SECONDS = 10.0
 """A browser sends its request at once; a connection silent this long is not a browser's."""
 
 
-@dataclass(frozen=True)
-class Callback:
-    """What the authorization server sent back through the browser."""
-
-    code: str | None
-    state: str | None
-    iss: str | None
-    error: str | None
-    error_description: str | None
-
-
 class Loopback:
-    """Listens while `serve` runs; `answer` is set by the first request to `CALLBACK_PATH` with the expected state."""
+    """Listens while `serve` runs; `answer` is set by the first request to `CALLBACK_PATH` with the expected state:
+    what the authorization server sent back through the browser (`code`, `state`, `iss`, or `error` and
+    `error_description`), each parameter's first value."""
 
     def __init__(self, listener: anyio.abc.Listener[anyio.abc.SocketStream], server: str) -> None:
         self._listener = listener
         self._server = server
         self._state: str | None = None
         self.answered = anyio.Event()
-        self.answer: Callback | None = None
-
-    def expect(self, authorization_url: str) -> None:
-        """The sign-in sent to `authorization_url` is the one an answer must belong to (its `state`)."""
-        states = parse_qs(urlsplit(authorization_url).query).get("state")
-        self._state = states[0] if states else None
+        self.answer: dict[str, str] | None = None
 
     @classmethod
     async def open(cls, port: int | None, server: str) -> Loopback:
         """Listening on `port` (a free one when None).
 
         Raises:
-            OSError: the port is taken or cannot be had.
+            CommandFailedError: the port is taken or cannot be had.
         """
-        listener = await anyio.create_tcp_listener(local_host=LOOPBACK_HOST, local_port=port or 0)
-        return cls(listener, server)
+        try:
+            return cls(await anyio.create_tcp_listener(local_host=LOOPBACK_HOST, local_port=port or 0), server)
+        except OSError as exc:
+            raise CommandFailedError(
+                f"Cannot listen on {LOOPBACK_HOST} for the sign-in to come back ({exc.strerror or exc}); "
+                "free the port, or set another oauth.redirectPort for this server, then run the command again."
+            ) from exc
+
+    def expect(self, authorization_url: str) -> None:
+        """The sign-in sent to `authorization_url` is the one an answer must belong to (its `state`)."""
+        self._state = _parameters(authorization_url).get("state")
 
     @property
     def redirect_uri(self) -> str:
@@ -84,47 +78,27 @@ class Loopback:
                         head += await stream.receive()
                     except (anyio.EndOfStream, anyio.BrokenResourceError):
                         break
-            target = _target(head)
-            if target is None or urlsplit(target).path != CALLBACK_PATH:
+            request_line = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")  # GET target version
+            target = request_line[1] if len(request_line) == 3 and request_line[0] == "GET" else ""
+            if urlsplit(target).path != CALLBACK_PATH:
                 await _reply(stream, 404, "Not found", "This is where a sign-in comes back; nothing else is here.")
                 return
-            callback = _callback(target)
-            if self._state is None or callback.state != self._state:
+            callback = _parameters(target)
+            if self._state is None or callback.get("state") != self._state:
                 await _reply(stream, 400, "Not this sign-in", "This is not the sign-in mcp-gateway is waiting for.")
                 return
             if self.answer is None:
                 self.answer = callback
                 self.answered.set()
-            if callback.error is not None:
-                title, text = "Sign-in refused", f"The sign-in to '{self._server}' was refused ({callback.error})."
+            if "error" in callback:
+                title, text = "Sign-in refused", f"The sign-in to '{self._server}' was refused ({callback['error']})."
             else:
                 title, text = "Signed in", f"mcp-gateway got the sign-in to '{self._server}'; you can close this tab."
             await _reply(stream, 200, title, text)
 
 
-def _target(head: bytes) -> str | None:
-    """The request target of a `GET` request line, or None."""
-    line = head.split(b"\r\n", 1)[0].decode("latin-1")
-    parts = line.split(" ")
-    if len(parts) != 3 or parts[0] != "GET":
-        return None
-    return parts[1]
-
-
-def _callback(target: str) -> Callback:
-    query = parse_qs(urlsplit(target).query)
-
-    def first(name: str) -> str | None:
-        values = query.get(name)
-        return values[0] if values else None
-
-    return Callback(
-        code=first("code"),
-        state=first("state"),
-        iss=first("iss"),
-        error=first("error"),
-        error_description=first("error_description"),
-    )
+def _parameters(url: str) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(urlsplit(url).query).items()}
 
 
 async def _reply(stream: anyio.abc.SocketStream, status: int, title: str, text: str) -> None:

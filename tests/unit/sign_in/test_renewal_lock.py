@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_gateway.downstream.sign_in_lock import renewal_lock
-from mcp_gateway.downstream.sign_in_store import SignInStore
+from mcp_gateway.masking import SecretMask
+from mcp_gateway.sign_in import SignInStore
 
 pytestmark = pytest.mark.anyio
 
@@ -18,12 +18,13 @@ SHORT_WAIT_SECONDS = 0.2
 
 
 async def test_a_second_holder_waits_out_its_bound_while_the_first_holds_the_lock(tmp_path: Path) -> None:
-    path = SignInStore(tmp_path / "oauth").lock_path_of("web")
-    async with renewal_lock(path) as first:
+    store = SignInStore(tmp_path / "oauth", SecretMask().learn)
+    path = store.lock_path_of("web")
+    async with store.renewal_lock("web") as first:
         assert first
-        async with renewal_lock(path, timeout_s=SHORT_WAIT_SECONDS) as second:
+        async with store.renewal_lock("web", timeout_s=SHORT_WAIT_SECONDS) as second:
             assert not second
-    async with renewal_lock(path, timeout_s=SHORT_WAIT_SECONDS) as after:
+    async with store.renewal_lock("web", timeout_s=SHORT_WAIT_SECONDS) as after:
         assert after  # released on exit
     assert path.name.endswith(".lock")
     assert path.exists()  # never deleted: two holders would lock two inodes
@@ -35,9 +36,9 @@ async def test_a_link_planted_as_the_lock_file_is_refused_and_its_target_untouch
     target = tmp_path / "elsewhere"
     target.write_text("keep")
     target.chmod(0o644)
-    path = SignInStore(directory).lock_path_of("web")
-    os.symlink(target, path)
-    async with renewal_lock(path, timeout_s=SHORT_WAIT_SECONDS) as held:
+    store = SignInStore(directory, SecretMask().learn)
+    os.symlink(target, store.lock_path_of("web"))
+    async with store.renewal_lock("web", timeout_s=SHORT_WAIT_SECONDS) as held:
         assert not held
     assert target.read_text() == "keep"
     assert oct(target.stat().st_mode & 0o777) == oct(0o644)
@@ -47,6 +48,7 @@ async def test_an_oauth_directory_that_is_a_link_is_not_locked_in(tmp_path: Path
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "oauth").symlink_to(real)
-    async with renewal_lock(SignInStore(tmp_path / "oauth").lock_path_of("web"), timeout_s=SHORT_WAIT_SECONDS) as held:
+    store = SignInStore(tmp_path / "oauth", SecretMask().learn)
+    async with store.renewal_lock("web", timeout_s=SHORT_WAIT_SECONDS) as held:
         assert not held
     assert list(real.iterdir()) == []

@@ -8,14 +8,20 @@ import stat
 from dataclasses import replace
 from pathlib import Path
 
-import anyio
 import pytest
 from workspace_hazards import bounded, dead_pid, plant_fifo, plant_link, release_fifo
 
+from mcp_gateway.daemon.state_file import (
+    DaemonState,
+    SessionEntry,
+    read_states,
+    remove_stale,
+    remove_state,
+    runs,
+    state_name,
+    write_state,
+)
 from mcp_gateway.downstream.processes import start_time
-from mcp_gateway.service.daemon_files import read_states, remove_stale, remove_state, runs, state_name, write_state
-from mcp_gateway.service.daemon_record import DaemonState, SessionEntry
-from mcp_gateway.service.daemon_sessions import DaemonSessions
 
 
 def this_process() -> DaemonState:
@@ -98,26 +104,3 @@ def test_the_next_daemon_removes_the_state_of_daemons_that_are_gone_and_keeps_th
     assert sorted(removed) == sorted([state_name(gone.pid), "daemon-14.state", "daemon-15.state"])
     assert [found.state for found in read_states(run)] == [this_process()]
     outside.assert_untouched()
-
-
-@pytest.mark.anyio
-async def test_sessions_are_numbered_in_order_and_say_who_they_are() -> None:
-    sessions = DaemonSessions()
-    assert sessions.idle_since is not None
-    with sessions.serving() as first:
-        with anyio.fail_after(1):
-            await sessions.changed()  # a session opened
-        assert sessions.idle_since is None
-        sessions.identified(first, "claude-code", "2.1.3")
-        with sessions.serving() as second, sessions.calling(second):
-            assert [entry.calls_in_flight for entry in sessions.entries()] == [0, 1]
-            assert (first.id, second.id) == (1, 2)
-            assert sessions.open_ids() == {1, 2}
-        assert sessions.open_ids() == {1}, "a session that left is no longer open"
-        assert [(entry.id, entry.client_name, entry.client_version) for entry in sessions.entries()] == [
-            (1, "claude-code", "2.1.3")
-        ]
-    assert sessions.entries() == ()
-    assert sessions.idle_since is not None
-    with sessions.serving() as third:
-        assert third.id == 3, "ids are never reused"

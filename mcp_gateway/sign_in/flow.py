@@ -1,26 +1,16 @@
 """`login` and `logout`: a person signs the workspace in to a remote server with OAuth, or out again.
 
-`login` runs the MCP authorization flow with the SDK's `OAuthClientProvider`, which does the protocol: the
-server's 401 and its protected-resource metadata (RFC 9728), the authorization server's metadata (RFC 8414 /
-OpenID discovery), dynamic client registration (RFC 7591) unless the config names a client, PKCE (S256), the
-`state` check and the code exchange. What is the gateway's is around it: the loopback redirect (`loopback.py`,
-on the configured `redirectPort` or a free one), showing the authorization URL (and opening a browser where
-there is a display), a bounded wait for the person, errors worded for them, and the resulting `SignIn` written
-to the workspace (`downstream/sign_in_store.py`) for every serving gateway to use and renew.
-
-`logout` removes it, after asking the authorization server to revoke the tokens when it advertises revocation
-(RFC 7009): best effort, since a server that cannot be reached must not keep a person signed in locally.
-
-Every token met is given to `learn` (the command's `SecretMask`) before anything could print it.
+The SDK's `OAuthClientProvider` does the protocol; this module gives it the loopback redirect (on the configured
+`redirectPort` or a free one), shows the authorization URL, waits a bounded time for the person, words every
+failure for them, and saves the `SignIn` for every serving gateway. A logout's revocation is best effort: a
+server that cannot be reached must not keep a person signed in locally.
 """
 
 from __future__ import annotations
 
-import logging
-import webbrowser
-from collections.abc import Callable, Generator, Iterable
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -31,12 +21,11 @@ from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrati
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.config import GatewayConfig, ServerConfig
-from mcp_gateway.config.models import RemoteServer, StdioServer
-from mcp_gateway.downstream.sign_in_store import SignIn, SignInStore
-from mcp_gateway.errors import CommandFailedError, UnknownServerError, UsageError
+from mcp_gateway.config import GatewayConfig, RemoteServer, ServerConfig, StdioServer
+from mcp_gateway.errors import CommandFailedError, UsageError
 from mcp_gateway.paths import Workspace
-from mcp_gateway.service.loopback import Loopback
+from mcp_gateway.sign_in.loopback import Loopback
+from mcp_gateway.sign_in.store import SignIn, SignInStore
 from mcp_gateway.wire import bare_initialize
 
 MAX_ERROR_DESCRIPTION_CHARS = 300
@@ -49,20 +38,9 @@ HTTP_TIMEOUT_SECONDS = 30.0
 REVOKE_TIMEOUT_SECONDS = 10.0
 """Revocation is best effort: an unreachable server must not hold up a logout for long."""
 CLIENT_NAME = "mcp-gateway"
-_INITIALIZE = bare_initialize(CLIENT_NAME)
 
 ShowUrl = Callable[[str, bool], None]
 """Called with the authorization URL, and whether a browser was asked to open it."""
-
-
-@dataclass(frozen=True)
-class LoginReport:
-    server: str
-    expires_at: float | None
-    scopes: tuple[str, ...]
-    refreshable: bool
-    registered: bool
-    """A client was registered for the gateway (RFC 7591), rather than taken from the config."""
 
 
 @dataclass(frozen=True)
@@ -72,14 +50,8 @@ class LogoutReport:
     revoked: Literal["yes", "failed", "not offered", "nothing to revoke"]
 
 
-class _Refused(Exception):  # noqa: N818 - the person's or the server's answer, worded in `login`
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
 class _Memory:
-    """The SDK's `TokenStorage` for one flow; the result is written as one `SignIn` once the flow is done."""
+    """The SDK's `TokenStorage` for one flow; the result is saved as one `SignIn` once the flow is done."""
 
     def __init__(self, client: OAuthClientInformationFull | None) -> None:
         self.tokens: OAuthToken | None = None
@@ -98,22 +70,6 @@ class _Memory:
         self.client = client_info
 
 
-def remote_server(config: GatewayConfig, name: str) -> tuple[ServerConfig, RemoteServer]:
-    """The configured remote server `name` (or alias) means.
-
-    Raises:
-        UnknownServerError: no server has that name or alias.
-        UsageError: it is a local (stdio) server, which has nothing to sign in to.
-    """
-    server = config.servers.get(name) or next((s for s in config.servers.values() if name in s.spec.aliases), None)
-    if server is None:
-        known = ", ".join(config.servers) or "none"
-        raise UnknownServerError(f"No server named '{name}' in {config.path} (servers: {known}); check the name.")
-    if isinstance(server.spec, StdioServer):
-        raise UsageError(f"Server '{server.name}' is a local (stdio) server, which has no sign-in; name a remote one.")
-    return server, server.spec
-
-
 async def login(
     workspace: Workspace,
     config: GatewayConfig,
@@ -123,14 +79,15 @@ async def login(
     open_browser: bool,
     learn: Callable[[Iterable[str]], None],
     wait_seconds: float = SIGN_IN_WAIT_SECONDS,
-) -> LoginReport:
-    """Sign the workspace in to the remote server `name`; the sign-in is saved for every gateway to use.
+) -> SignIn:
+    """Sign the workspace in to the remote server `name` (or alias); the sign-in is saved for every gateway, and
+    its secrets given to `learn` first.
 
     Raises:
-        UnknownServerError, UsageError: see `remote_server`.
+        UsageError: no server has that name, or it is a local (stdio) server, which has nothing to sign in to.
         CommandFailedError: the sign-in did not happen (refused, timed out, not offered by the server).
     """
-    server, spec = remote_server(config, name)
+    server, spec = _remote_server(config, name)
     settings = spec.oauth
     configured = None
     if settings is not None and settings.client_id is not None:
@@ -140,16 +97,12 @@ async def login(
             token_endpoint_auth_method="client_secret_post" if settings.client_secret else "none",
         )
     scopes = " ".join(settings.scopes) if settings is not None and settings.scopes else None
-    try:
-        loopback = await Loopback.open(settings.redirect_port if settings else None, server.name)
-    except OSError as exc:
-        raise CommandFailedError(
-            f"Cannot listen on 127.0.0.1 for the sign-in to come back ({exc.strerror or exc}); "
-            "free the port, or set another oauth.redirectPort for this server, then run the command again."
-        ) from exc
+    loopback = await Loopback.open(settings.redirect_port if settings else None, server.name)
     storage = _Memory(configured)
 
     async def redirect(url: str) -> None:
+        import webbrowser  # only here: a serving gateway imports this module and never opens a browser
+
         loopback.expect(url)
         if scopes is not None:
             url = _with_scope(url, scopes)  # the SDK asks for what the server advertises; the config says otherwise
@@ -161,19 +114,19 @@ async def login(
             await loopback.answered.wait()
         answer = loopback.answer
         if answer is None:
-            raise _Refused(
+            raise CommandFailedError(
                 f"No sign-in came back within {wait_seconds / 60:g} minutes; run the command again and finish "
-                "the sign-in in the browser"
+                "the sign-in in the browser."
             )
-        if answer.error is not None or answer.code is None:
-            why = clip(answer.error or "no authorization code", MAX_ECHOED_NAME_CHARS)
-            detail = (
-                f": {clip(answer.error_description, MAX_ERROR_DESCRIPTION_CHARS)}" if answer.error_description else ""
+        code, error, description = answer.get("code"), answer.get("error"), answer.get("error_description")
+        if error is not None or code is None:
+            why = clip(error or "no authorization code", MAX_ECHOED_NAME_CHARS)
+            if description:
+                why += f": {clip(description, MAX_ERROR_DESCRIPTION_CHARS)}"
+            raise CommandFailedError(
+                f"The sign-in to '{server.name}' was refused ({why}); run the command again to retry."
             )
-            raise _Refused(
-                f"The sign-in to '{server.name}' was refused ({why}{detail}); run the command again to retry"
-            )
-        return AuthorizationCodeResult(code=answer.code, state=answer.state, iss=answer.iss)
+        return AuthorizationCodeResult(code=code, state=answer.get("state"), iss=answer.get("iss"))
 
     metadata = OAuthClientMetadata(
         client_name=CLIENT_NAME,
@@ -201,16 +154,19 @@ async def login(
             f"Server '{server.name}' answered HTTP {answered} without asking for a sign-in, so there is nothing "
             "to sign in to; it works without one."
         )
-    learn(_secrets(tokens, storage.client))
     sign_in = _sign_in(server.name, spec.url, provider, tokens, storage.client)
-    await anyio.to_thread.run_sync(SignInStore(workspace.sign_ins_dir).save, sign_in)
-    return LoginReport(
-        server=server.name,
-        expires_at=sign_in.expires_at,
-        scopes=tuple((tokens.scope or "").split()),
-        refreshable=bool(tokens.refresh_token),
-        registered=configured is None,
-    )
+    await anyio.to_thread.run_sync(SignInStore(workspace.sign_ins_dir, learn).save, sign_in)
+    return sign_in
+
+
+def _remote_server(config: GatewayConfig, name: str) -> tuple[ServerConfig, RemoteServer]:
+    server = config.servers.get(name) or next((s for s in config.servers.values() if name in s.spec.aliases), None)
+    if server is None:
+        known = ", ".join(config.servers) or "none"
+        raise UsageError(f"No server named '{name}' in {config.path} (servers: {known}); check the name.")
+    if isinstance(server.spec, StdioServer):
+        raise UsageError(f"Server '{server.name}' is a local (stdio) server, which has no sign-in; name a remote one.")
+    return server, server.spec
 
 
 def _sign_in(
@@ -236,27 +192,24 @@ def _sign_in(
 
 async def _ask(spec: RemoteServer, provider: OAuthClientProvider, name: str) -> int:
     """Send the server one request the way a client starts (the provider signs in when it is refused); its status."""
-    with _quiet_sdk_auth_log():
-        try:
-            async with httpx2.AsyncClient(auth=provider, timeout=HTTP_TIMEOUT_SECONDS) as client:
-                if spec.type == "http":
-                    accept = {"Accept": "application/json, text/event-stream"}
-                    async with client.stream("POST", spec.url, json=_INITIALIZE, headers=accept) as response:
-                        return response.status_code
-                async with client.stream("GET", spec.url, headers={"Accept": "text/event-stream"}) as response:
-                    return response.status_code
-        except _Refused as exc:
-            raise CommandFailedError(f"{exc.message}.") from exc
-        except OAuthFlowError as exc:
-            raise CommandFailedError(_flow_failure(name, spec.url, provider, exc)) from exc
-        except (httpx2.UnsupportedProtocol, httpx2.InvalidURL) as exc:
-            # The challenge named a metadata url that is not one (a relative path, say): no metadata to follow.
-            raise CommandFailedError(_flow_failure(name, spec.url, provider, exc)) from exc
-        except httpx2.HTTPError as exc:
-            raise CommandFailedError(
-                f"Signing in to '{name}' failed: {type(exc).__name__} at {_shown(exc)}; check that the server is "
-                "running and its url in config.json is right, then run the command again."
-            ) from exc
+    if spec.type == "http":
+        method, initialize, accept = "POST", bare_initialize(CLIENT_NAME), "application/json, text/event-stream"
+    else:
+        method, initialize, accept = "GET", None, "text/event-stream"
+    try:
+        async with (
+            httpx2.AsyncClient(auth=provider, timeout=HTTP_TIMEOUT_SECONDS) as client,
+            client.stream(method, spec.url, json=initialize, headers={"Accept": accept}) as response,
+        ):
+            return response.status_code
+    except (OAuthFlowError, httpx2.UnsupportedProtocol, httpx2.InvalidURL) as exc:
+        # (a challenge may name a metadata url that is not one, a relative path say: no metadata to follow)
+        raise CommandFailedError(_flow_failure(name, spec.url, provider, exc)) from exc
+    except httpx2.HTTPError as exc:
+        raise CommandFailedError(
+            f"Signing in to '{name}' failed: {type(exc).__name__} at {_shown(exc)}; check that the server is "
+            "running and its url in config.json is right, then run the command again."
+        ) from exc
 
 
 def _flow_failure(name: str, url: str, provider: OAuthClientProvider, exc: Exception) -> str:
@@ -292,32 +245,14 @@ def _with_scope(url: str, scopes: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def _secrets(tokens: OAuthToken, client: OAuthClientInformationFull) -> tuple[str, ...]:
-    return tuple(value for value in (tokens.access_token, tokens.refresh_token, client.client_secret) if value)
-
-
-@contextmanager
-def _quiet_sdk_auth_log() -> Generator[None]:
-    """The SDK logs a failed flow with its traceback; `login` says what failed in one sentence instead."""
-    sdk = logging.getLogger("mcp.client.auth")
-    before = sdk.level
-    sdk.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        sdk.setLevel(before)
-
-
 async def logout(
     workspace: Workspace, config: GatewayConfig, name: str, *, learn: Callable[[Iterable[str]], None]
 ) -> LogoutReport:
     """Forget the sign-in of `name` (a configured server, or one that was removed from the config)."""
-    store = SignInStore(workspace.sign_ins_dir)
+    store = SignInStore(workspace.sign_ins_dir, learn)
     server = config.servers.get(name)
     url = server.spec.url if server is not None and not isinstance(server.spec, StdioServer) else None
     sign_in = None if url is None else await anyio.to_thread.run_sync(store.load, name, url)
-    if sign_in is not None:
-        learn(sign_in.secrets())
     revoked = await _revoke(sign_in) if sign_in is not None else "nothing to revoke"
     removed = await anyio.to_thread.run_sync(store.remove, name)
     return LogoutReport(server=name, removed=removed, revoked=revoked)
@@ -328,22 +263,19 @@ async def _revoke(sign_in: SignIn) -> Literal["yes", "failed", "not offered"]:
     endpoint = sign_in.revocation_endpoint
     if endpoint is None:
         return "not offered"
-    client = sign_in.client
-    tokens = [(sign_in.tokens.refresh_token, "refresh_token"), (sign_in.tokens.access_token, "access_token")]
-    outcome: Literal["yes", "failed"] = "yes"
+    client = {"client_id": sign_in.client.client_id}
+    if sign_in.client.client_secret:
+        client["client_secret"] = sign_in.client.client_secret
+    tokens = {"refresh_token": sign_in.tokens.refresh_token, "access_token": sign_in.tokens.access_token}
+    revoked = True
     with anyio.move_on_after(REVOKE_TIMEOUT_SECONDS) as scope:
         async with httpx2.AsyncClient(timeout=REVOKE_TIMEOUT_SECONDS) as http:
-            for token, hint in tokens:
+            for hint, token in tokens.items():
                 if not token:
                     continue
-                data = {"token": token, "token_type_hint": hint, "client_id": client.client_id}
-                if client.client_secret:
-                    data["client_secret"] = client.client_secret
                 try:
-                    response = await http.post(endpoint, data=data)
+                    response = await http.post(endpoint, data={"token": token, "token_type_hint": hint, **client})
+                    revoked = revoked and response.status_code == HTTPStatus.OK
                 except httpx2.HTTPError:
-                    outcome = "failed"
-                    continue
-                if response.status_code != 200:
-                    outcome = "failed"
-    return "failed" if scope.cancelled_caught else outcome
+                    revoked = False
+    return "yes" if revoked and not scope.cancelled_caught else "failed"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcp_gateway.service.daemon_record import (
+from mcp_gateway.daemon.state_file import (
     MAX_CLIENT_TEXT_CHARS,
     MAX_LISTED_PROCESSES,
     MAX_LISTED_SESSIONS,
