@@ -52,6 +52,7 @@ from mcp_gateway.importing import (
     system_clock,
     this_installation,
 )
+from mcp_gateway.wording import counted
 
 FAILED = 1
 INDENT = "  "
@@ -183,7 +184,7 @@ def _detected_client(args: argparse.Namespace, service: ImportService) -> str:
     detection = anyio.run(service.detect)
     print("Detected client configs:")
     for detected in detection.found:
-        what = detected.problem or f"{detected.servers} server{_s(detected.servers)}"
+        what = detected.problem or counted(detected.servers, "server")
         if detected.has_gateway:
             what += ", already starts the gateway"
         print(f"  {detected.client.name:15} {detected.path or ''}  ({what})")
@@ -246,9 +247,9 @@ def _imported_as(server: ServerOutcome) -> str:
 
 def _client_entry_lines(entry: ClientEntry) -> list[str]:
     """The exact entry `--write-client-config` puts into the client file, and what it replaces."""
-    summary = f"replacing {entry.replaced} imported server{_s(entry.replaced)}" if entry.replaced else "added"
+    summary = f"replacing {counted(entry.replaced, 'imported server')}" if entry.replaced else "added"
     if entry.kept:
-        summary += f"; {entry.kept} skipped server{_s(entry.kept)} stay{'s' if entry.kept == 1 else ''}"
+        summary += f"; {counted(entry.kept, 'skipped server')} stay{'s' if entry.kept == 1 else ''}"
     lines = [f"Client entry for {entry.path} ('{'.'.join(entry.block)}', {summary}):"]
     lines += [INDENT + line for line in entry.text.splitlines()]
     lines.append(f"Launcher: {entry.launcher} ({entry.why}).")
@@ -279,7 +280,7 @@ def _show_client_write(report: ImportReport) -> None:
     print(f"Restart {report.client.title} so it starts the gateway.")
     print(f"Undo: mcp-gateway import --restore {written.backup}")
     print(
-        f"{written.versions} version{_s(written.versions)} of it {'is' if written.versions == 1 else 'are'} kept "
+        f"{counted(written.versions, 'version')} of it {'is' if written.versions == 1 else 'are'} kept "
         f"beside it, readable by you only: mcp-gateway import --backups --client {report.client.name} lists them, "
         "and with --prune removes all but the original and the newest two."
     )
@@ -307,10 +308,6 @@ def _fail_on_write_failure(report: ImportReport) -> None:
     """Everything written before the failure has been shown; the failure ends the command."""
     if report.write_failure is not None:
         raise ImportFailedError(report.write_failure)
-
-
-def _s(count: int) -> str:
-    return "" if count == 1 else "s"
 
 
 def restore_request(args: argparse.Namespace) -> RestoreRequest:
@@ -367,9 +364,9 @@ def run_list(args: argparse.Namespace, service: ImportService) -> int:
             print("\n".join(_pruned_lines(pruned)))
         print()
     listing = anyio.run(service.backups, restore_request(args))
-    if not listing.files:
+    if not listing:
         raise ImportFailedError("found no backups (they are made by import --write-client-config)")
-    for history in listing.files:
+    for history in listing:
         print("\n".join(_history_lines(history)))
         print()
     narrowing = _narrowing(args)
@@ -381,7 +378,7 @@ def run_list(args: argparse.Namespace, service: ImportService) -> int:
 
 def _pruned_lines(pruned: PrunedFile) -> list[str]:
     lines = [f"Removed {INDENT}{path}" for path in pruned.removed]
-    left = f"{pruned.kept} version{'' if pruned.kept == 1 else 's'}"
+    left = counted(pruned.kept, "version")
     lines.append(f"{pruned.path}: {len(pruned.removed)} removed; {left} kept (the original and the newest two)")
     if pruned.problem:
         lines.append(f"warning: {pruned.problem}")
@@ -389,9 +386,9 @@ def _pruned_lines(pruned: PrunedFile) -> list[str]:
 
 
 def _history_lines(history: FileHistory) -> list[str]:
-    now = "gone" if history.size is None else _bytes(history.size)
+    now = "gone" if history.size is None else counted(history.size, "byte")
     count = len(history.versions)
-    lines = [f"{history.path} (now {now}); {count} kept version{'' if count == 1 else 's'}, newest first:"]
+    lines = [f"{history.path} (now {now}); {counted(count, 'kept version')}, newest first:"]
     for version in history.versions:
         lines.append(f"{INDENT}{version.path}")
         lines.append(f"{INDENT * 2}{_summary(version)}")
@@ -412,7 +409,7 @@ def _summary(version: KeptVersion) -> str:
         if flag
     ]
     tail = f" [{', '.join(marks)}]" if marks else ""
-    return f"{taken}, {_bytes(version.size)}, {MADE_BY[version.made_by]}{tail}"
+    return f"{taken}, {counted(version.size, 'byte')}, {MADE_BY[version.made_by]}{tail}"
 
 
 def _narrowing(args: argparse.Namespace) -> str:
@@ -420,7 +417,3 @@ def _narrowing(args: argparse.Namespace) -> str:
     parts = [f" --client {args.client}" if args.client else "", f" --scope {args.scope}" if args.scope else ""]
     parts.append(f" --from {args.source}" if args.source else "")
     return "".join(parts)
-
-
-def _bytes(size: int) -> str:
-    return f"{size:,} byte{'' if size == 1 else 's'}"

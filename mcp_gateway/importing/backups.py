@@ -187,11 +187,6 @@ class FileHistory:
 
 
 @dataclass(frozen=True)
-class BackupListing:
-    files: tuple[FileHistory, ...]
-
-
-@dataclass(frozen=True)
 class PrunedFile:
     """What `--backups --prune` did to one client file's kept versions."""
 
@@ -445,9 +440,9 @@ def restore_backup(
         ) from error
 
 
-def list_backups(where: Where, request: RestoreRequest) -> BackupListing:
+def list_backups(where: Where, request: RestoreRequest) -> tuple[FileHistory, ...]:
     """Every client file with kept versions among those the request narrows to, each newest first."""
-    return BackupListing(tuple(_history(path, versions) for path, versions in _files(where, request).items()))
+    return tuple(_history(path, versions) for path, versions in _files(where, request).items())
 
 
 def prune_backups(where: Where, request: RestoreRequest) -> tuple[PrunedFile, ...]:

@@ -1,27 +1,19 @@
-"""Importing a client's MCP servers, pointing the client at the gateway, and undoing that: `ImportService`.
+"""`ImportService`: importing a client's MCP servers, pointing the client at the gateway, and undoing that.
 
-The service owns the whole flow, so a front end only renders its reports: read the client's file, ask each
-remote server that sends no credentials whether it needs a sign-in, merge the servers into the gateway's
-`config.json`, then (with write-back) back the client file up and rewrite it; and restore a backup. Order
-matters for safety: the gateway config is written first, and only then is the client file backed up and
-rewritten, so a failure at any step leaves the client as it was. Clients already pointed at the gateway
-keep working after any later import: a same-named server with another definition is never replaced unless
-asked (it stays in its client), and the gateway entries of this workspace in clients that filter the
-environment are brought up to date when the workspace's servers come to need another variable.
+The service owns the whole flow, so a front end only renders its reports. Order matters for safety: the
+gateway config is written first, and only then is the client file backed up and rewritten, so a failure at any
+step leaves the client as it was. Clients already pointed at the gateway keep working after any later import:
+a same-named server with another definition is never replaced unless asked, and the gateway entries of this
+workspace in clients that filter the environment are brought up to date when its servers need another variable.
 
-Its collaborators are passed in, never looked up: where the client files are (`Where`: home, project,
-environment, platform), the workspace the servers go into, the sign-in `probe` (the real one asks over
-HTTP), the `clock` that stamps backups, and `launching`: how this gateway is installed and the check that
-runs the command written for the client (a command that does not start the gateway is never written). It
-prints nothing. A report holds no secret: entries are masked before they go in, and its free text (notes,
-reasons, a launch check's output, a failure) passes through a `SecretMask` of the client's secrets, so any
-front end may show all of it.
+Its collaborators are passed in, never looked up: where the client files are (`Where`), the workspace, the
+sign-in `probe`, the `clock` that stamps backups, and `launching` (how this gateway is installed, and the check
+that the command written for the client starts it). It prints nothing, and its reports hold no secret.
 
-A request that cannot be met raises before anything is written: `ImportUsageError` when the request names
-what does not exist, `ConfigError` when a file cannot be read or used, `ImportFailedError` when a backup
-is missing or cannot be put back. A write that fails once writing has begun is part of the report
-(`write_failure`) instead, so what was already written is still told. File work runs in worker threads;
-only the sign-in questions run on the event loop.
+A request that cannot be met raises before anything is written: `ImportUsageError` when it names what does not
+exist, `ConfigError` when a file cannot be read or used, `ImportFailedError` when a backup is missing or cannot
+be put back. A write that fails once writing has begun is part of the report (`write_failure`), so what was
+already written is still told. File work runs in worker threads; only the sign-in questions run on the loop.
 """
 
 from __future__ import annotations
@@ -41,7 +33,8 @@ from mcp_gateway.config.jsonfile import as_object
 from mcp_gateway.errors import ConfigError, ImportUsageError
 from mcp_gateway.importing.backups import (
     BackupChoice,
-    BackupListing,
+    FileHistory,
+    MadeBy,
     PrunedFile,
     RestoreReport,
     RestoreRequest,
@@ -102,8 +95,6 @@ class Launching:
 
 
 class ImportService:
-    """See the module docstring."""
-
     @classmethod
     def for_home(
         cls,
@@ -156,7 +147,7 @@ class ImportService:
         return report.masked(mask)
 
     async def restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice | WalkEnded:
-        """Put a kept version back: the one named, else the original, else one step back (`service.restoring`).
+        """Put a kept version back: the one named, else the original, else one step back (`backups`).
 
         Raises:
             ImportUsageError: the named file is not a copy import made, or the client is unknown.
@@ -164,7 +155,7 @@ class ImportService:
         """
         return await anyio.to_thread.run_sync(restore_backup, self._where, request, self._clock)
 
-    async def backups(self, request: RestoreRequest) -> BackupListing:
+    async def backups(self, request: RestoreRequest) -> tuple[FileHistory, ...]:
         """Every kept version of the client files the request narrows to, newest first."""
         return await anyio.to_thread.run_sync(list_backups, self._where, request)
 
@@ -237,8 +228,7 @@ class ImportService:
         if text == reading.text:
             return replace(report, client_write=ClientWrite(reading.path, None, kept))
         try:
-            backup = create_backup(reading.path, self._clock())
-            write_atomically(reading.path, text.encode("utf-8"))
+            backup = self._rewrite(reading.path, text, "write-back")
         except OSError as error:
             failure = f"{reading.path}: cannot write it ({error.strerror or error}); it is unchanged"
             return replace(report, write_failure=failure)
@@ -255,9 +245,9 @@ class ImportService:
                 refreshed.append(refresh)
                 continue
             try:
-                text = stale.client.rewrite(stale.reading, stale.launch)
-                backup = create_backup(stale.reading.path, self._clock(), "entry-update")
-                write_atomically(stale.reading.path, text.encode("utf-8"))
+                backup = self._rewrite(
+                    stale.reading.path, stale.client.rewrite(stale.reading, stale.launch), "entry-update"
+                )
             except ConfigError as error:
                 refreshed.append(replace(refresh, failure=error.message))
             except OSError as error:
@@ -266,6 +256,12 @@ class ImportService:
             else:
                 refreshed.append(replace(refresh, backup=backup))
         return tuple(refreshed)
+
+    def _rewrite(self, path: Path, text: str, made_by: MadeBy) -> Path:
+        """Back `path` up, then write `text` in its place; the backup's path."""
+        backup = create_backup(path, self._clock(), made_by)
+        write_atomically(path, text.encode("utf-8"))
+        return backup
 
     def _which(self, program: str) -> str | None:
         """`program` on the PATH of `Where.environ` (the import's environment, not necessarily this process's)."""

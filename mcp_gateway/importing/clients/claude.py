@@ -220,11 +220,7 @@ CLAUDE_CODE = JsonClient(
     scopes=("user", "local", "project"),
     locate=lambda where, scope: [where.project / ".mcp.json"] if scope == "project" else [state_file(where)],
     block=_block,
-    read_entry=standard(
-        refused={
-            "headersHelper": "its headers come from a helper command ('headersHelper'), which the gateway cannot run"
-        }
-    ),
+    read_entry=standard(refused={"headersHelper": HEADERS_HELPER}),
     syntax=Syntax.GATEWAY,
     shape=lambda launch: {**stdio_launch(launch), "alwaysLoad": True},
     notes=_notes,

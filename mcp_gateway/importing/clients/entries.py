@@ -290,9 +290,11 @@ def convert_entry(
     except Skip as skip:
         return ImportedServer(name, skipped=skip.reason)
     warnings += [secret_note] if secret_note else []
-    return ImportedServer(
-        name, entry=entry, warnings=tuple(warnings + _notes(name, entry, off, client=client, where=where, scope=scope))
-    )
+    warnings += _notes(name, entry, off, client=client, scope=scope)
+    cwd = entry.get("cwd")
+    if isinstance(cwd, str) and not _ABSOLUTE.match(cwd) and scope != "user":
+        entry["cwd"] = str(where.project / cwd)  # a project file's paths are relative to the project
+    return ImportedServer(name, entry=entry, warnings=tuple(warnings))
 
 
 def _fields(raw: object) -> Mapping[str, object]:
@@ -302,7 +304,7 @@ def _fields(raw: object) -> Mapping[str, object]:
     return fields
 
 
-def _notes(name: str, entry: JsonObject, off: str | None, *, client: str, where: Where, scope: Scope) -> list[str]:
+def _notes(name: str, entry: JsonObject, off: str | None, *, client: str, scope: Scope) -> list[str]:
     """What to know of an imported entry: turned off, a relative working directory, a sign-in, an awkward name."""
     warnings: list[str] = []
     if off is not None:
@@ -311,11 +313,8 @@ def _notes(name: str, entry: JsonObject, off: str | None, *, client: str, where:
             f"`mcp-gateway config enable {name}` turns it on"
         )
     cwd = entry.get("cwd")
-    if isinstance(cwd, str) and not _ABSOLUTE.match(cwd):
-        if scope == "user":
-            warnings.append(f"its working directory '{cwd}' is relative; the gateway resolves it from where it runs")
-        else:
-            entry["cwd"] = str(where.project / cwd)  # a project file's paths are relative to the project
+    if isinstance(cwd, str) and not _ABSOLUTE.match(cwd) and scope == "user":
+        warnings.append(f"its working directory '{cwd}' is relative; the gateway resolves it from where it runs")
     if entry.get("oauth") is not None:
         warnings.append(
             f"it signs in with OAuth in {client}; the gateway cannot reuse that sign-in, so it is imported as "

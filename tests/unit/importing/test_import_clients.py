@@ -344,3 +344,21 @@ def test_the_gateway_run_as_a_python_module_is_recognised_as_itself(where: Where
 @pytest.mark.parametrize("alias", ["claude", "vs-code", "gemini-cli", "roo-code", "epoch", "Codex"])
 def test_client_names_have_the_aliases_people_type(alias: str) -> None:
     assert find_client(alias) is not None
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_a_relative_working_directory_is_the_projects_in_a_project_file_and_a_warning_in_a_user_file(
+    where: Where, tmp_path: Path, scope: Scope
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"mcpServers": {"tool": {"command": "node", "args": ["x.js"], "cwd": "tools/x"}}}')
+    found = find_client("gemini")
+    assert found is not None
+    (server,) = found.read(path, scope, where).servers
+    assert server.entry is not None
+    if scope == "project":
+        assert server.entry["cwd"] == str(where.project / "tools/x")
+        assert not any("relative" in warning for warning in server.warnings)
+    else:
+        assert server.entry["cwd"] == "tools/x"
+        assert any("its working directory 'tools/x' is relative" in warning for warning in server.warnings)
