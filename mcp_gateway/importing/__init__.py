@@ -28,7 +28,7 @@ from mcp_gateway.importing.clients import (
     replace_value,
     splice_members,
 )
-from mcp_gateway.importing.launch import LAUNCHERS, Installation, check_launch, this_installation
+from mcp_gateway.importing.launch import check_launch, this_installation
 from mcp_gateway.importing.merge import parse_config_text
 from mcp_gateway.importing.reports import AskingForSignIns, ClientEntry, ImportReport, ImportRequest, ServerOutcome
 from mcp_gateway.importing.service import Clock, ImportService, Launching, system_clock
@@ -36,7 +36,6 @@ from mcp_gateway.importing.sign_in import Probe, http_status, needs_login
 
 __all__ = [
     "CLIENTS",
-    "LAUNCHERS",
     "AskingForSignIns",
     "BackupChoice",
     "ClientEntry",
@@ -46,7 +45,6 @@ __all__ = [
     "ImportReport",
     "ImportRequest",
     "ImportService",
-    "Installation",
     "JsonNode",
     "KeptVersion",
     "Launching",

@@ -207,6 +207,8 @@ FACED_PACKAGES = (
     "mcp_gateway.daemon",
     "mcp_gateway.server",
     "mcp_gateway.sign_in",
+    "mcp_gateway.importing",
+    "mcp_gateway.importing.clients",
 )
 """Packages with a face: `__init__` says what the package is and `__all__` names what the rest of the gateway
 imports from it (and what the package's own tests reach through it, nothing else), and nothing outside imports
