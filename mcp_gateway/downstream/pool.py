@@ -53,18 +53,24 @@ from mcp_gateway.downstream.changes import ListKind, PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.definitions import Definition
-from mcp_gateway.downstream.error_journal import ErrorJournal
-from mcp_gateway.downstream.journal_updates import JournalUpdates
+from mcp_gateway.downstream.error_journal import ErrorJournal, JournalUpdates
 from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
 from mcp_gateway.downstream.notes import logger as notes_logger
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
-from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
-from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.slots import ProcessView, Slot, Slots
 from mcp_gateway.downstream.stderr_log import StderrLog
 from mcp_gateway.downstream.subscriptions import Held, hold
-from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
+from mcp_gateway.downstream.supervisor import (
+    LIST_OPERATION,
+    PROBE_SECONDS,
+    ServerContext,
+    ServerStatus,
+    State,
+    Supervisor,
+    close_seconds,
+    context_for,
+)
 from mcp_gateway.downstream.surface_listing import list_surface
 from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject

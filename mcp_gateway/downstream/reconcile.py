@@ -23,8 +23,7 @@ import anyio
 from mcp_gateway.background import BackgroundTasks
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings
-from mcp_gateway.downstream.server_context import MILLISECONDS
-from mcp_gateway.downstream.supervisor import Supervisor
+from mcp_gateway.downstream.supervisor import MILLISECONDS, Supervisor
 
 DRAIN_MARGIN_SECONDS = 1.0
 """Added to a call's own bound (connect plus request timeout): a call that just timed out has its error to
