@@ -57,10 +57,9 @@ from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_i
 from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
 from mcp_gateway.downstream.definitions import child_environment
 from mcp_gateway.downstream.link import Link
-from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.sse import sse_transport
-from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_log import ServerNotes, StderrLog
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import anyio
@@ -27,11 +26,15 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import RootModel, ValidationError
 
+from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS, clip
+from mcp_gateway.catalog.records import Listing
+from mcp_gateway.catalog.surface import Surface
 from mcp_gateway.downstream.asking import Askers, Asking, CallDeadline
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.eras import is_handshake_version
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.masking import SecretMask
 
 ProgressCallback = ProgressFnT
 
@@ -74,13 +77,6 @@ class EndedBeforeHandshake(Exception):  # noqa: N818
         super().__init__(f"ended before its handshake (exit status {exit_code})")
         self.exit_code = exit_code
         self.said = said
-
-
-@dataclass(frozen=True)
-class ToolListing:
-    tools: list[JsonObject]
-    skipped: tuple[str, ...]
-    """Why entries of the listing were left out (at most a few reasons, then a count)."""
 
 
 class Hurry(Protocol):
@@ -141,30 +137,6 @@ class Connection:
         return self._client.protocol_version
 
     @property
-    def server_name(self) -> str | None:
-        info = self._client.server_info
-        return info.name if info is not None else None
-
-    @property
-    def server_version(self) -> str | None:
-        info = self._client.server_info
-        return info.version if info is not None else None
-
-    @property
-    def server_title(self) -> str | None:
-        info = self._client.server_info
-        return info.title if info is not None else None
-
-    @property
-    def server_description(self) -> str | None:
-        info = self._client.server_info
-        return info.description if info is not None else None
-
-    @property
-    def instructions(self) -> str | None:
-        return self._client.instructions
-
-    @property
     def capabilities(self) -> types.ServerCapabilities:
         """What the server declared at its handshake (or discovery)."""
         return self._client.server_capabilities
@@ -207,25 +179,75 @@ class Connection:
                 deadline=deadline,
             )
 
-    async def list_tools(self, *, timeout_seconds: float) -> ToolListing:
-        """Every page of `tools/list`, each usable tool as the server listed it (see `Link` for the rest)."""
-        tools: list[JsonObject] = []
-        cursor: str | None = None
-        seen: set[str] = set()
+    async def listing(self, *, timeout_seconds: float, secrets: SecretMask, process: str) -> Listing:
+        """Every page of `tools/list` (each usable tool as the server listed it, see `Link` for the rest), what
+        else it offers (`_surface`), and what it said about itself at its handshake, masked and bounded."""
         if self._link is not None:
             self._link.take_skipped()
-        for _ in range(MAX_LIST_PAGES):
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            page = await self._request(types.ListToolsRequest(params=params), timeout_seconds=timeout_seconds)
-            listed: Any = page.get("tools")
-            if isinstance(listed, list):
-                tools.extend(cast(JsonObject, tool) for tool in cast(list[Any], listed) if isinstance(tool, dict))
-            next_cursor = page.get("nextCursor")
-            if not isinstance(next_cursor, str) or not next_cursor or next_cursor in seen:
-                break
-            seen.add(next_cursor)
-            cursor = next_cursor
-        return ToolListing(tools, self._skipped_notes())
+        listed = await self.list_all(
+            lambda params: types.ListToolsRequest(params=params), "tools", timeout_seconds=timeout_seconds
+        )
+        tools = [cast(JsonObject, tool) for tool in listed if isinstance(tool, dict)]
+        skipped = self._skipped_notes()
+        surface = await self._surface(timeout_seconds=timeout_seconds, mask=secrets.mask)
+        info = self._client.server_info
+
+        def said(text: str | None, limit: int) -> str | None:
+            return secrets.mask_clipped(text, limit) if text is not None and text.strip() else None
+
+        return Listing(
+            tools=tools,
+            skipped=skipped,
+            protocol_version=self.protocol_version,
+            server_name=info.name if info is not None else None,
+            server_version=info.version if info is not None else None,
+            instructions=said(self._client.instructions, MAX_SERVER_INSTRUCTIONS_CHARS),
+            server_title=said(info.title if info is not None else None, MAX_SERVER_INFO_CHARS),
+            server_description=said(info.description if info is not None else None, MAX_SERVER_INFO_CHARS),
+            surface=surface,
+            process=process,
+        )
+
+    async def _surface(self, *, timeout_seconds: float, mask: Callable[[str], str]) -> Surface:
+        """Its prompts, resources and resource templates, each listing asked only of a server that declared the
+        capability (one that declared neither costs no request). Each stands alone: one that fails (an error
+        reply, a timeout, a result that does not follow the protocol) is noted in `skipped`, masked and bounded,
+        and the other listings are kept. Only a lost connection fails the whole listing, as it would for tools."""
+        declared = self.capabilities
+        notes: list[str] = []
+
+        async def listing(
+            method: str, make: Callable[[types.PaginatedRequestParams | None], types.Request[Any, Any]], key: str
+        ) -> list[object]:
+            try:
+                return await self.list_all(make, key, timeout_seconds=timeout_seconds)
+            except (ErrorReply, RequestTimedOut, ValidationError) as exc:
+                reason = f"{exc.error_count()} protocol problems" if isinstance(exc, ValidationError) else str(exc)
+                notes.append(f"{method} failed: {clip(mask(reason), MAX_DOWNSTREAM_MESSAGE_CHARS)}")
+                return []
+
+        prompts: list[object] = []
+        resources: list[object] = []
+        templates: list[object] = []
+        if declared.prompts is not None:
+            prompts = await listing("prompts/list", lambda params: types.ListPromptsRequest(params=params), "prompts")
+        if declared.resources is not None:
+            resources = await listing(
+                "resources/list", lambda params: types.ListResourcesRequest(params=params), "resources"
+            )
+            templates = await listing(
+                "resources/templates/list",
+                lambda params: types.ListResourceTemplatesRequest(params=params),
+                "resourceTemplates",
+            )
+        return Surface.listed(
+            prompts=prompts,
+            resources=resources,
+            templates=templates,
+            completions=declared.completions is not None,
+            subscribe=declared.resources is not None and declared.resources.subscribe is True,
+            skipped=notes,
+        )
 
     async def request(self, request: types.Request[Any, Any], *, timeout_seconds: float) -> JsonObject:
         """Send any other request (`prompts/get`, `resources/read`, …) and return its result as the server sent it."""

@@ -43,7 +43,6 @@ import mcp_types as types
 from mcp.client.session import MessageHandlerFnT
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
-from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.diff import server_changes
@@ -54,12 +53,10 @@ from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClie
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.definitions import Definition
 from mcp_gateway.downstream.error_journal import ErrorJournal, JournalUpdates
-from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
-from mcp_gateway.downstream.notes import logger as notes_logger
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
 from mcp_gateway.downstream.slots import ProcessView, Slot, Slots
-from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_log import ServerLogHandler, ServerNotes, StderrLog, notes_logger
 from mcp_gateway.downstream.subscriptions import Held, hold
 from mcp_gateway.downstream.supervisor import (
     LIST_OPERATION,
@@ -71,7 +68,6 @@ from mcp_gateway.downstream.supervisor import (
     close_seconds,
     context_for,
 )
-from mcp_gateway.downstream.surface_listing import list_surface
 from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
@@ -235,20 +231,9 @@ class Pool:
             self._leased(slot, origin) as supervisor,
             supervisor.borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout),
         ):
-            listing = await connection.list_tools(timeout_seconds=timeout)
-            surface = await list_surface(connection, timeout_seconds=timeout, mask=self._secrets.mask)
-        return Listing(
-            tools=listing.tools,
-            skipped=listing.skipped,
-            protocol_version=connection.protocol_version,
-            server_name=connection.server_name,
-            server_version=connection.server_version,
-            instructions=self._said(connection.instructions, MAX_SERVER_INSTRUCTIONS_CHARS),
-            server_title=self._said(connection.server_title, MAX_SERVER_INFO_CHARS),
-            server_description=self._said(connection.server_description, MAX_SERVER_INFO_CHARS),
-            surface=surface,
-            process=slot.definition.digest,
-        )
+            return await connection.listing(
+                timeout_seconds=timeout, secrets=self._secrets, process=slot.definition.digest
+            )
 
     async def request(
         self, server: str, request: types.Request[Any, Any], *, origin: Origin | None = None
@@ -337,12 +322,6 @@ class Pool:
     def _every_supervisor(self) -> list[Supervisor]:
         """The pool's supervisors and those retired by a config edit that are still finishing their calls."""
         return [*self._slots.supervisors(), *self._retirements.draining]
-
-    def _said(self, text: str | None, limit: int) -> str | None:
-        """What a server says about itself, as the catalog keeps it: masked and cut to `limit`; None for nothing."""
-        if text is None or not text.strip():
-            return None
-        return self._secrets.mask_clipped(text, limit)
 
     def _slot(self, server: str, origin: Origin | None) -> Slot:
         """The slot serving `server` for `origin` (None: the pool's own), made with its supervisor on first use."""

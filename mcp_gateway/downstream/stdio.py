@@ -9,7 +9,7 @@ hence this module:
 - its stop sequence stops the leader but leaves the group alive when the leader exits on EOF while a
   grandchild it spawned does not; here the whole group is always gone before the transport returns;
 - its grace periods are fixed; here they are cut to the server's `closeTimeoutMs`.
-A line on stdout that is not JSON-RPC (banners, debug prints) is noted (`notes.py`) and skipped, instead of
+A line on stdout that is not JSON-RPC (banners, debug prints) is noted (`ServerNotes`) and skipped, instead of
 being surfaced to the session; a line that carries a request id but is not a valid response fails that
 request at once (through the connection's `Link`) rather than leaving it to its timeout. A long line is read in
 a worker thread, a response without models (`relayed`), so a server's 10 MB answer never holds the event loop.
@@ -34,10 +34,9 @@ from mcp.shared.message import SessionMessage
 from mcp_gateway import relayed, wire
 from mcp_gateway.downstream.connection import EndedBeforeHandshake
 from mcp_gateway.downstream.link import Link
-from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.processes import group_alive, signal_group
-from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_log import ServerNotes, StderrLog
 from mcp_gateway.downstream.stderr_tail import ENDING_WAIT_SECONDS, StderrTail
 
 STDIN_EOF_GRACE_SECONDS = 2.0

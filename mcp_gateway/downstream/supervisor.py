@@ -19,7 +19,7 @@ Its states, and the only changes between them (`TRANSITIONS`):
 - ready: calls share the one connection; a lazy server is stopped `idleTimeout` after its last call ended.
 - draining: the connection was retired; it takes no new call and closes after its last one, while a new call
   starts a fresh process at once (a stubborn server may take seconds to die).
-- backing off: the last start failed; calls fail fast with the seconds left in the window (`backoff.py`).
+- backing off: the last start failed; calls fail fast with the seconds left in the window (`Backoff`).
 - stopped: the gateway is stopping; nothing starts again.
 
 Every change goes through `_enter`, which refuses one `TRANSITIONS` does not allow and notes each in the
@@ -50,8 +50,8 @@ from mcp_gateway.config.models import Settings, StdioServer
 from mcp_gateway.downstream.connect import OpenedClient
 from mcp_gateway.downstream.connection import Connection, LinkLost
 from mcp_gateway.downstream.error_journal import ErrorRecord, JournalUpdates
-from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.processes import signal_group
+from mcp_gateway.downstream.stderr_log import ServerNotes
 from mcp_gateway.downstream.stderr_tail import SEPARATOR
 from mcp_gateway.downstream.translate import (
     backoff_refusal,
