@@ -193,9 +193,6 @@ class Pool:
 
     # Calls, listings, status.
 
-    def knows(self, server: str) -> bool:
-        return server in self._servers
-
     async def call_tool(
         self,
         server: str,
