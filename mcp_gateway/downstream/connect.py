@@ -55,7 +55,7 @@ from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.asking import Askers
 from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
 from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
-from mcp_gateway.downstream.definitions import child_environment
+from mcp_gateway.downstream.definitions import child_environment, remote_definition_headers
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.sse import sse_transport
@@ -272,19 +272,15 @@ class HttpStatusWatch:
 
 
 def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str, str]) -> dict[str, str]:
-    headers = dict(spec.headers)
-    if spec.bearer_token_env:
-        token = environ.get(spec.bearer_token_env)
-        if not token:
-            raise ServerStartError(
-                f"Server '{name}' needs the environment variable {spec.bearer_token_env} (bearerTokenEnv), "
-                "which is not set for the gateway; set it in the gateway's environment and try again.",
-                server=name,
-                phase="startup",
-                retryable=False,
-            )
-        headers["Authorization"] = f"Bearer {token}"
-    return headers
+    if spec.bearer_token_env and not environ.get(spec.bearer_token_env):
+        raise ServerStartError(
+            f"Server '{name}' needs the environment variable {spec.bearer_token_env} (bearerTokenEnv), "
+            "which is not set for the gateway; set it in the gateway's environment and try again.",
+            server=name,
+            phase="startup",
+            retryable=False,
+        )
+    return remote_definition_headers(spec, environ)
 
 
 def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:

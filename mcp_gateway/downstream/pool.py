@@ -17,7 +17,7 @@ Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
 - shutdown refuses new work and stops every connection in parallel, each within its close budget;
 - a new set of servers (a live config edit, `reconfigure`) retires the supervisors of servers removed or
   started differently (for the origin of each supervisor) once their in-flight calls end, and keeps every
-  other server's process (`reconcile`);
+  other server's process (`Retirements`);
 - a server saying its tools, prompts or resources changed, and every start of a server, is passed to
   `on_change` (`changes.py`), which decides what to list again: the pool lists only when asked;
 - a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
@@ -46,7 +46,7 @@ from mcp_gateway.background import BackgroundProblems, BackgroundTasks
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.diff import server_changes
-from mcp_gateway.config.models import Settings
+from mcp_gateway.config.models import Settings, StdioServer
 from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.changes import ListKind, PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
@@ -54,19 +54,18 @@ from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.definitions import Definition
 from mcp_gateway.downstream.error_journal import ErrorJournal, JournalUpdates
 from mcp_gateway.downstream.process_records import ProcessRecords
-from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
 from mcp_gateway.downstream.slots import ProcessView, Slot, Slots
 from mcp_gateway.downstream.stderr_log import ServerLogHandler, ServerNotes, StderrLog, notes_logger
 from mcp_gateway.downstream.subscriptions import Held, hold
 from mcp_gateway.downstream.supervisor import (
     LIST_OPERATION,
+    MILLISECONDS,
     PROBE_SECONDS,
     ServerContext,
     ServerStatus,
     State,
     Supervisor,
     close_seconds,
-    context_for,
 )
 from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject
@@ -79,7 +78,70 @@ from mcp_gateway.wording import Message, Step
 __all__ = ["Origin", "Pool", "ProcessView", "ProtocolMemory", "ServerStatus", "State"]
 
 SHUTDOWN_MARGIN_SECONDS = 1.0
+SECONDS_PER_MINUTE = 60.0
 """Added to the longest close budget for the whole parallel shutdown."""
+
+
+DRAIN_MARGIN_SECONDS = 1.0
+"""Added to a call's own bound (connect plus request timeout): a call that just timed out has its error to
+deliver and its cancellation to send before it lets go of the supervisor."""
+
+
+def drain_seconds(server: ServerConfig, settings: Settings) -> float:
+    """How long a retired server's calls may still run: a start, then a request, each within its timeout."""
+    spec = server.spec
+    connect = spec.connect_timeout_ms or settings.connect_timeout_ms
+    request = spec.request_timeout_ms or settings.request_timeout_ms
+    return (connect + request) / MILLISECONDS + DRAIN_MARGIN_SECONDS
+
+
+class Retirements:
+    """The calls each supervisor is serving, and the supervisors retired by a live config edit while they finish.
+
+    A retired supervisor takes no new call (it has left the pool's table: a new call gets the "no enabled server"
+    error, or a changed server's new supervisor), the calls it had run to their end, and then it is stopped. The
+    wait is bounded by `drain_seconds`, so a retirement ends even if something never lets go. Calls are counted
+    here (`lease`), around the supervisor's own accounting, so the supervisor needs no notion of being retired.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[Supervisor, int] = {}
+        self._released: dict[Supervisor, anyio.Event] = {}
+        self.draining: set[Supervisor] = set()
+        """Retired and not yet stopped: the pool still stops, hurries and kills them with the others."""
+
+    @asynccontextmanager
+    async def lease(self, supervisor: Supervisor) -> AsyncGenerator[Supervisor]:
+        """Hold `supervisor` for one call (from before its start is awaited to after its answer)."""
+        self._held[supervisor] = self._held.get(supervisor, 0) + 1
+        try:
+            yield supervisor
+        finally:
+            left = self._held[supervisor] - 1
+            if left:
+                self._held[supervisor] = left
+            else:
+                del self._held[supervisor]
+                released = self._released.pop(supervisor, None)
+                if released is not None:
+                    released.set()
+
+    def retire(self, supervisor: Supervisor, tasks: BackgroundTasks | None, bound_seconds: float) -> None:
+        """Stop `supervisor` once its calls have ended, or after `bound_seconds` at most, in the background."""
+        if tasks is None:  # the pool is not serving: nothing can be in flight
+            supervisor.stop()
+            return
+        self.draining.add(supervisor)
+        tasks.start_soon(self._drain, supervisor, bound_seconds, name=f"the retirement of '{supervisor.server.name}'")
+
+    async def _drain(self, supervisor: Supervisor, bound_seconds: float) -> None:
+        try:
+            with anyio.move_on_after(bound_seconds):
+                if supervisor in self._held:
+                    await self._released.setdefault(supervisor, anyio.Event()).wait()
+        finally:
+            supervisor.stop()  # its connections close within their close budget, in the pool's group
+            self.draining.discard(supervisor)
 
 
 class ProtocolMemory(Protocol):
@@ -292,7 +354,7 @@ class Pool:
                 self._slot(name, None).supervisor.start_eagerly()
 
     def reconfigure(self, servers: Mapping[str, ServerConfig], settings: Settings) -> None:
-        """Serve `servers` with `settings` from now on (a live config edit), as `reconcile` describes: removed
+        """Serve `servers` with `settings` from now on (a live config edit), as `Retirements` describes: removed
         and changed servers are retired after their in-flight calls, added `eager` ones start, the rest keep
         their processes and read their new settings from their next call on."""
         enabled = {name: server for name, server in servers.items() if not server.spec.disabled}
@@ -372,15 +434,20 @@ class Pool:
             if self._memory is not None:
                 self._memory.remember(name, protocol_version)
 
-        return context_for(
-            server,
-            self._settings,
+        spec, settings = server.spec, self._settings  # each timeout its own setting first, else the gateway's
+        minutes = spec.idle_timeout if spec.idle_timeout is not None else settings.idle_timeout
+        return ServerContext(
             notes=notes,
             mask=self._secrets.mask,
             journal=self._journal,
             connect=connect,
             remember_protocol=remember,
-            stderr_log_path=str(self._workspace.stderr_log_path(name)),
+            connect_seconds=(spec.connect_timeout_ms or settings.connect_timeout_ms) / MILLISECONDS,
+            request_seconds=(spec.request_timeout_ms or settings.request_timeout_ms) / MILLISECONDS,
+            close_seconds=close_seconds(server, settings),
+            idle_seconds=minutes * SECONDS_PER_MINUTE if spec.lifecycle == "lazy" and minutes > 0 else None,
+            failure_backoff_seconds=settings.failure_backoff_ms / MILLISECONDS,
+            stderr_log_path=str(self._workspace.stderr_log_path(name)) if isinstance(spec, StdioServer) else None,
             probe_seconds=self._probe_seconds,
         )
 

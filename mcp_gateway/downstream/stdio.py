@@ -278,26 +278,26 @@ class StdioTransport:
 
 
 # Polling, not events: the kernel offers no event for "this process group is empty", and process.wait()
-# on asyncio also waits for pipe EOF, which a grandchild holding the pipe delays.
-
-
-# `grace` is asked again at every poll: a stop under way is hurried when the whole gateway begins to stop.
+# on asyncio also waits for pipe EOF, which a grandchild holding the pipe delays. `grace` is asked again at every
+# poll: a stop under way is hurried when the whole gateway begins to stop.
 
 
 async def _wait_exit(process: anyio.abc.Process, grace: Callable[[], float]) -> bool:
-    began = anyio.current_time()
-    while process.returncode is None:
-        if anyio.current_time() - began >= grace():
-            return False
-        await anyio.sleep(_POLL_SECONDS)
-    return True
+    return await _wait_until(lambda: process.returncode is not None, grace)
 
 
 async def _wait_group_gone(process: anyio.abc.Process, pgid: int, grace: Callable[[], float]) -> bool:
+    def gone() -> bool:
+        _ = process.returncode  # reading it lets the event loop reap a zombie leader
+        return not group_alive(pgid)
+
+    return await _wait_until(gone, grace)
+
+
+async def _wait_until(done: Callable[[], bool], grace: Callable[[], float]) -> bool:
     began = anyio.current_time()
-    while group_alive(pgid):
+    while not done():
         if anyio.current_time() - began >= grace():
             return False
-        _ = process.returncode  # reading it lets the event loop reap a zombie leader
         await anyio.sleep(_POLL_SECONDS)
     return True

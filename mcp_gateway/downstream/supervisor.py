@@ -46,7 +46,7 @@ import anyio
 
 from mcp_gateway.background import BackgroundTasks
 from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.models import Settings, StdioServer
+from mcp_gateway.config.models import Settings
 from mcp_gateway.downstream.connect import OpenedClient
 from mcp_gateway.downstream.connection import Connection, LinkLost
 from mcp_gateway.downstream.error_journal import ErrorRecord, JournalUpdates
@@ -131,7 +131,6 @@ MILLISECONDS = 1000.0
 
 PROBE_SECONDS = 5.0
 """How long a connection whose call timed out gets to answer a trivial request before it is retired."""
-SECONDS_PER_MINUTE = 60.0
 
 
 @dataclass(frozen=True)
@@ -150,38 +149,7 @@ class ServerContext:
     failure_backoff_seconds: float
     stderr_log_path: str | None
     """Where a stdio server's own stderr is kept; None for a remote server, which has none."""
-    probe_seconds: float = PROBE_SECONDS
-
-
-def context_for(
-    server: ServerConfig,
-    settings: Settings,
-    *,
-    notes: ServerNotes,
-    mask: Callable[[str], str],
-    journal: JournalUpdates,
-    connect: Callable[[AsyncExitStack], Awaitable[OpenedClient]],
-    remember_protocol: Callable[[str], None],
-    stderr_log_path: str,
-    probe_seconds: float = PROBE_SECONDS,
-) -> ServerContext:
-    """The server's context, each timeout its own setting first, else the gateway's."""
-    spec = server.spec
-    minutes = spec.idle_timeout if spec.idle_timeout is not None else settings.idle_timeout
-    return ServerContext(
-        notes=notes,
-        mask=mask,
-        journal=journal,
-        connect=connect,
-        remember_protocol=remember_protocol,
-        connect_seconds=(spec.connect_timeout_ms or settings.connect_timeout_ms) / MILLISECONDS,
-        request_seconds=(spec.request_timeout_ms or settings.request_timeout_ms) / MILLISECONDS,
-        close_seconds=close_seconds(server, settings),
-        idle_seconds=minutes * SECONDS_PER_MINUTE if spec.lifecycle == "lazy" and minutes > 0 else None,
-        failure_backoff_seconds=settings.failure_backoff_ms / MILLISECONDS,
-        stderr_log_path=stderr_log_path if isinstance(spec, StdioServer) else None,
-        probe_seconds=probe_seconds,
-    )
+    probe_seconds: float
 
 
 def close_seconds(server: ServerConfig, settings: Settings) -> float:
