@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import anyio
@@ -89,32 +90,34 @@ def _no_hurry(*, urgent: bool = False) -> None:
     """In-process servers have no process to stop."""
 
 
+@dataclass
+class OpenedClient:
+    client: Client
+    exited: anyio.Event | None
+    """Set when a stdio server's process ends; None for remote servers."""
+    pid: int | None
+    link: Link | None = None
+    """None only for in-process servers (tests), which have no wire."""
+    hurry: Hurry | None = None
+    """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
+    stderr: StderrTail | None = None
+    """What a local server's process has said on stderr; None for remote servers."""
+    askers: Askers | None = None
+    """The calls in flight whose clients answer the server's questions; None only for in-process servers."""
+
+
 class Connection:
     """A connected client plus the bookkeeping the pool needs to share, reap and retire it."""
 
-    def __init__(
-        self,
-        server: str,
-        client: Client,
-        exited: anyio.Event | None,
-        pid: int | None,
-        *,
-        link: Link | None = None,
-        hurry: Hurry | None = None,
-        stderr: StderrTail | None = None,
-        askers: Askers | None = None,
-    ) -> None:
+    def __init__(self, server: str, opened: OpenedClient) -> None:
         self.server = server
-        self._askers = askers or Askers(server)
-        self.pid = pid
-        self._client = client
-        self._link = link
-        """None only for in-process servers, which have no wire: every error is then the server's own."""
-        self.hurry: Hurry = hurry or _no_hurry
-        """Shortens the stop of its process when the whole gateway is stopping."""
-        self.exited = exited
-        self.stderr = stderr
-        """What its process said on stderr (a local server's only): quoted when it exits soon after it started."""
+        self._askers = opened.askers or Askers(server)
+        self.pid = opened.pid
+        self._client = opened.client
+        self._link = opened.link
+        self.hurry: Hurry = opened.hurry or _no_hurry
+        self.exited = opened.exited
+        self.stderr = opened.stderr
         self.in_flight = 0
         self.opened_at = anyio.current_time()
         self.last_used = self.opened_at

@@ -1,31 +1,17 @@
 """The lazy pool: a supervisor per enabled downstream server and resolved definition, starting it on first use.
 
-Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
-- nothing starts until a call needs it; concurrent first calls share one start;
-- a call carries its session's `Origin` (None: the pool's own); a server is resolved for it (`definitions.py`)
-  and served by the supervisor of that definition (`slots.py`), made on first use: sessions whose definitions
-  are equal share a process, others get their own, and the secrets a resolution brought are learned by the
-  mask before its process starts. Background listings use a running supervisor of the server, else the pool's
-  own origin. `status` speaks for a server's supervisors together, `processes` for each;
-- a lazy server is stopped `idleTimeout` after its last call ended, never while one runs; `eager` servers
-  start once the gateway is ready and `keep-alive` ones are never stopped for being idle once started;
-- a server whose process ends leaves the pool (its in-flight calls fail with a clear error) and the next call
-  starts it again; a server that fails to start (or dies soon after its handshake, before answering a tool
-  call) is not retried until its backoff window ends, and calls inside the window fail fast;
-- a call that times out makes the pool probe its connection; one that does not answer the probe is retired:
-  new calls get a fresh process, the old one closes after its last call;
-- shutdown refuses new work and stops every connection in parallel, each within its close budget;
-- a new set of servers (a live config edit, `reconfigure`) retires the supervisors of servers removed or
-  started differently (for the origin of each supervisor) once their in-flight calls end, and keeps every
-  other server's process (`Retirements`);
-- a server saying its tools, prompts or resources changed, and every start of a server, is passed to
-  `on_change` (`changes.py`), which decides what to list again: the pool lists only when asked;
-- a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
-  `status`, never fatal to the gateway (`mcp_gateway.background`);
-- no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
-  gateway's `SecretMask`: a server may echo its own credential in an error or on stderr. What a server says
-  about itself in its handshake (instructions, title, description) is masked and bounded the same way
-  before it reaches the catalog.
+Contract (DESIGN §5): nothing starts until a call needs it, and concurrent first calls share one start; each
+server's life (idle stops, backoff, probes, early exits) is drawn in `supervisor.py`. A call carries its
+session's `Origin` (None: the pool's own); the server is resolved for it (`definitions.py`) and served by the
+supervisor of that definition (`slots.py`), made on first use; the secrets a resolution brought are learned by
+the mask before its process starts. Background listings use a running supervisor of the server, else the pool's
+own origin. Shutdown refuses new work and stops every connection in parallel, each within its close budget. A
+live config edit retires removed and changed servers after their calls (`Retirements`) and keeps every other
+process. A server's news that a list changed, and every start, goes to `on_change`: the pool lists only when
+asked. A failing background task is reported by `status`, never fatal (`mcp_gateway.background`). No error
+leaves the pool, and nothing reaches errors.json or a server's log, without passing through the gateway's
+`SecretMask` (a server may echo its own credential); what a server says about itself in its handshake is masked
+and bounded the same way before it reaches the catalog.
 """
 
 from __future__ import annotations
@@ -49,8 +35,8 @@ from mcp_gateway.config.diff import server_changes
 from mcp_gateway.config.models import Settings, StdioServer
 from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.changes import ListKind, PoolChangeHeard
-from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
-from mcp_gateway.downstream.connection import ProgressCallback
+from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client
+from mcp_gateway.downstream.connection import OpenedClient, ProgressCallback
 from mcp_gateway.downstream.definitions import Definition
 from mcp_gateway.downstream.error_journal import ErrorJournal, JournalUpdates
 from mcp_gateway.downstream.process_records import ProcessRecords

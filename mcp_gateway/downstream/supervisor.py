@@ -47,8 +47,7 @@ import anyio
 from mcp_gateway.background import BackgroundTasks
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import Settings
-from mcp_gateway.downstream.connect import OpenedClient
-from mcp_gateway.downstream.connection import Connection, LinkLost
+from mcp_gateway.downstream.connection import Connection, LinkLost, OpenedClient
 from mcp_gateway.downstream.error_journal import ErrorRecord, JournalUpdates
 from mcp_gateway.downstream.processes import signal_group
 from mcp_gateway.downstream.stderr_log import ServerNotes
@@ -330,16 +329,7 @@ class Supervisor:
             self._closed(start, connection)
 
     def _ready(self, start: _Start, opened: OpenedClient) -> Connection:
-        connection = Connection(
-            self._name,
-            opened.client,
-            opened.exited,
-            opened.pid,
-            link=opened.link,
-            hurry=opened.hurry,
-            stderr=opened.stderr,
-            askers=opened.askers,
-        )
+        connection = Connection(self._name, opened)
         self._open.add(connection)
         if self.state is State.STOPPED:  # connected just as the pool stopped: close it at once
             connection.hurry(urgent=self._urgent)
