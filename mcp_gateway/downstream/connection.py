@@ -175,7 +175,7 @@ class Connection:
             name=tool, arguments=arguments, input_responses=asking.input_responses, request_state=asking.request_state
         )
         with self._askers.asking(asking.asker, timeout_seconds) as deadline:
-            return await self._request(
+            return await self.request(
                 types.CallToolRequest(params=params),
                 timeout_seconds=timeout_seconds,
                 on_progress=on_progress,
@@ -252,10 +252,6 @@ class Connection:
             skipped=notes,
         )
 
-    async def request(self, request: types.Request[Any, Any], *, timeout_seconds: float) -> JsonObject:
-        """Send any other request (`prompts/get`, `resources/read`, …) and return its result as the server sent it."""
-        return await self._request(request, timeout_seconds=timeout_seconds)
-
     def listen_to(self, uri: str) -> AbstractAsyncContextManager[Subscription]:
         """A 2026-07-28 `subscriptions/listen` stream for `uri`'s updates (they reach the `message_handler`)."""
         return self._client.listen(resource_subscriptions=[uri])
@@ -273,7 +269,7 @@ class Connection:
         seen: set[str] = set()
         for _ in range(MAX_LIST_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            page = await self._request(make(params), timeout_seconds=timeout_seconds)
+            page = await self.request(make(params), timeout_seconds=timeout_seconds)
             listed: Any = page.get(key)
             if isinstance(listed, list):
                 entries.extend(cast(list[object], listed))
@@ -295,14 +291,14 @@ class Connection:
         else:
             probe = types.ListToolsRequest(params=None)
         try:
-            await self._request(probe, timeout_seconds=timeout_seconds)
+            await self.request(probe, timeout_seconds=timeout_seconds)
         except (ErrorReply, ValidationError):
             return True
         except (RequestTimedOut, LinkLost):
             return False
         return True
 
-    async def _request(
+    async def request(
         self,
         request: types.Request[Any, Any],
         *,
@@ -310,7 +306,7 @@ class Connection:
         on_progress: ProgressCallback | None = None,
         deadline: CallDeadline | None = None,
     ) -> JsonObject:
-        """Send one request and return its result as sent.
+        """Send one request (`tools/call`, `prompts/get`, `resources/read`, …) and return its result as sent.
 
         Raises:
             RequestTimedOut, ErrorReply, LinkLost: see each; pydantic.ValidationError: a result that does not
