@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import cast
 
 from rank_bm25 import BM25Okapi  # pyright: ignore[reportMissingTypeStubs]
 
 from benchmarks.bench_data import BenchServer
+from mcp_gateway.catalog.records import ToolRecord
 
 K1 = 1.2
 B = 0.75
@@ -23,13 +25,18 @@ def tokenize(text: str) -> list[str]:
     return [piece.lower() for piece in _PIECES.findall(text)]
 
 
+def _parameter_names(tool: ToolRecord) -> list[str]:
+    properties = tool.input_schema.get("properties")
+    return [str(key) for key in cast(dict[str, object], properties)] if isinstance(properties, dict) else []
+
+
 class PlainBM25:
     def __init__(self, servers: Sequence[BenchServer]) -> None:
         self.pairs: list[tuple[str, str]] = []
         corpus: list[list[str]] = []
         for server in servers:
             for tool in server.tools:
-                text = " ".join([server.name, *server.aliases, tool.name, tool.description, *tool.parameter_names])
+                text = " ".join([server.name, *server.aliases, tool.name, tool.description, *_parameter_names(tool)])
                 corpus.append(tokenize(text))
                 self.pairs.append((server.name, tool.name))
         self._bm25 = BM25Okapi(corpus, k1=K1, b=B)

@@ -24,20 +24,17 @@ import dataclasses
 import functools
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal, cast
 
 import anyio
 import anyio.to_thread
 
-from mcp_gateway.catalog.filters import tool_allowed
-from mcp_gateway.catalog.fingerprint import fingerprint
-from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord
+from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord, fingerprint, tool_allowed, tool_records
 from mcp_gateway.catalog.store import CacheSignature, CacheStore
 from mcp_gateway.catalog.summary import ServerSummary
-from mcp_gateway.catalog.tool_entries import search_entry, tool_records
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import CatalogError, DownstreamError
-from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry
+from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
 
 EntryState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
 
@@ -408,3 +405,19 @@ class Catalog:
         spec = config.spec
         entry = ServerEntry(server, tuple(spec.aliases), spec.description)
         self._engine.replace_server(entry, [search_entry(server, tool) for tool in tools])
+
+
+def search_entry(server: str, tool: ToolRecord) -> ToolEntry:
+    title = tool.title
+    if title is None and tool.annotations is not None and isinstance(tool.annotations.get("title"), str):
+        title = cast(str, tool.annotations["title"])
+    return ToolEntry(server, tool.name, tool.description, title, tuple(_parameters(tool.input_schema)))
+
+
+def _parameters(schema: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for name, value in cast(dict[str, Any], properties).items():
+        description = cast(dict[str, Any], value).get("description") if isinstance(value, dict) else None
+        yield str(name), description if isinstance(description, str) else ""

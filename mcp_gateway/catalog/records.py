@@ -4,14 +4,27 @@ A `ToolRecord` keeps every field of the listed tool. The named fields are the on
 `extra` holds the rest (icons, execution, fields from newer protocol revisions) so that
 `describe_tool` can hand the model the whole definition and nothing is lost on a round trip through
 `cache.json`.
+
+A cached catalog is valid only for the connection config it was fetched with: `fingerprint` hashes the
+connection identity the config loader extracts (gateway-side metadata such as aliases, lifecycle, timeouts and
+filters already left out) as canonical JSON, so key order never changes the digest, and an omitted `type` hashes
+like `"stdio"`, the default. Only the digest reaches `cache.json`, never the config.
+
+Which tools the gateway exposes is `includeTools` / `excludeTools` (`tool_allowed`): a filtered-out tool is
+invisible everywhere (search, listing, description) and refused by `execute_tool`; the catalog still keeps it,
+so editing a filter never needs a refresh. Globs use `*` and `?` only (no character classes): tool names are
+identifiers, and `[` in a name must stay literal.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypeVar, cast
 
 from mcp_gateway.catalog.surface import Surface
@@ -136,13 +149,6 @@ class ToolRecord:
         wire.update(self.extra)
         return wire
 
-    @property
-    def parameter_names(self) -> tuple[str, ...]:
-        properties = self.input_schema.get("properties")
-        if not isinstance(properties, dict):
-            return ()
-        return tuple(str(key) for key in cast(JsonObject, properties))
-
 
 _DEFAULT_SCHEMA = '{"type":"object"}'
 
@@ -248,3 +254,49 @@ def same_offer(entry: ServerCatalog | None, listing: Listing) -> bool:
         except ValueError:
             continue  # a nameless tool: the catalog keeps none
     return listed == set(entry.tools)
+
+
+def tool_records(tools: Sequence[dict[str, Any]]) -> Iterable[ToolRecord]:
+    """A `tools/list` answer as records, leaving out what cannot be called and repeated names."""
+    seen: set[str] = set()
+    for raw in tools:
+        try:
+            record = ToolRecord.from_wire(raw)
+        except ValueError:
+            continue  # a nameless tool cannot be called; skipping it keeps the rest usable
+        if record.name not in seen:
+            seen.add(record.name)
+            yield record
+
+
+DEFAULT_TRANSPORT = "stdio"
+
+
+def fingerprint(identity: Mapping[str, Any]) -> str:
+    """SHA-256 hex digest of a server's connection identity, a plain JSON object.
+
+    Raises:
+        TypeError: the identity holds a value that is not plain JSON.
+    """
+    normalized = dict(identity)
+    if normalized.get("type") is None:
+        normalized["type"] = DEFAULT_TRANSPORT
+    canonical = json.dumps(normalized, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@lru_cache(maxsize=1024)
+def _compile(pattern: str) -> re.Pattern[str]:
+    parts = (".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern)
+    return re.compile("".join(parts) + r"\Z", re.DOTALL)
+
+
+def glob_match(name: str, pattern: str) -> bool:
+    return _compile(pattern).match(name) is not None
+
+
+def tool_allowed(name: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Allowed when it matches an include glob (or there are none) and no exclude glob."""
+    if include and not any(glob_match(name, pattern) for pattern in include):
+        return False
+    return not any(glob_match(name, pattern) for pattern in exclude)

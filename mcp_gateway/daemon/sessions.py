@@ -34,7 +34,7 @@ from mcp_gateway.daemon.state_file import (
     write_state,
 )
 from mcp_gateway.downstream.processes import start_time
-from mcp_gateway.downstream.server_state import State
+from mcp_gateway.downstream.supervisor import State
 
 if TYPE_CHECKING:
     from mcp_gateway.downstream.slots import ProcessView

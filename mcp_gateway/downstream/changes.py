@@ -25,7 +25,7 @@ from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 
-from mcp_gateway.downstream.notes import ServerNotes
+from mcp_gateway.downstream.stderr_log import ServerNotes
 from mcp_gateway.eras import speaks_modern
 
 ListKind = Literal["tools", "prompts", "resources"]

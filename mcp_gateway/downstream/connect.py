@@ -1,33 +1,24 @@
 """From a server's config to a connected SDK `Client`: transport, headers, environment, protocol mode.
 
-Three transports: stdio (our own `StdioTransport`), Streamable HTTP (the SDK's) and SSE (our own). What the SDK's
-defaults would get wrong for a gateway is set here:
+Three transports: stdio (our own `StdioTransport`), Streamable HTTP (the SDK's) and SSE (our own, `sse.py`: the
+SDK's fixes its event limit at 1 MB). What the SDK's defaults would get wrong for a gateway is set here:
 - the HTTP client's read timeout is off: the gateway enforces `requestTimeoutMs` itself, and the SDK's
   300 s read default would otherwise cap a longer one;
-- one message may be at most `MAX_MESSAGE_BYTES` on every transport: the SSE event limit is raised to it so a
-  large tool result passes through (for legacy SSE servers that takes our own transport, `sse.py`: the SDK's
-  fixes it at 1 MB), and a plain JSON response body, which the SDK reads whole with no limit, is cut off at it
-  with an error naming the server and the limit (a 400 MB answer once took the gateway to 1.2 GB);
-- every transport's streams pass through the connection's `Link`, which tells the server's own errors from
-  the SDK's, fails a request whose reply is not JSON-RPC at once, and keeps unusable tool entries out;
+- one message may be at most `MAX_MESSAGE_BYTES` on every transport: the SSE event limit is raised to it, and a
+  plain JSON response body, which the SDK reads whole with no limit, is cut off at it (`BodyCap`; a 400 MB
+  answer once took the gateway to 1.2 GB);
+- every transport's streams pass through the connection's `Link` (whose error is whose, unusable tool entries);
 - a remote server is reached with the workspace's OAuth sign-in, if it has one and no configured
   Authorization header (`sign_in.SignInAuth`); one that refuses the gateway for want of a sign-in says to run
   `mcp-gateway login`;
 - an HTTP error status met while connecting is named in the error (the SDK reports a streamable HTTP 500
   as a bare JSON-RPC internal error), and so is a server that refuses the connection;
-- a stdio server that ends before its handshake leaves as `EndedBeforeHandshake` (its exit status and its last
-  stderr lines of this start), once its stderr has ended, so its start failure can quote why;
-- the stdio child gets the environment of the session it serves (`ConnectOptions.environ`, see
-  `definitions.py`): all of it when `inheritEnv` is true, else the SDK's few safe variables, and always the
-  gateway's marker (`processes.GROUP_MARKER_ENV`), by which a later gateway can prove the process is ours;
-- the protocol mode comes from the server's `protocol` setting or what it negotiated last time, so
-  `mode="auto"`'s `server/discover` probe (up to 10 s on a server that ignores unknown methods) is paid at
-  most once per legacy server; a modern one is probed each start, since its answer is what carries its
-  instructions;
-- a server's news that its tools, prompts or resources changed reaches `ConnectOptions.on_change`, in either
-  protocol era (`changes.py`: a 2026-07-28 server announces them only on a stream its client opens);
-- the client declares `elicitation` and `sampling` (with tools) and hands the server's questions to the
-  callers of the calls in flight (`asking.Askers`), which refuses them where nobody can answer.
+- a stdio server that ends before its handshake leaves as `EndedBeforeHandshake` once its stderr has ended, so
+  its start failure can quote why;
+- the stdio child gets the environment of the session it serves (`definitions.py`) and always the gateway's
+  marker (`processes.GROUP_MARKER_ENV`), by which a later gateway can prove the process is ours;
+- the protocol mode skips the discovery probe for a server known to be legacy (`protocol_mode`), and a
+  server's list changes are heard in either era (`changes.py`).
 """
 
 from __future__ import annotations
@@ -54,14 +45,12 @@ from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
 from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.asking import Askers
 from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
-from mcp_gateway.downstream.connection import ErrorReply, Hurry, LinkLost
-from mcp_gateway.downstream.definitions import child_environment
+from mcp_gateway.downstream.connection import ErrorReply, LinkLost, OpenedClient
+from mcp_gateway.downstream.definitions import child_environment, remote_definition_headers
 from mcp_gateway.downstream.link import Link
-from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.sse import sse_transport
-from mcp_gateway.downstream.stderr_log import StderrLog
-from mcp_gateway.downstream.stderr_tail import StderrTail
+from mcp_gateway.downstream.stderr_log import ServerNotes, StderrLog
 from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required
 from mcp_gateway.eras import is_handshake_version, speaks_modern
@@ -95,22 +84,6 @@ class ConnectOptions:
     """Told when the server says one of its lists changed (`changes.py`); None: such news is ignored."""
     sign_ins: SignInStore | None = None
     """The workspace's OAuth sign-ins, for remote servers; None uses none (tests that connect in-process)."""
-
-
-@dataclass
-class OpenedClient:
-    client: Client
-    exited: anyio.Event | None
-    """Set when a stdio server's process ends; None for remote servers."""
-    pid: int | None
-    link: Link | None = None
-    """None only for in-process servers (tests), which have no wire."""
-    hurry: Hurry | None = None
-    """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
-    stderr: StderrTail | None = None
-    """What a local server's process has said on stderr; None for remote servers."""
-    askers: Askers | None = None
-    """The calls in flight whose clients answer the server's questions; None only for in-process servers."""
 
 
 class Connector(Protocol):
@@ -218,12 +191,9 @@ async def _handshake(
 
 
 class BodyCap:
-    """Cuts off a plain (non-SSE) response body at `MAX_MESSAGE_BYTES`: the SDK reads such a body whole.
-
-    The error is an `httpx2.StreamError`, which the SDK turns into an error for the request the body answers,
-    so that call fails at once with this message instead of the gateway's memory paying for the body.
-    Compression is refused (`Accept-Encoding: identity`), so the bytes counted are the bytes parsed.
-    """
+    """Cuts off a plain (non-SSE) response body at `MAX_MESSAGE_BYTES` with an `httpx2.StreamError`, which the
+    SDK turns into an error for the request the body answers. Compression is refused (`Accept-Encoding:
+    identity`), so the bytes counted are the bytes parsed."""
 
     def __init__(self, server: str, limit: int = MAX_MESSAGE_BYTES) -> None:
         self._server = server
@@ -273,19 +243,15 @@ class HttpStatusWatch:
 
 
 def remote_headers(name: str, spec: HttpServer | SseServer, environ: Mapping[str, str]) -> dict[str, str]:
-    headers = dict(spec.headers)
-    if spec.bearer_token_env:
-        token = environ.get(spec.bearer_token_env)
-        if not token:
-            raise ServerStartError(
-                f"Server '{name}' needs the environment variable {spec.bearer_token_env} (bearerTokenEnv), "
-                "which is not set for the gateway; set it in the gateway's environment and try again.",
-                server=name,
-                phase="startup",
-                retryable=False,
-            )
-        headers["Authorization"] = f"Bearer {token}"
-    return headers
+    if spec.bearer_token_env and not environ.get(spec.bearer_token_env):
+        raise ServerStartError(
+            f"Server '{name}' needs the environment variable {spec.bearer_token_env} (bearerTokenEnv), "
+            "which is not set for the gateway; set it in the gateway's environment and try again.",
+            server=name,
+            phase="startup",
+            retryable=False,
+        )
+    return remote_definition_headers(spec, environ)
 
 
 def _stdio_launch(spec: StdioServer, options: ConnectOptions) -> StdioLaunch:

@@ -27,11 +27,15 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from pydantic import RootModel, ValidationError
 
+from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS, clip
+from mcp_gateway.catalog.records import Listing
+from mcp_gateway.catalog.surface import Surface
 from mcp_gateway.downstream.asking import Askers, Asking, CallDeadline
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.eras import is_handshake_version
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.masking import SecretMask
 
 ProgressCallback = ProgressFnT
 
@@ -76,13 +80,6 @@ class EndedBeforeHandshake(Exception):  # noqa: N818
         self.said = said
 
 
-@dataclass(frozen=True)
-class ToolListing:
-    tools: list[JsonObject]
-    skipped: tuple[str, ...]
-    """Why entries of the listing were left out (at most a few reasons, then a count)."""
-
-
 class Hurry(Protocol):
     """Shortens a server's stop when the whole gateway stops (`urgent`: by a signal; see `stdio`)."""
 
@@ -93,32 +90,34 @@ def _no_hurry(*, urgent: bool = False) -> None:
     """In-process servers have no process to stop."""
 
 
+@dataclass
+class OpenedClient:
+    client: Client
+    exited: anyio.Event | None
+    """Set when a stdio server's process ends; None for remote servers."""
+    pid: int | None
+    link: Link | None = None
+    """None only for in-process servers (tests), which have no wire."""
+    hurry: Hurry | None = None
+    """Shortens the stop of a local server's process when the whole gateway stops; None for remote servers."""
+    stderr: StderrTail | None = None
+    """What a local server's process has said on stderr; None for remote servers."""
+    askers: Askers | None = None
+    """The calls in flight whose clients answer the server's questions; None only for in-process servers."""
+
+
 class Connection:
     """A connected client plus the bookkeeping the pool needs to share, reap and retire it."""
 
-    def __init__(
-        self,
-        server: str,
-        client: Client,
-        exited: anyio.Event | None,
-        pid: int | None,
-        *,
-        link: Link | None = None,
-        hurry: Hurry | None = None,
-        stderr: StderrTail | None = None,
-        askers: Askers | None = None,
-    ) -> None:
+    def __init__(self, server: str, opened: OpenedClient) -> None:
         self.server = server
-        self._askers = askers or Askers(server)
-        self.pid = pid
-        self._client = client
-        self._link = link
-        """None only for in-process servers, which have no wire: every error is then the server's own."""
-        self.hurry: Hurry = hurry or _no_hurry
-        """Shortens the stop of its process when the whole gateway is stopping."""
-        self.exited = exited
-        self.stderr = stderr
-        """What its process said on stderr (a local server's only): quoted when it exits soon after it started."""
+        self._askers = opened.askers or Askers(server)
+        self.pid = opened.pid
+        self._client = opened.client
+        self._link = opened.link
+        self.hurry: Hurry = opened.hurry or _no_hurry
+        self.exited = opened.exited
+        self.stderr = opened.stderr
         self.in_flight = 0
         self.opened_at = anyio.current_time()
         self.last_used = self.opened_at
@@ -139,30 +138,6 @@ class Connection:
     @property
     def protocol_version(self) -> str:
         return self._client.protocol_version
-
-    @property
-    def server_name(self) -> str | None:
-        info = self._client.server_info
-        return info.name if info is not None else None
-
-    @property
-    def server_version(self) -> str | None:
-        info = self._client.server_info
-        return info.version if info is not None else None
-
-    @property
-    def server_title(self) -> str | None:
-        info = self._client.server_info
-        return info.title if info is not None else None
-
-    @property
-    def server_description(self) -> str | None:
-        info = self._client.server_info
-        return info.description if info is not None else None
-
-    @property
-    def instructions(self) -> str | None:
-        return self._client.instructions
 
     @property
     def capabilities(self) -> types.ServerCapabilities:
@@ -200,36 +175,82 @@ class Connection:
             name=tool, arguments=arguments, input_responses=asking.input_responses, request_state=asking.request_state
         )
         with self._askers.asking(asking.asker, timeout_seconds) as deadline:
-            return await self._request(
+            return await self.request(
                 types.CallToolRequest(params=params),
                 timeout_seconds=timeout_seconds,
                 on_progress=on_progress,
                 deadline=deadline,
             )
 
-    async def list_tools(self, *, timeout_seconds: float) -> ToolListing:
-        """Every page of `tools/list`, each usable tool as the server listed it (see `Link` for the rest)."""
-        tools: list[JsonObject] = []
-        cursor: str | None = None
-        seen: set[str] = set()
+    async def listing(self, *, timeout_seconds: float, secrets: SecretMask, process: str) -> Listing:
+        """Every page of `tools/list` (each usable tool as the server listed it, see `Link` for the rest), what
+        else it offers (`_surface`), and what it said about itself at its handshake, masked and bounded."""
         if self._link is not None:
             self._link.take_skipped()
-        for _ in range(MAX_LIST_PAGES):
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            page = await self._request(types.ListToolsRequest(params=params), timeout_seconds=timeout_seconds)
-            listed: Any = page.get("tools")
-            if isinstance(listed, list):
-                tools.extend(cast(JsonObject, tool) for tool in cast(list[Any], listed) if isinstance(tool, dict))
-            next_cursor = page.get("nextCursor")
-            if not isinstance(next_cursor, str) or not next_cursor or next_cursor in seen:
-                break
-            seen.add(next_cursor)
-            cursor = next_cursor
-        return ToolListing(tools, self._skipped_notes())
+        listed = await self.list_all(
+            lambda params: types.ListToolsRequest(params=params), "tools", timeout_seconds=timeout_seconds
+        )
+        tools = [cast(JsonObject, tool) for tool in listed if isinstance(tool, dict)]
+        skipped = self._skipped_notes()
+        surface = await self._surface(timeout_seconds=timeout_seconds, mask=secrets.mask)
+        info = self._client.server_info
 
-    async def request(self, request: types.Request[Any, Any], *, timeout_seconds: float) -> JsonObject:
-        """Send any other request (`prompts/get`, `resources/read`, …) and return its result as the server sent it."""
-        return await self._request(request, timeout_seconds=timeout_seconds)
+        def said(text: str | None, limit: int) -> str | None:
+            return secrets.mask_clipped(text, limit) if text is not None and text.strip() else None
+
+        return Listing(
+            tools=tools,
+            skipped=skipped,
+            protocol_version=self.protocol_version,
+            server_name=info.name if info is not None else None,
+            server_version=info.version if info is not None else None,
+            instructions=said(self._client.instructions, MAX_SERVER_INSTRUCTIONS_CHARS),
+            server_title=said(info.title if info is not None else None, MAX_SERVER_INFO_CHARS),
+            server_description=said(info.description if info is not None else None, MAX_SERVER_INFO_CHARS),
+            surface=surface,
+            process=process,
+        )
+
+    async def _surface(self, *, timeout_seconds: float, mask: Callable[[str], str]) -> Surface:
+        """Its prompts, resources and resource templates, each listing asked only of a server that declared the
+        capability (one that declared neither costs no request). Each stands alone: one that fails (an error
+        reply, a timeout, a result that does not follow the protocol) is noted in `skipped`, masked and bounded,
+        and the other listings are kept. Only a lost connection fails the whole listing, as it would for tools."""
+        declared = self.capabilities
+        notes: list[str] = []
+
+        async def listing(
+            method: str, make: Callable[[types.PaginatedRequestParams | None], types.Request[Any, Any]], key: str
+        ) -> list[object]:
+            try:
+                return await self.list_all(make, key, timeout_seconds=timeout_seconds)
+            except (ErrorReply, RequestTimedOut, ValidationError) as exc:
+                reason = f"{exc.error_count()} protocol problems" if isinstance(exc, ValidationError) else str(exc)
+                notes.append(f"{method} failed: {clip(mask(reason), MAX_DOWNSTREAM_MESSAGE_CHARS)}")
+                return []
+
+        prompts: list[object] = []
+        resources: list[object] = []
+        templates: list[object] = []
+        if declared.prompts is not None:
+            prompts = await listing("prompts/list", lambda params: types.ListPromptsRequest(params=params), "prompts")
+        if declared.resources is not None:
+            resources = await listing(
+                "resources/list", lambda params: types.ListResourcesRequest(params=params), "resources"
+            )
+            templates = await listing(
+                "resources/templates/list",
+                lambda params: types.ListResourceTemplatesRequest(params=params),
+                "resourceTemplates",
+            )
+        return Surface.listed(
+            prompts=prompts,
+            resources=resources,
+            templates=templates,
+            completions=declared.completions is not None,
+            subscribe=declared.resources is not None and declared.resources.subscribe is True,
+            skipped=notes,
+        )
 
     def listen_to(self, uri: str) -> AbstractAsyncContextManager[Subscription]:
         """A 2026-07-28 `subscriptions/listen` stream for `uri`'s updates (they reach the `message_handler`)."""
@@ -248,7 +269,7 @@ class Connection:
         seen: set[str] = set()
         for _ in range(MAX_LIST_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            page = await self._request(make(params), timeout_seconds=timeout_seconds)
+            page = await self.request(make(params), timeout_seconds=timeout_seconds)
             listed: Any = page.get(key)
             if isinstance(listed, list):
                 entries.extend(cast(list[object], listed))
@@ -270,14 +291,14 @@ class Connection:
         else:
             probe = types.ListToolsRequest(params=None)
         try:
-            await self._request(probe, timeout_seconds=timeout_seconds)
+            await self.request(probe, timeout_seconds=timeout_seconds)
         except (ErrorReply, ValidationError):
             return True
         except (RequestTimedOut, LinkLost):
             return False
         return True
 
-    async def _request(
+    async def request(
         self,
         request: types.Request[Any, Any],
         *,
@@ -285,7 +306,7 @@ class Connection:
         on_progress: ProgressCallback | None = None,
         deadline: CallDeadline | None = None,
     ) -> JsonObject:
-        """Send one request and return its result as sent.
+        """Send one request (`tools/call`, `prompts/get`, `resources/read`, …) and return its result as sent.
 
         Raises:
             RequestTimedOut, ErrorReply, LinkLost: see each; pydantic.ValidationError: a result that does not

@@ -1,31 +1,17 @@
 """The lazy pool: a supervisor per enabled downstream server and resolved definition, starting it on first use.
 
-Contract (DESIGN §5; each server's life is drawn in `supervisor.py`):
-- nothing starts until a call needs it; concurrent first calls share one start;
-- a call carries its session's `Origin` (None: the pool's own); a server is resolved for it (`definitions.py`)
-  and served by the supervisor of that definition (`slots.py`), made on first use: sessions whose definitions
-  are equal share a process, others get their own, and the secrets a resolution brought are learned by the
-  mask before its process starts. Background listings use a running supervisor of the server, else the pool's
-  own origin. `status` speaks for a server's supervisors together, `processes` for each;
-- a lazy server is stopped `idleTimeout` after its last call ended, never while one runs; `eager` servers
-  start once the gateway is ready and `keep-alive` ones are never stopped for being idle once started;
-- a server whose process ends leaves the pool (its in-flight calls fail with a clear error) and the next call
-  starts it again; a server that fails to start (or dies soon after its handshake, before answering a tool
-  call) is not retried until its backoff window ends, and calls inside the window fail fast;
-- a call that times out makes the pool probe its connection; one that does not answer the probe is retired:
-  new calls get a fresh process, the old one closes after its last call;
-- shutdown refuses new work and stops every connection in parallel, each within its close budget;
-- a new set of servers (a live config edit, `reconfigure`) retires the supervisors of servers removed or
-  started differently (for the origin of each supervisor) once their in-flight calls end, and keeps every
-  other server's process (`reconcile`);
-- a server saying its tools, prompts or resources changed, and every start of a server, is passed to
-  `on_change` (`changes.py`), which decides what to list again: the pool lists only when asked;
-- a background task that fails (a connection's owner, an idle timer, a probe) is logged and reported by
-  `status`, never fatal to the gateway (`mcp_gateway.background`);
-- no error leaves the pool, and nothing reaches errors.json or a server's log, without passing through the
-  gateway's `SecretMask`: a server may echo its own credential in an error or on stderr. What a server says
-  about itself in its handshake (instructions, title, description) is masked and bounded the same way
-  before it reaches the catalog.
+Contract (DESIGN §5): nothing starts until a call needs it, and concurrent first calls share one start; each
+server's life (idle stops, backoff, probes, early exits) is drawn in `supervisor.py`. A call carries its
+session's `Origin` (None: the pool's own); the server is resolved for it (`definitions.py`) and served by the
+supervisor of that definition (`slots.py`), made on first use; the secrets a resolution brought are learned by
+the mask before its process starts. Background listings use a running supervisor of the server, else the pool's
+own origin. Shutdown refuses new work and stops every connection in parallel, each within its close budget. A
+live config edit retires removed and changed servers after their calls (`Retirements`) and keeps every other
+process. A server's news that a list changed, and every start, goes to `on_change`: the pool lists only when
+asked. A failing background task is reported by `status`, never fatal (`mcp_gateway.background`). No error
+leaves the pool, and nothing reaches errors.json or a server's log, without passing through the gateway's
+`SecretMask` (a server may echo its own credential); what a server says about itself in its handshake is masked
+and bounded the same way before it reaches the catalog.
 """
 
 from __future__ import annotations
@@ -43,29 +29,30 @@ import mcp_types as types
 from mcp.client.session import MessageHandlerFnT
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
-from mcp_gateway.bounds import MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog.records import Listing
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.diff import server_changes
-from mcp_gateway.config.models import Settings
+from mcp_gateway.config.models import Settings, StdioServer
 from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.changes import ListKind, PoolChangeHeard
-from mcp_gateway.downstream.connect import ConnectOptions, Connector, OpenedClient, open_client
-from mcp_gateway.downstream.connection import ProgressCallback
+from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client
+from mcp_gateway.downstream.connection import OpenedClient, ProgressCallback
 from mcp_gateway.downstream.definitions import Definition
-from mcp_gateway.downstream.error_journal import ErrorJournal
-from mcp_gateway.downstream.journal_updates import JournalUpdates
-from mcp_gateway.downstream.notes import ServerLogHandler, ServerNotes
-from mcp_gateway.downstream.notes import logger as notes_logger
+from mcp_gateway.downstream.error_journal import ErrorJournal, JournalUpdates
 from mcp_gateway.downstream.process_records import ProcessRecords
-from mcp_gateway.downstream.reconcile import Retirements, drain_seconds
-from mcp_gateway.downstream.server_context import PROBE_SECONDS, ServerContext, close_seconds, context_for
-from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.slots import ProcessView, Slot, Slots
-from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_log import ServerLogHandler, ServerNotes, StderrLog, notes_logger
 from mcp_gateway.downstream.subscriptions import Held, hold
-from mcp_gateway.downstream.supervisor import LIST_OPERATION, Supervisor
-from mcp_gateway.downstream.surface_listing import list_surface
+from mcp_gateway.downstream.supervisor import (
+    LIST_OPERATION,
+    MILLISECONDS,
+    PROBE_SECONDS,
+    ServerContext,
+    ServerStatus,
+    State,
+    Supervisor,
+    close_seconds,
+)
 from mcp_gateway.errors import UnknownServerError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
@@ -77,7 +64,70 @@ from mcp_gateway.wording import Message, Step
 __all__ = ["Origin", "Pool", "ProcessView", "ProtocolMemory", "ServerStatus", "State"]
 
 SHUTDOWN_MARGIN_SECONDS = 1.0
+SECONDS_PER_MINUTE = 60.0
 """Added to the longest close budget for the whole parallel shutdown."""
+
+
+DRAIN_MARGIN_SECONDS = 1.0
+"""Added to a call's own bound (connect plus request timeout): a call that just timed out has its error to
+deliver and its cancellation to send before it lets go of the supervisor."""
+
+
+def drain_seconds(server: ServerConfig, settings: Settings) -> float:
+    """How long a retired server's calls may still run: a start, then a request, each within its timeout."""
+    spec = server.spec
+    connect = spec.connect_timeout_ms or settings.connect_timeout_ms
+    request = spec.request_timeout_ms or settings.request_timeout_ms
+    return (connect + request) / MILLISECONDS + DRAIN_MARGIN_SECONDS
+
+
+class Retirements:
+    """The calls each supervisor is serving, and the supervisors retired by a live config edit while they finish.
+
+    A retired supervisor takes no new call (it has left the pool's table: a new call gets the "no enabled server"
+    error, or a changed server's new supervisor), the calls it had run to their end, and then it is stopped. The
+    wait is bounded by `drain_seconds`, so a retirement ends even if something never lets go. Calls are counted
+    here (`lease`), around the supervisor's own accounting, so the supervisor needs no notion of being retired.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[Supervisor, int] = {}
+        self._released: dict[Supervisor, anyio.Event] = {}
+        self.draining: set[Supervisor] = set()
+        """Retired and not yet stopped: the pool still stops, hurries and kills them with the others."""
+
+    @asynccontextmanager
+    async def lease(self, supervisor: Supervisor) -> AsyncGenerator[Supervisor]:
+        """Hold `supervisor` for one call (from before its start is awaited to after its answer)."""
+        self._held[supervisor] = self._held.get(supervisor, 0) + 1
+        try:
+            yield supervisor
+        finally:
+            left = self._held[supervisor] - 1
+            if left:
+                self._held[supervisor] = left
+            else:
+                del self._held[supervisor]
+                released = self._released.pop(supervisor, None)
+                if released is not None:
+                    released.set()
+
+    def retire(self, supervisor: Supervisor, tasks: BackgroundTasks | None, bound_seconds: float) -> None:
+        """Stop `supervisor` once its calls have ended, or after `bound_seconds` at most, in the background."""
+        if tasks is None:  # the pool is not serving: nothing can be in flight
+            supervisor.stop()
+            return
+        self.draining.add(supervisor)
+        tasks.start_soon(self._drain, supervisor, bound_seconds, name=f"the retirement of '{supervisor.server.name}'")
+
+    async def _drain(self, supervisor: Supervisor, bound_seconds: float) -> None:
+        try:
+            with anyio.move_on_after(bound_seconds):
+                if supervisor in self._held:
+                    await self._released.setdefault(supervisor, anyio.Event()).wait()
+        finally:
+            supervisor.stop()  # its connections close within their close budget, in the pool's group
+            self.draining.discard(supervisor)
 
 
 class ProtocolMemory(Protocol):
@@ -191,9 +241,6 @@ class Pool:
 
     # Calls, listings, status.
 
-    def knows(self, server: str) -> bool:
-        return server in self._servers
-
     async def call_tool(
         self,
         server: str,
@@ -229,20 +276,9 @@ class Pool:
             self._leased(slot, origin) as supervisor,
             supervisor.borrowed(LIST_OPERATION, retry_safe=True) as (connection, timeout),
         ):
-            listing = await connection.list_tools(timeout_seconds=timeout)
-            surface = await list_surface(connection, timeout_seconds=timeout, mask=self._secrets.mask)
-        return Listing(
-            tools=listing.tools,
-            skipped=listing.skipped,
-            protocol_version=connection.protocol_version,
-            server_name=connection.server_name,
-            server_version=connection.server_version,
-            instructions=self._said(connection.instructions, MAX_SERVER_INSTRUCTIONS_CHARS),
-            server_title=self._said(connection.server_title, MAX_SERVER_INFO_CHARS),
-            server_description=self._said(connection.server_description, MAX_SERVER_INFO_CHARS),
-            surface=surface,
-            process=slot.definition.digest,
-        )
+            return await connection.listing(
+                timeout_seconds=timeout, secrets=self._secrets, process=slot.definition.digest
+            )
 
     async def request(
         self, server: str, request: types.Request[Any, Any], *, origin: Origin | None = None
@@ -304,7 +340,7 @@ class Pool:
                 self._slot(name, None).supervisor.start_eagerly()
 
     def reconfigure(self, servers: Mapping[str, ServerConfig], settings: Settings) -> None:
-        """Serve `servers` with `settings` from now on (a live config edit), as `reconcile` describes: removed
+        """Serve `servers` with `settings` from now on (a live config edit), as `Retirements` describes: removed
         and changed servers are retired after their in-flight calls, added `eager` ones start, the rest keep
         their processes and read their new settings from their next call on."""
         enabled = {name: server for name, server in servers.items() if not server.spec.disabled}
@@ -331,12 +367,6 @@ class Pool:
     def _every_supervisor(self) -> list[Supervisor]:
         """The pool's supervisors and those retired by a config edit that are still finishing their calls."""
         return [*self._slots.supervisors(), *self._retirements.draining]
-
-    def _said(self, text: str | None, limit: int) -> str | None:
-        """What a server says about itself, as the catalog keeps it: masked and cut to `limit`; None for nothing."""
-        if text is None or not text.strip():
-            return None
-        return self._secrets.mask_clipped(text, limit)
 
     def _slot(self, server: str, origin: Origin | None) -> Slot:
         """The slot serving `server` for `origin` (None: the pool's own), made with its supervisor on first use."""
@@ -390,15 +420,20 @@ class Pool:
             if self._memory is not None:
                 self._memory.remember(name, protocol_version)
 
-        return context_for(
-            server,
-            self._settings,
+        spec, settings = server.spec, self._settings  # each timeout its own setting first, else the gateway's
+        minutes = spec.idle_timeout if spec.idle_timeout is not None else settings.idle_timeout
+        return ServerContext(
             notes=notes,
             mask=self._secrets.mask,
             journal=self._journal,
             connect=connect,
             remember_protocol=remember,
-            stderr_log_path=str(self._workspace.stderr_log_path(name)),
+            connect_seconds=(spec.connect_timeout_ms or settings.connect_timeout_ms) / MILLISECONDS,
+            request_seconds=(spec.request_timeout_ms or settings.request_timeout_ms) / MILLISECONDS,
+            close_seconds=close_seconds(server, settings),
+            idle_seconds=minutes * SECONDS_PER_MINUTE if spec.lifecycle == "lazy" and minutes > 0 else None,
+            failure_backoff_seconds=settings.failure_backoff_ms / MILLISECONDS,
+            stderr_log_path=str(self._workspace.stderr_log_path(name)) if isinstance(spec, StdioServer) else None,
             probe_seconds=self._probe_seconds,
         )
 

@@ -27,8 +27,7 @@ import anyio.to_thread
 
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.downstream.definitions import Definition, resolve
-from mcp_gateway.downstream.server_state import ServerStatus, State
-from mcp_gateway.downstream.supervisor import Supervisor
+from mcp_gateway.downstream.supervisor import ServerStatus, State, Supervisor
 from mcp_gateway.origin import Origin
 
 _LIVELINESS = (State.READY, State.STARTING, State.DRAINING, State.BACKING_OFF, State.IDLE, State.STOPPED)

@@ -8,7 +8,12 @@ module:
 - the stream and every POST go through the caller's `httpx2.AsyncClient`, so the gateway sees each HTTP
   status (a 500 becomes a clear error naming it, see `HttpStatusWatch` in `connect.py`), and a POST refused
   mid-session for want of a sign-in fails its request with the sign-in sentence (`_sign_in_reply`).
-Redirects are followed only within the endpoint's origin, by the SDK's own rule (`redirects.py`).
+Redirects are followed only within the endpoint's origin, by the SDK's own rule (its helpers for it are
+private): everything a request carries (headers, a bearer token, the message body) was configured for one
+endpoint, so a redirect is followed only when it keeps the method and stays on that endpoint's origin (same
+scheme, host and port, or the plain https upgrade of an http URL on default ports) and brings no credentials of
+its own in its URL; a 307/308 trailing-slash normalisation is the usual case. Any other redirect is handed back
+as the non-success it is.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import contextlib
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from http import HTTPStatus
+from typing import Any
 from urllib.parse import urljoin, urlparse
 
 import anyio
@@ -27,7 +33,6 @@ from mcp.shared.message import SessionMessage
 
 from mcp_gateway import relayed, wire
 from mcp_gateway.downstream.link import Link
-from mcp_gateway.downstream.redirects import request_within_origin, stream_within_origin
 from mcp_gateway.sign_in import is_sign_in_reply
 
 SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
@@ -148,3 +153,55 @@ def _message(data: str, link: Link | None) -> SessionMessage | Exception | None:
     if message.kind != "request" and message.request_id is not None and link is not None:
         return link.malformed_reply(message)
     return SseProtocolError(f"an event is not a JSON-RPC message ({message.reason}): {message.preview!r}")
+
+
+@asynccontextmanager
+async def stream_within_origin(
+    client: httpx2.AsyncClient, method: str, url: httpx2.URL | str, **kwargs: Any
+) -> AsyncGenerator[httpx2.Response]:
+    """`client.stream(...)`, following redirects only within the request's origin (at most `max_redirects`)."""
+    request = client.build_request(method, url, **kwargs)
+    followed = 0
+    while True:
+        response = await client.send(request, stream=True, follow_redirects=False)
+        following = _followable(response)
+        if following is None or followed == client.max_redirects:
+            break
+        try:
+            await response.aread()  # drained, so the connection goes back to the pool
+        finally:
+            await response.aclose()
+        request = following
+        followed += 1
+    try:
+        yield response
+    finally:
+        await response.aclose()
+
+
+async def request_within_origin(
+    client: httpx2.AsyncClient, method: str, url: httpx2.URL | str, **kwargs: Any
+) -> httpx2.Response:
+    """`client.request(...)` with the redirect rule of `stream_within_origin`; the body is read."""
+    async with stream_within_origin(client, method, url, **kwargs) as response:
+        await response.aread()
+    return response
+
+
+def _followable(response: httpx2.Response) -> httpx2.Request | None:
+    following = response.next_request
+    if following is None:
+        return None
+    sent = response.request
+    if following.method != sent.method:
+        return None  # httpx turns a redirected POST into a body-less GET, which would drop the message
+    if following.url.userinfo and following.url.userinfo != sent.url.userinfo:
+        return None  # httpx would send userinfo the server chose as Basic credentials
+    return following if _within_origin(sent.url, following.url) else None
+
+
+def _within_origin(origin: httpx2.URL, location: httpx2.URL) -> bool:
+    if (origin.scheme, origin.host, origin.port) == (location.scheme, location.host, location.port):
+        return True
+    upgrade = origin.scheme == "http" and location.scheme == "https"
+    return upgrade and origin.host == location.host and origin.port is None and location.port is None

@@ -9,6 +9,13 @@ The file is opened as `workspace_files` says: never through a link (the file's o
 never blocking on a FIFO, and a `.1` that is not a regular file is never rotated over. Such a log is noted
 once (a warning) and its lines dropped until it is removed; a `logs` that is not a directory at all was
 reported by the workspace check, so its lines are dropped silently. Logging never takes a server down.
+
+The gateway's own notes about a server (started, stopped, failed, retired) go through `logging`, like every
+diagnostic of the gateway, and handlers decide where they land: a note is a record of the `mcp_gateway.servers`
+logger carrying the server's name and its pool, which the pool's `ServerLogHandler` writes into that server's
+log, next to what the server itself printed; like any record it also reaches the gateway's log with `debug` on.
+Notes are INFO, below what the terminal shows, so a client's MCP log is not filled with them: a failed start
+already reaches the caller as the call's error and `status` as the server's last error.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import logging
 import os
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from mcp_gateway.errors import UnusableFileError
@@ -25,6 +33,8 @@ from mcp_gateway.masking import SecretMask
 from mcp_gateway.workspace_files import kind_of, open_append, open_directory
 
 logger = logging.getLogger(__name__)
+notes_logger = logging.getLogger("mcp_gateway.servers")
+notes_logger.setLevel(logging.INFO)  # notes are kept in each server's log whatever the gateway's own level is
 
 MAX_LOG_BYTES = 1024 * 1024
 MAX_LINE_CHARS = 8192
@@ -116,3 +126,33 @@ def _rotate(directory: int, name: str) -> None:
         if not stat.S_ISREG(mode):
             raise UnusableFileError(rotated, f"is {kind_of(mode)}, so the full log cannot be rotated to it", "rotate")
     os.rename(name, rotated, src_dir_fd=directory, dst_dir_fd=directory)
+
+
+_SERVER = "mcp_server"
+_POOL = "mcp_pool"
+
+
+class ServerNotes:
+    """The notes of one server of one pool."""
+
+    def __init__(self, server: str, pool: object) -> None:
+        self._extra = {_SERVER: server, _POOL: id(pool)}
+
+    def info(self, text: str) -> None:
+        notes_logger.info("%s", text, extra=self._extra)
+
+
+class ServerLogHandler(logging.Handler):
+    """Writes the notes of one pool's servers into each server's own log."""
+
+    def __init__(self, pool: object, log_for: Callable[[str], StderrLog]) -> None:
+        super().__init__(logging.INFO)
+        self._pool = id(pool)
+        self._log_for = log_for
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, _POOL, None) != self._pool:
+            return
+        server = getattr(record, _SERVER, None)
+        if isinstance(server, str):
+            self._log_for(server).note(record.getMessage())

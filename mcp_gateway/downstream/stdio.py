@@ -9,7 +9,7 @@ hence this module:
 - its stop sequence stops the leader but leaves the group alive when the leader exits on EOF while a
   grandchild it spawned does not; here the whole group is always gone before the transport returns;
 - its grace periods are fixed; here they are cut to the server's `closeTimeoutMs`.
-A line on stdout that is not JSON-RPC (banners, debug prints) is noted (`notes.py`) and skipped, instead of
+A line on stdout that is not JSON-RPC (banners, debug prints) is noted (`ServerNotes`) and skipped, instead of
 being surfaced to the session; a line that carries a request id but is not a valid response fails that
 request at once (through the connection's `Link`) rather than leaving it to its timeout. A long line is read in
 a worker thread, a response without models (`relayed`), so a server's 10 MB answer never holds the event loop.
@@ -34,10 +34,9 @@ from mcp.shared.message import SessionMessage
 from mcp_gateway import relayed, wire
 from mcp_gateway.downstream.connection import EndedBeforeHandshake
 from mcp_gateway.downstream.link import Link
-from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
 from mcp_gateway.downstream.processes import group_alive, signal_group
-from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_log import ServerNotes, StderrLog
 from mcp_gateway.downstream.stderr_tail import ENDING_WAIT_SECONDS, StderrTail
 
 STDIN_EOF_GRACE_SECONDS = 2.0
@@ -279,26 +278,26 @@ class StdioTransport:
 
 
 # Polling, not events: the kernel offers no event for "this process group is empty", and process.wait()
-# on asyncio also waits for pipe EOF, which a grandchild holding the pipe delays.
-
-
-# `grace` is asked again at every poll: a stop under way is hurried when the whole gateway begins to stop.
+# on asyncio also waits for pipe EOF, which a grandchild holding the pipe delays. `grace` is asked again at every
+# poll: a stop under way is hurried when the whole gateway begins to stop.
 
 
 async def _wait_exit(process: anyio.abc.Process, grace: Callable[[], float]) -> bool:
-    began = anyio.current_time()
-    while process.returncode is None:
-        if anyio.current_time() - began >= grace():
-            return False
-        await anyio.sleep(_POLL_SECONDS)
-    return True
+    return await _wait_until(lambda: process.returncode is not None, grace)
 
 
 async def _wait_group_gone(process: anyio.abc.Process, pgid: int, grace: Callable[[], float]) -> bool:
+    def gone() -> bool:
+        _ = process.returncode  # reading it lets the event loop reap a zombie leader
+        return not group_alive(pgid)
+
+    return await _wait_until(gone, grace)
+
+
+async def _wait_until(done: Callable[[], bool], grace: Callable[[], float]) -> bool:
     began = anyio.current_time()
-    while group_alive(pgid):
+    while not done():
         if anyio.current_time() - began >= grace():
             return False
-        _ = process.returncode  # reading it lets the event loop reap a zombie leader
         await anyio.sleep(_POLL_SECONDS)
     return True

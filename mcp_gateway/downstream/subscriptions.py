@@ -27,7 +27,7 @@ from mcp.client.subscriptions import ListenNotSupportedError, Subscription, Subs
 from mcp.shared.exceptions import MCPError
 
 from mcp_gateway.downstream.connection import Connection
-from mcp_gateway.downstream.notes import ServerNotes
+from mcp_gateway.downstream.stderr_log import ServerNotes
 from mcp_gateway.downstream.supervisor import Supervisor
 from mcp_gateway.eras import speaks_modern
 from mcp_gateway.errors import INTERNAL_ERROR, DownstreamError, DownstreamRpcError

@@ -1,18 +1,44 @@
 """One downstream server's life in the pool: its connection, its start, its idle timer, its probe, its backoff.
 
-Its states and the changes between them are drawn in `server_state.py`; every change goes through `_enter`,
-which refuses one `TRANSITIONS` does not allow and notes each in the server's log. Every connection, retired
-ones still closing included, is owned by one task (`_own`), which enters and exits the SDK client in that one
-task (the SDK requires it); that task, the connection's idle timer and its liveness probes run in the pool's
-task group, and a server that does not run costs no task at all.
+Its states, and the only changes between them (`TRANSITIONS`):
+
+    idle ───a call (or eager)───► starting ───handshake done───► ready ───retired───► draining
+     ▲                               │                             │   (idle, wedged,     │ │
+     │                               │ start failed                │    crashed)          │ │
+     │                               ▼                             │                      │ │
+     │       ┌──window over,──► backing off ◄──died soon after its handshake, before─────┘ │
+     │       │  a call:           │          answering a tool call (an early exit)          │
+     │       └── starting ◄───────┘                                                         │
+     └────────────────────────────── its last retired connection closed ◄─────────────────┘
+                                      (a call meanwhile: draining ──► starting)
+    any state ──the pool stops──► stopped
+
+- idle: no connection; the first call starts the server.
+- starting: one task spawns and handshakes it, within `connectTimeoutMs`; concurrent first calls wait for it
+  (a start that ends with neither a connection nor an error, which only a bug can cause, goes back to idle).
+- ready: calls share the one connection; a lazy server is stopped `idleTimeout` after its last call ended.
+- draining: the connection was retired; it takes no new call and closes after its last one, while a new call
+  starts a fresh process at once (a stubborn server may take seconds to die).
+- backing off: the last start failed; calls fail fast with the seconds left in the window (`Backoff`).
+- stopped: the gateway is stopping; nothing starts again.
+
+Every change goes through `_enter`, which refuses one `TRANSITIONS` does not allow and notes each in the
+server's log. Every connection, retired ones still closing included, is owned by one task (`_own`), which enters
+and exits the SDK client in that one task (the SDK requires it); that task, the connection's idle timer and its
+liveness probes run in the pool's task group, and a server that does not run costs no task at all.
+
+The backoff window starts at `failureBackoffMs` and doubles with each further failure in a row (a success clears
+it), up to `MAX_BACKOFF_SECONDS`, so a broken server costs one failed start per window instead of one per call,
+while a server that recovers is back within the first window.
 """
 
 from __future__ import annotations
 
+import enum
 import math
 import signal
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -20,13 +46,11 @@ import anyio
 
 from mcp_gateway.background import BackgroundTasks
 from mcp_gateway.config import ServerConfig
-from mcp_gateway.downstream.backoff import Backoff
-from mcp_gateway.downstream.connect import OpenedClient
-from mcp_gateway.downstream.connection import Connection, LinkLost
-from mcp_gateway.downstream.error_journal import ErrorRecord
+from mcp_gateway.config.models import Settings
+from mcp_gateway.downstream.connection import Connection, LinkLost, OpenedClient
+from mcp_gateway.downstream.error_journal import ErrorRecord, JournalUpdates
 from mcp_gateway.downstream.processes import signal_group
-from mcp_gateway.downstream.server_context import ServerContext
-from mcp_gateway.downstream.server_state import TRANSITIONS, ServerStatus, State
+from mcp_gateway.downstream.stderr_log import ServerNotes
 from mcp_gateway.downstream.stderr_tail import SEPARATOR
 from mcp_gateway.downstream.translate import (
     backoff_refusal,
@@ -44,6 +68,92 @@ EARLY_EXIT_SECONDS = 10.0
 LIST_OPERATION = "tools/list"
 BUSY_RECHECK_SECONDS = 1.0
 """How often at most the idle timer of a server with calls running looks again (a call does not wake it)."""
+
+
+class State(enum.Enum):
+    IDLE = "idle"
+    STARTING = "starting"
+    READY = "ready"
+    DRAINING = "draining"
+    BACKING_OFF = "backing off"
+    STOPPED = "stopped"
+
+
+TRANSITIONS: dict[State, frozenset[State]] = {
+    State.IDLE: frozenset({State.STARTING, State.STOPPED}),
+    State.STARTING: frozenset({State.READY, State.BACKING_OFF, State.IDLE, State.STOPPED}),
+    State.READY: frozenset({State.DRAINING, State.BACKING_OFF, State.STOPPED}),
+    State.DRAINING: frozenset({State.IDLE, State.STARTING, State.BACKING_OFF, State.STOPPED}),
+    State.BACKING_OFF: frozenset({State.STARTING, State.STOPPED}),
+    State.STOPPED: frozenset(),
+}
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    state: State
+    running: bool
+    pid: int | None
+    in_flight: int
+    protocol_version: str | None
+    last_error: ErrorRecord | None
+    backoff_seconds_left: float
+
+
+MAX_BACKOFF_SECONDS = 15 * 60.0
+"""The longest window, however many failures in a row: a fixed server is never shut out for long."""
+
+
+class Backoff:
+    def __init__(self, base_seconds: float) -> None:
+        self._base = base_seconds
+        self.failures = 0
+        """Failed starts in a row."""
+        self.until = 0.0
+        """When the window ends (event-loop time)."""
+
+    def failed(self, now: float) -> None:
+        self.failures += 1
+        delay = min(self._base * 2 ** (self.failures - 1), max(self._base, MAX_BACKOFF_SECONDS))
+        self.until = now + delay
+
+    def cleared(self) -> None:
+        self.failures = 0
+        self.until = 0.0
+
+    def seconds_left(self, now: float) -> float:
+        return max(0.0, self.until - now)
+
+
+MILLISECONDS = 1000.0
+
+
+PROBE_SECONDS = 5.0
+"""How long a connection whose call timed out gets to answer a trivial request before it is retired."""
+
+
+@dataclass(frozen=True)
+class ServerContext:
+    notes: ServerNotes
+    mask: Callable[[str], str]
+    journal: JournalUpdates
+    connect: Callable[[AsyncExitStack], Awaitable[OpenedClient]]
+    """Spawn or reach the server and handshake; everything entered is unwound by the stack."""
+    remember_protocol: Callable[[str], None]
+    connect_seconds: float
+    request_seconds: float
+    close_seconds: float
+    idle_seconds: float | None
+    """None: never stopped for being idle (`eager`, `keep-alive`, or an `idleTimeout` of 0 or less)."""
+    failure_backoff_seconds: float
+    stderr_log_path: str | None
+    """Where a stdio server's own stderr is kept; None for a remote server, which has none."""
+    probe_seconds: float
+
+
+def close_seconds(server: ServerConfig, settings: Settings) -> float:
+    """The budget for stopping the server's process (`closeTimeoutMs`: its own, else the gateway's)."""
+    return (server.spec.close_timeout_ms or settings.close_timeout_ms) / MILLISECONDS
 
 
 @dataclass
@@ -219,16 +329,7 @@ class Supervisor:
             self._closed(start, connection)
 
     def _ready(self, start: _Start, opened: OpenedClient) -> Connection:
-        connection = Connection(
-            self._name,
-            opened.client,
-            opened.exited,
-            opened.pid,
-            link=opened.link,
-            hurry=opened.hurry,
-            stderr=opened.stderr,
-            askers=opened.askers,
-        )
+        connection = Connection(self._name, opened)
         self._open.add(connection)
         if self.state is State.STOPPED:  # connected just as the pool stopped: close it at once
             connection.hurry(urgent=self._urgent)

@@ -38,8 +38,8 @@ from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Origin, Pool
 from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_groups
-from mcp_gateway.downstream.server_context import PROBE_SECONDS
 from mcp_gateway.downstream.slots import ProcessView
+from mcp_gateway.downstream.supervisor import PROBE_SECONDS
 from mcp_gateway.errors import CatalogError, DownstreamError, UnknownToolError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcp_gateway.catalog.fingerprint import fingerprint
+from mcp_gateway.catalog.records import fingerprint
 from mcp_gateway.catalog.summary import DIGEST_NAME, EMPTY_DIGEST, MAX_DIGEST_BYTES, Digest, parse_digest
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import UnusableFileError

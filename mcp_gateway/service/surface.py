@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from mcp_gateway.catalog.filters import tool_allowed
+from mcp_gateway.catalog.records import tool_allowed
 from mcp_gateway.catalog.summary import ServerSummary
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT

@@ -21,7 +21,8 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from mcp_gateway.config import ServerConfig
-from mcp_gateway.downstream.connect import ConnectOptions, OpenedClient
+from mcp_gateway.downstream.connect import ConnectOptions
+from mcp_gateway.downstream.connection import OpenedClient
 
 PNG_1X1 = base64.b64encode(
     bytes.fromhex(

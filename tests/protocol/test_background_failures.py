@@ -14,7 +14,8 @@ from inprocess_fakes import FakeDownstream, InProcessConnector
 
 from mcp_gateway.catalog.catalog import Catalog
 from mcp_gateway.config import ServerConfig
-from mcp_gateway.downstream.connect import ConnectOptions, OpenedClient
+from mcp_gateway.downstream.connect import ConnectOptions
+from mcp_gateway.downstream.connection import OpenedClient
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service import gateway as gateway_module
 from mcp_gateway.service.background_journal import GatewayProblem

@@ -15,7 +15,8 @@ from inprocess_fakes import FakeDownstream, InProcessConnector
 
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.config.models import StdioServer
-from mcp_gateway.downstream.connect import ConnectOptions, OpenedClient
+from mcp_gateway.downstream.connect import ConnectOptions
+from mcp_gateway.downstream.connection import OpenedClient
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.origin import Origin
 

@@ -20,7 +20,7 @@ from anyio import TaskInfo
 from gateway_testing import load, write_workspace
 from inprocess_fakes import FakeDownstream, InProcessConnector
 
-from mcp_gateway.downstream.pool import Pool
+from mcp_gateway.downstream.pool import Pool, State
 from mcp_gateway.service.gateway import Gateway
 
 pytestmark = pytest.mark.anyio
@@ -93,7 +93,7 @@ def test_a_server_never_used_costs_the_pool_next_to_no_memory(tmp_path: Path) ->
         grown = sum(stat.size_diff for stat in tracemalloc.take_snapshot().compare_to(before, "filename"))
     finally:
         tracemalloc.stop()
-    assert pool.knows("s0")
+    assert pool.status("s0").state is State.IDLE  # kept, and not started
     assert grown / MANY_SERVERS < BYTES_PER_UNUSED_SERVER
 
 

@@ -10,8 +10,7 @@ import anyio
 import pytest
 
 from mcp_gateway.background import background_tasks
-from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord
-from mcp_gateway.downstream.journal_updates import JournalUpdates
+from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord, JournalUpdates
 
 pytestmark = pytest.mark.anyio
 

@@ -15,9 +15,8 @@ import pytest
 from mcp_gateway.config.models import StdioServer
 from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.connect import ConnectOptions, _stdio_launch  # pyright: ignore[reportPrivateUsage]
-from mcp_gateway.downstream.notes import ServerNotes
 from mcp_gateway.downstream.process_records import ProcessRecords
-from mcp_gateway.downstream.stderr_log import StderrLog
+from mcp_gateway.downstream.stderr_log import ServerNotes, StderrLog
 
 WAIT_SECONDS = 10.0
 

@@ -12,7 +12,7 @@ import pytest
 
 from mcp_gateway.background import BackgroundTasks, background_tasks
 from mcp_gateway.config import load_config
-from mcp_gateway.downstream.reconcile import DRAIN_MARGIN_SECONDS, Retirements, drain_seconds
+from mcp_gateway.downstream.pool import DRAIN_MARGIN_SECONDS, Retirements, drain_seconds
 from mcp_gateway.downstream.supervisor import Supervisor
 
 pytestmark = pytest.mark.anyio

@@ -14,9 +14,8 @@ import pytest
 from mcp_gateway.config import ServerConfig, load_config
 from mcp_gateway.downstream import slots as slots_module
 from mcp_gateway.downstream.definitions import Definition, resolve
-from mcp_gateway.downstream.server_state import ServerStatus, State
 from mcp_gateway.downstream.slots import Slot, Slots
-from mcp_gateway.downstream.supervisor import Supervisor
+from mcp_gateway.downstream.supervisor import ServerStatus, State, Supervisor
 from mcp_gateway.origin import Origin
 
 pytestmark = pytest.mark.anyio
