@@ -39,10 +39,10 @@ from e2e_gateway import (
 )
 from gateway_testing import peer
 from mcp import Client, StdioServerParameters
+from workspaces import GRACE_SECONDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-GRACE_SECONDS = 0.5
 DAEMON_GONE_SECONDS = 30.0
 """The daemon's grace, then server-everything's stop, on a loaded machine."""
 SUM = f"{EVERYTHING}.get-sum"
