@@ -4,7 +4,7 @@
         [--ridge 1.0]
 
 Each `--set` is a catalog with its development requests (and, optionally, requests no tool of it can serve). Every
-request is searched as `search_tools` searches it; its first hit's signals (`SearchHit.signals`) and whether that
+request is searched as `search_tools` searches it; its first hit's signals (`RankedTool.signals`) and whether that
 hit is right (any gold or alternative; never, for an unanswerable request) are one example. The model is a logistic
 regression with a ridge penalty, fitted by Newton's method (`fit`), each set weighing the same whatever its size (so a
 catalog with many requests does not decide the weights for the others). It prints the weights to put in
@@ -61,7 +61,7 @@ def fit(data: Sequence[Example], ridge: float) -> tuple[float, list[float]]:
 
     Newton's method on the weighted log-loss of standardized signals with a ridge penalty (the intercept free):
     a handful of signals and a few thousand examples, so plain Python does it in well under a second."""
-    rows = [example.signals.vector() for example in data]
+    rows = [tuple(example.signals) for example in data]
     width = len(rows[0])
     sizes = {name: sum(1 for example in data if example.set == name) for name in {e.set for e in data}}
     weights = [1.0 / sizes[example.set] for example in data]
@@ -135,7 +135,7 @@ def _level(chance: float, high: float, low: float) -> str:
 
 
 def _chance(bias: float, weights: Sequence[float], signals: Signals) -> float:
-    return _sigmoid(bias + sum(w * v for w, v in zip(weights, signals.vector(), strict=True)))
+    return _sigmoid(bias + sum(w * v for w, v in zip(weights, signals, strict=True)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

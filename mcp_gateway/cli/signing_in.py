@@ -10,6 +10,7 @@ Windows, never with `--no-browser`. Nothing printed holds a token: every one met
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shlex
 import sys
@@ -24,7 +25,7 @@ from mcp_gateway.cli.overview import ago
 from mcp_gateway.errors import GatewayError
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.paths import Workspace
-from mcp_gateway.sign_in import SIGN_IN_WAIT_SECONDS, LoginReport, LogoutReport, SignInState, login, logout
+from mcp_gateway.sign_in import SIGN_IN_WAIT_SECONDS, LogoutReport, SignIn, SignInState, login, logout
 
 NO_DISPLAY_PLATFORMS = ("linux", "freebsd", "openbsd", "netbsd")
 
@@ -41,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     secrets = secret_mask(config)
     log_to_stderr(secrets)
     workspace = Workspace.from_environment(args.home)
+    # The SDK logs a failed flow with its traceback; `login` says what failed in one sentence instead.
+    logging.getLogger("mcp.client.auth").setLevel(logging.CRITICAL)
 
     def show_url(url: str, opened: bool) -> None:
         how = "A browser was asked to open it; if none did, open" if opened else "Open"
@@ -68,15 +71,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _signed_in(report: LoginReport) -> str:
-    if report.expires_at is None:
+def _signed_in(sign_in: SignIn) -> str:
+    if sign_in.expires_at is None:
         expiry = "the server gave its token no expiry"
     else:
-        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.expires_at))
-        renewal = "renewed before then by the gateway" if report.refreshable else "sign in again then"
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(sign_in.expires_at))
+        renewal = "renewed before then by the gateway" if sign_in.tokens.refresh_token else "sign in again then"
         expiry = f"the token expires at {at} ({renewal})"
-    scopes = f"; scopes: {' '.join(report.scopes)}" if report.scopes else ""
-    return f"Signed in to '{report.server}': {expiry}{scopes}."
+    scopes = " ".join((sign_in.tokens.scope or "").split())
+    scopes = f"; scopes: {scopes}" if scopes else ""
+    return f"Signed in to '{sign_in.server}': {expiry}{scopes}."
 
 
 def _signed_out(report: LogoutReport) -> str:

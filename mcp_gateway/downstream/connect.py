@@ -66,7 +66,7 @@ from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required
 from mcp_gateway.eras import is_handshake_version, speaks_modern
 from mcp_gateway.errors import ServerStartError
-from mcp_gateway.sign_in import SignInAuth, SignInContext
+from mcp_gateway.sign_in import SignInAuth, SignInStore
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0
 HTTP_ERROR_STATUS = 400
@@ -93,7 +93,7 @@ class ConnectOptions:
     """Where the server's notifications go (`resources/updated` is forwarded to the client, see `Pool`)."""
     on_change: ChangeHeard | None = None
     """Told when the server says one of its lists changed (`changes.py`); None: such news is ignored."""
-    sign_ins: SignInContext | None = None
+    sign_ins: SignInStore | None = None
     """The workspace's OAuth sign-ins, for remote servers; None uses none (tests that connect in-process)."""
 
 

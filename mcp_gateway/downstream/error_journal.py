@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from pydantic import TypeAdapter, ValidationError
+
 from mcp_gateway.bounds import MAX_STORED_MESSAGE_CHARS, clip
 from mcp_gateway.errors import Phase, UnusableFileError
 from mcp_gateway.workspace_files import read_regular, remove_stale_temp_files, replace_file
@@ -33,6 +35,9 @@ class ErrorRecord:
     retryable: bool
     at: float
     """Wall-clock time (epoch seconds)."""
+
+
+_RECORD = TypeAdapter(ErrorRecord)
 
 
 class ErrorJournal:
@@ -53,14 +58,9 @@ class ErrorJournal:
             return {}
         records: dict[str, ErrorRecord] = {}
         for server, entry in cast(dict[str, Any], raw).items():
-            with contextlib.suppress(TypeError, KeyError, ValueError):
-                fields = cast(dict[str, Any], entry)
-                records[server] = ErrorRecord(
-                    fields["phase"],
-                    self._masked(str(fields["message"])),
-                    bool(fields["retryable"]),
-                    float(fields["at"]),
-                )
+            with contextlib.suppress(ValidationError):  # one unsound entry costs only itself
+                record = _RECORD.validate_python(entry)
+                records[server] = replace(record, message=self._masked(record.message))
         return records
 
     def record(self, server: str, error: ErrorRecord) -> None:

@@ -71,7 +71,7 @@ from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.origin import Origin
 from mcp_gateway.paths import Workspace
-from mcp_gateway.sign_in import SignInContext, SignInStore
+from mcp_gateway.sign_in import SignInStore
 from mcp_gateway.wording import Message, Step
 
 __all__ = ["Origin", "Pool", "ProcessView", "ProtocolMemory", "ServerStatus", "State"]
@@ -379,7 +379,7 @@ class Pool:
                 notes=notes,
                 on_message=self._notifications_of(name, definition.digest),
                 on_change=None if self._on_change is None else functools.partial(self._heard, name, definition.digest),
-                sign_ins=SignInContext(SignInStore(self._workspace.sign_ins_dir), self._secrets.learn),
+                sign_ins=SignInStore(self._workspace.sign_ins_dir, self._secrets.learn),
             )
             opened = await self._connector(server, options, stack)
             if self._on_change is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
+from http import HTTPStatus
 from urllib.parse import urljoin, urlparse
 
 import anyio
@@ -27,7 +28,7 @@ from mcp.shared.message import SessionMessage
 from mcp_gateway import relayed, wire
 from mcp_gateway.downstream.link import Link
 from mcp_gateway.downstream.redirects import request_within_origin, stream_within_origin
-from mcp_gateway.sign_in import HTTP_UNAUTHORIZED, is_sign_in_reply
+from mcp_gateway.sign_in import is_sign_in_reply
 
 SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
 
@@ -120,7 +121,7 @@ def _sign_in_reply(response: httpx2.Response) -> SessionMessage | None:
     there for an answer the server never sends; delivered here, it fails that one request with the sign-in
     sentence (`translate`), as Streamable HTTP does, instead of an HTTP error ending the call.
     """
-    if response.status_code != HTTP_UNAUTHORIZED:
+    if response.status_code != HTTPStatus.UNAUTHORIZED:
         return None
     message = wire.decode(response.content, max_depth=wire.MAX_RELAYED_DEPTH)
     if isinstance(message, types.JSONRPCError) and is_sign_in_reply(message.error.data):

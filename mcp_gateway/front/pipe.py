@@ -222,6 +222,8 @@ class Front:
                 # too, and a timeout would bound each of its sends (a large call to a busy daemon was cut short).
                 if not select.select([sock], [], [], POLL_QUIET_SECONDS)[0]:
                     if self._wedged(sock):
+                        with contextlib.suppress(OSError):
+                            sock.shutdown(socket.SHUT_RDWR)  # wakes a send the daemon never took: it goes to the next
                         sock.close()
                         return True
                     continue
@@ -241,19 +243,24 @@ class Front:
         """Whether the daemon has stopped answering: called when it has been quiet for a while."""
         now = time.monotonic()
         with self._lock:
-            waiting = bool(self._pending)
+            waiting = bool(self._pending) or self._sending.locked()  # a send under way: a call too large to track
         if self._probe is not None:
             return now - self._probe[1] > PING_SECONDS
         if not waiting or now - self._heard < QUIET_SECONDS:
             return False
-        self._probes += 1
-        probe_id = f"{PROBE_ID_PREFIX}{self._probes}"
-        ping = json.dumps({"jsonrpc": "2.0", "id": probe_id, "method": "ping"}).encode() + b"\n"
-        with self._sending:
-            try:
-                sock.sendall(ping)
-            except OSError:
-                return False  # the daemon is gone: its end will be seen
+        # A send the daemon does not take (a large call, a full socket) holds the way a ping would go: waiting
+        # the ping's allowance for it says as much as an unanswered ping.
+        if not self._sending.acquire(timeout=PING_SECONDS):
+            return True
+        try:
+            self._probes += 1
+            probe_id = f"{PROBE_ID_PREFIX}{self._probes}"
+            ping = json.dumps({"jsonrpc": "2.0", "id": probe_id, "method": "ping"}).encode() + b"\n"
+            sock.sendall(ping)
+        except OSError:
+            return False  # the daemon is gone: its end will be seen
+        finally:
+            self._sending.release()
         self._probe = (json.dumps(probe_id), now)
         return False
 

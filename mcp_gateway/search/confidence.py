@@ -11,7 +11,7 @@ read in that ranking) and the calibrated level. A hit takes the best level any p
 order settles it (`settled`): a tool the request names outright (`read_file`, `everything.get-sum`) is `high`;
 only the first hit and its namesakes (the same tool name on several servers, of equal standing) can be `high`, a
 hit below another cannot mean "call it without looking further"; a deprecated tool is never `high` beside its
-replacement (`deprecation.py`), and says what to use.
+replacement (`documents.deprecation_of`), and says what to use.
 """
 
 from __future__ import annotations
@@ -21,8 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mcp_gateway.search.calibration import Confidence, Signals, level, probability
-from mcp_gateway.search.deprecation import deprecation_reason, superseded_by
-from mcp_gateway.search.documents import CONCEPT_FIELDS, TOOL_FIELDS, IndexedTool, MatchField, ToolField
+from mcp_gateway.search.documents import (
+    CONCEPT_FIELDS,
+    TOOL_FIELDS,
+    IndexedTool,
+    MatchField,
+    ToolField,
+    deprecation_reason,
+    superseded_by,
+)
 from mcp_gateway.search.index import SearchIndex, bm25_idf, name_key, typed_names
 from mcp_gateway.search.lexicon import (
     CONCEPT_PREFIX,
@@ -32,9 +39,8 @@ from mcp_gateway.search.lexicon import (
     expansions_of,
     translations_of,
 )
-from mcp_gateway.search.query import GENERIC_WEIGHT, WORD_WEIGHT, ParsedQuery
+from mcp_gateway.search.query import GENERIC_WEIGHT, WORD_WEIGHT, ParsedQuery, argument_words
 from mcp_gateway.search.text import is_cjk
-from mcp_gateway.search.values import argument_words
 
 NAMED_REASON = "the query names this tool"
 STRENGTH: Mapping[MatchField, float] = {
@@ -81,7 +87,7 @@ class Evidence:
     """The tool names the request spells (`index.typed_names`)."""
     unknown: float
     """Share of the request's information in words no tool has in any form and that do not read as arguments
-    (`values.argument_words`): what it asks for that no server here is about."""
+    (`query.argument_words`): what it asks for that no server here is about."""
 
 
 def evidence_of(index: SearchIndex, query: ParsedQuery) -> Evidence:
@@ -267,7 +273,10 @@ LEVEL_ORDER: Mapping[Confidence, int] = {"low": 0, "medium": 1, "high": 2}
 
 
 @dataclass(frozen=True)
-class SearchHit:
+class RankedTool:
+    """A tool as the engine ranked it for a request: its score, confidence, reasons and the signals behind them
+    (the service makes its report's `SearchHit` of it, with the tool's definition)."""
+
     server: str
     tool: str
     score: float
@@ -339,7 +348,7 @@ def best_of(verdicts: Sequence[Mapping[int, Judged]], doc_id: int) -> Judged | N
     return max(found, key=lambda verdict: LEVEL_ORDER[verdict.confidence]) if found else None
 
 
-def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> tuple[SearchHit, ...]:
+def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> tuple[RankedTool, ...]:
     """The final order's hits, by the rules of order (see the module docstring)."""
     if not ranked:
         return ()
@@ -349,7 +358,7 @@ def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> 
     first = ranked[0][2]
     # A first hit named outright, server and all, says nothing for its namesakes: each is judged on its own.
     lead = first.confidence if NAMED_REASON not in first.reasons else None
-    hits: list[SearchHit] = []
+    hits: list[RankedTool] = []
     for position, ((_, score, verdict), tool) in enumerate(zip(ranked, tools, strict=True)):
         confidence, reasons = verdict.confidence, verdict.reasons
         namesakes = [other for other, name in zip(qualified, names, strict=True) if name == names[position]]
@@ -368,6 +377,6 @@ def settled(index: SearchIndex, ranked: Sequence[tuple[int, float, Judged]]) -> 
         if namesakes:
             reasons = (*reasons, f"the same tool as {', '.join(namesakes[:MAX_NAMESAKES_NAMED])}")
         hits.append(
-            SearchHit(tool.entry.server, tool.entry.name, round(score, 3), confidence, reasons, verdict.signals)
+            RankedTool(tool.entry.server, tool.entry.name, round(score, 3), confidence, reasons, verdict.signals)
         )
     return tuple(hits)

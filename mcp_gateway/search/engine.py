@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.search.confidence import Candidate, Evidence, Judged, SearchHit, best_of, evidence_of, judged, settled
+from mcp_gateway.search.confidence import Candidate, Evidence, Judged, RankedTool, best_of, evidence_of, judged, settled
 from mcp_gateway.search.documents import ServerEntry, ToolEntry
 from mcp_gateway.search.fits import NameFits, ObjectFits
 from mcp_gateway.search.index import SearchIndex
@@ -56,7 +56,7 @@ Measured: 5 → .453/.785/.573, .569; 60 → .442/.785/.566, .561."""
 
 @dataclass(frozen=True)
 class SearchResult:
-    hits: tuple[SearchHit, ...]
+    hits: tuple[RankedTool, ...]
     notes: tuple[Words, ...]
     """Sentences about the search itself: an ambiguous hint, a query that matched nothing (with a `Step`)."""
     focused_server: str | None
@@ -171,7 +171,7 @@ class SearchEngine:
         evidence: Sequence[Evidence],
         verdicts: Sequence[Mapping[int, Judged]],
         limit: int,
-    ) -> tuple[SearchHit, ...]:
+    ) -> tuple[RankedTool, ...]:
         """The hits with web search tools after the best (`web_search.py`); () when the request asks for no
         information or the catalog has no web search."""
         asking = [each.query for each in evidence if asks_for_information(each.query)]
@@ -210,7 +210,7 @@ class SearchEngine:
 
     def _hits(
         self, ranked: Sequence[Scored], verdicts: Sequence[Mapping[int, Judged]], first: Evidence
-    ) -> tuple[SearchHit, ...]:
+    ) -> tuple[RankedTool, ...]:
         """The final order's hits, each with the best verdict a phrasing gave it; a tool only a step or the fusion
         brought up is judged among the final order on the first phrasing."""
         unjudged = [scored for scored in ranked if best_of(verdicts, scored.doc_id) is None]
@@ -236,7 +236,7 @@ class SearchEngine:
             ".",
         )
 
-    def _weak_match(self, hits: Sequence[SearchHit]) -> str:
+    def _weak_match(self, hits: Sequence[RankedTool]) -> str:
         """The servers that exist, so a model can tell the user plainly that none of them does this."""
         names = list(dict.fromkeys([*(hit.server for hit in hits), *self._index.server_names()]))
         return (
@@ -261,7 +261,7 @@ class SearchEngine:
         return self._vocabulary
 
 
-def explains_little(hit: SearchHit) -> bool:
+def explains_little(hit: RankedTool) -> bool:
     """Whether a hit explains too little of an information request to keep web search from it."""
     return hit.signals is not None and hit.signals.coverage < WEB_SEARCH_BELOW_COVERAGE
 

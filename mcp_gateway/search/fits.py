@@ -83,7 +83,7 @@ class NameFits:
 
 def _name_words(index: SearchIndex, doc_id: int) -> tuple[_NameWord, ...]:
     tool = index.tools[doc_id]
-    home = {word for phrase in index.servers[tool.entry.server].phrases for word in phrase}
+    home = index.servers[tool.entry.server].words
     return tuple(
         _NameWord(index.idf(word), frozenset((word, *concepts_of((word,), ()))), word in home)
         for word in tool.field("name")

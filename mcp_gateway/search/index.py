@@ -155,9 +155,12 @@ class ScoreCache:
 
 @dataclass(frozen=True)
 class IndexedServer:
+    id: int
     entry: ServerEntry
     fields: dict[ServerField, Mapping[str, int]]
     phrases: tuple[tuple[str, ...], ...]
+    words: frozenset[str]
+    """The words of its name phrases."""
 
 
 class SearchIndex:
@@ -166,7 +169,6 @@ class SearchIndex:
         self.fields: dict[ToolField, FieldPostings] = {name: FieldPostings() for name in TOOL_FIELDS}
         self.servers: dict[str, IndexedServer] = {}
         self.server_fields: dict[ServerField, FieldPostings] = {name: FieldPostings() for name in SERVER_FIELDS}
-        self._server_ids: dict[str, int] = {}
         self._server_by_id: dict[int, str] = {}
         self._by_server: dict[str, list[int]] = {}
         self.doc_freq: Counter[str] = Counter()
@@ -203,21 +205,21 @@ class SearchIndex:
     def replace_server(self, server: ServerEntry, tools: Sequence[ToolEntry]) -> None:
         self.remove_server(server.name)
         server_id = self._allocate()
-        self._server_ids[server.name] = server_id
         self._server_by_id[server_id] = server.name
-        indexed_server = IndexedServer(server, index_server(server), server_phrases(server))
+        phrases = server_phrases(server)
+        words = frozenset(word for phrase in phrases for word in phrase)
+        indexed_server = IndexedServer(server_id, server, index_server(server), phrases, words)
         self.servers[server.name] = indexed_server
         for name, counts in indexed_server.fields.items():
             self.server_fields[name].add(server_id, counts, sum(counts.values()))
         self.server_doc_freq.update(_distinct_terms(indexed_server.fields.values()))
-        self.phrase_freq.update({word for phrase in indexed_server.phrases for word in phrase})
+        self.phrase_freq.update(words)
         for phrase in indexed_server.phrases:
             if is_cjk(phrase[0]):
                 self.cjk_phrases.setdefault("".join(phrase), set()).add(server.name)
             else:
                 self.phrases_by_word.setdefault(phrase[0], set()).add((server.name, phrase))
         ids: list[int] = []
-        server_words = {word for phrase in indexed_server.phrases for word in phrase}
         for entry in tools:
             doc_id = self._allocate()
             indexed = index_tool(entry)
@@ -227,7 +229,7 @@ class SearchIndex:
                     self.fields[name].add(doc_id, counts, sum(counts.values()))
             self.doc_freq.update(_distinct_terms(indexed.counts))
             self.cjk_tools += indexed.has_cjk
-            if not server_words.isdisjoint(indexed.field("name")):
+            if not words.isdisjoint(indexed.field("name")):
                 self.named_after_server.add(doc_id)
             if indexed.deprecation is not None:
                 self.deprecated.add(doc_id)
@@ -242,17 +244,16 @@ class SearchIndex:
         self.version += 1
 
     def remove_server(self, name: str) -> None:
-        server_id = self._server_ids.get(name)
-        if server_id is None:
+        indexed_server = self.servers.get(name)
+        if indexed_server is None:
             return
         _forget(self.server_spread, self._server_words(name))
-        del self._server_ids[name]
-        del self._server_by_id[server_id]
-        indexed_server = self.servers.pop(name)
+        del self.servers[name]
+        del self._server_by_id[indexed_server.id]
         for field_name, counts in indexed_server.fields.items():
-            self.server_fields[field_name].remove({server_id}, counts)
+            self.server_fields[field_name].remove({indexed_server.id}, counts)
         _forget(self.server_doc_freq, _distinct_terms(indexed_server.fields.values()))
-        _forget(self.phrase_freq, {word for phrase in indexed_server.phrases for word in phrase})
+        _forget(self.phrase_freq, indexed_server.words)
         for phrase in indexed_server.phrases:
             table: dict[str, set[Any]] = self.cjk_phrases if is_cjk(phrase[0]) else self.phrases_by_word
             key = "".join(phrase) if is_cjk(phrase[0]) else phrase[0]

@@ -45,7 +45,7 @@ def named_after_another(index: SearchIndex, max_servers: int) -> set[int]:
                 names.setdefault(word, set()).add(server)
     found: set[int] = set()
     for server, indexed_server in index.servers.items():
-        own = {word for phrase in indexed_server.phrases for word in phrase}
+        own = indexed_server.words
         labels = [name_key(label) for label in (server, *indexed_server.entry.aliases)]
         for doc_id in index.tool_ids(server):
             # The name field's counts keep the name's words in order (a Counter keeps first occurrences' order).

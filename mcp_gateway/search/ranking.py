@@ -94,7 +94,7 @@ NAME_MATCH_BONUS = 12.0
 """What a query spelling a tool's name (`create_issue`, `github.create_issue`) adds, times the similarity. By hand
 in 9ddc802, not tuned: no bench query spells a tool name; the unit tests of name queries pin it."""
 DEPRECATED_FACTOR = 0.7
-"""A deprecated tool (`deprecation.py`) falls below a replacement that matches about as well (`read_file` led
+"""A deprecated tool (`documents.deprecation_of`) falls below a replacement that matches about as well (`read_file` led
 `read_text_file` for "read a file" by 0.1 %) and stays first where it alone matches; applied before the name bonus,
 so a query spelling its name still finds it. By hand, not tuned: catalog.json has no deprecated tool; on
 catalog-xl.json four queries are reordered and no metric moves (.369/.648/.485, .506)."""
@@ -129,13 +129,9 @@ def bm25f(
     cjk_count: int | None = None,
     cache: ScoreCache | None = None,
 ) -> dict[int, float]:
-    """BM25F: each term's length-normalized, field-weighted counts are summed before saturation.
-
-    Saturating once per term (not once per field) makes a tool that matches several distinct query words beat one
-    that matches a single word in several fields. Concepts count only in concept fields, words only in word
-    fields. With `cjk_count`, a CJK term's IDF is taken among the tools with CJK text: among all tools every CJK
-    word looks rare, which would let any Chinese description outrank English tools matched through translation.
-    """
+    """BM25F: each term's field-weighted counts are summed before saturating once per term, so a tool matching
+    several query words beats one matching a word in several fields. With `cjk_count`, a CJK term's IDF is taken
+    among the tools with CJK text: among all tools every CJK word looks rare."""
     scores: dict[int, float] = {}
     if doc_count == 0:
         return scores
@@ -274,13 +270,9 @@ def server_scores(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
 
 
 def server_intent(index: SearchIndex, query: ParsedQuery) -> dict[str, float]:
-    """Servers the query names, 0..1: a whole name phrase must be present, in English or through the glossary's
-    translation of the request's Chinese (我的世界 is Minecraft); rarer names count more.
-
-    A one-word name is also a word of the language (`price`, `weather`): spread over many servers' tools it is the
-    request's topic, not a request for the server called that, so it counts by the share of the tools using it
-    that are the server's own.
-    """
+    """Servers the query names, 0..1: a whole name phrase, in English or translated (我的世界 is Minecraft); rarer
+    names count more. A one-word name spread over many servers' tools (`price`) is the request's topic, so it counts
+    by the share of the tools using it that are the server's own (`_specificity`)."""
     words = set(query.words) | {term.term for term in query.terms if term.kind == "typo"}
     words.update(translations_of(query.cjk_runs))
     count = max(len(index.servers), 1)

@@ -195,9 +195,7 @@ def stem(word: str) -> str:
 
 
 def _step_1a(word: str) -> str:
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith("ies"):
+    if word.endswith(("sses", "ies")):
         return word[:-2]
     if word.endswith(("ss", "us", "is")):
         return word

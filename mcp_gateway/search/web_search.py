@@ -69,7 +69,7 @@ def services(index: SearchIndex, tools: Iterable[int]) -> dict[int, frozenset[st
     for doc_id in tools:
         indexed = index.tools[doc_id]
         found = set(indexed.field("name"))
-        found.update(word for phrase in index.servers[indexed.entry.server].phrases for word in phrase)
+        found.update(index.servers[indexed.entry.server].words)
         words[doc_id] = found
     counts: dict[str, int] = {}
     for found in words.values():

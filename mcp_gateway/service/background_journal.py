@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from pydantic import TypeAdapter, ValidationError
+
 from mcp_gateway.background import BackgroundProblem
 from mcp_gateway.downstream import processes
 from mcp_gateway.errors import UnusableFileError
@@ -24,6 +26,7 @@ from mcp_gateway.workspace_files import read_regular, replace_file
 
 MAX_JOURNAL_BYTES = 4 * 1024 * 1024
 """A few problems per running gateway are a few kilobytes; a larger file is not a journal."""
+_PROBLEM = TypeAdapter(BackgroundProblem)
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,8 @@ class BackgroundJournal:
         found: list[GatewayProblem] = []
         for pid, entry in self._live_entries().items():
             for fields in cast(list[Any], entry["problems"]):
-                with contextlib.suppress(TypeError, KeyError, ValueError):
-                    item = cast(dict[str, Any], fields)
-                    problem = BackgroundProblem(str(item["task"]), str(item["error"]), float(item["at"]))
-                    found.append(GatewayProblem(int(pid), problem))
+                with contextlib.suppress(ValidationError):  # one unsound problem costs only itself
+                    found.append(GatewayProblem(int(pid), _PROBLEM.validate_python(fields)))
         return sorted(found, key=lambda each: each.problem.at)
 
     def _live_entries(self) -> dict[str, dict[str, Any]]:

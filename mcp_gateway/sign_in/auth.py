@@ -1,21 +1,12 @@
-"""The serving gateway's use of a sign-in: `SignInAuth`, the `httpx2.Auth` of each remote connection (Streamable
-HTTP and SSE alike). It never signs in itself: a browser nobody asked for, and a client with no terminal to
-finish the sign-in in.
+"""`SignInAuth`: a serving gateway's use of the stored sign-in on each request of a remote connection.
 
-- The sign-in is read at the first request, and again whenever its file has changed (one `stat` a request, in a
-  worker thread), is due for renewal or is refused: another gateway may have renewed it (a renewed refresh token
-  often invalidates the old one), and `login`/`logout` change it from outside: a person who signs out expects
-  the account to stop being used at once, by a daemon that has served for hours too.
-- A token that expires within its margin is renewed first, at the token endpoint recorded at sign-in, under the
-  store's renewal lock and after reading the sign-in again, so two gateways never spend one single-use refresh
-  token; the renewed sign-in is saved for every gateway. A renewal is bounded by `TOKEN_ENDPOINT_SECONDS`: a
-  token endpoint that hangs or cannot be reached is named in the answer (`renewal_failure`), not left to the
-  call's or the start's whole timeout.
-- A request the server refuses with HTTP 401, when no newer token helps, is answered in the server's stead: a
-  JSON-RPC error for that request, marked with this process's nonce (which no server can know) so `translate`
-  can tell it from a server's own, and `needed` is set, for a failed connect to say the same. Raising instead
-  would end the SDK's whole transport, not the one request.
-Every token met is given to `learn` (the gateway's `SecretMask`), so none is written or printed.
+It reads the sign-in again whenever its file changed (one `stat` a request), is due for renewal or is refused:
+another gateway may have renewed it (a renewed refresh token often invalidates the old one), and `login` or
+`logout` changed it. A token due is renewed under the store's renewal lock after reading it once more, so two
+gateways never spend one single-use refresh token; a renewal is bounded by `TOKEN_ENDPOINT_SECONDS`, not left
+to the call's whole timeout. A 401 no token answers becomes a JSON-RPC error for that request, in the server's
+stead, marked with this process's nonce (which no server can know) so `translate` tells it from a server's own:
+raising would end the SDK's whole transport, not the one request.
 """
 
 from __future__ import annotations
@@ -24,8 +15,8 @@ import base64
 import contextlib
 import json
 import secrets
-from collections.abc import AsyncGenerator, Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Callable
+from http import HTTPStatus
 from typing import Any, cast
 from urllib.parse import quote
 
@@ -53,18 +44,6 @@ TOKEN_ENDPOINT_SECONDS = 15.0
 """The longest a renewal may take: a token endpoint answers in milliseconds, a slow one in a few seconds."""
 MAX_TOKEN_RESPONSE_BYTES = 256 * 1024
 """A token response is a few kilobytes; a longer one is not used."""
-HTTP_OK = 200
-HTTP_UNAUTHORIZED = 401
-
-
-@dataclass(frozen=True)
-class SignInContext:
-    """What a connection needs to use the workspace's sign-ins: where they are, and what learns the tokens."""
-
-    store: SignInStore
-    learn: Callable[[Iterable[str]], None]
-    token_transport: httpx2.AsyncBaseTransport | None = None
-    """How renewals reach token endpoints (None: the network, as any HTTP client does); a seam for tests."""
 
 
 def is_sign_in_reply(data: object) -> bool:
@@ -79,11 +58,14 @@ def renewal_failure(data: object) -> str | None:
 
 
 class SignInAuth(httpx2.Auth):
-    def __init__(self, server: str, url: str, context: SignInContext) -> None:
+    def __init__(
+        self, server: str, url: str, store: SignInStore, token_transport: httpx2.AsyncBaseTransport | None = None
+    ) -> None:
         self._server = server
         self._url = url
-        self._context = context
-        self._store = context.store
+        self._store = store
+        self._token_transport = token_transport
+        """How renewals reach token endpoints (None: the network, as any HTTP client does); a seam for tests."""
         self._sign_in: SignIn | None = None
         self._signature: tuple[int, int, int, int] | None = None
         """The stored sign-in's file as it was when last read (`SignInStore.signature`; None: no file)."""
@@ -101,7 +83,7 @@ class SignInAuth(httpx2.Auth):
             if sign_in is not None and _due(sign_in):
                 sign_in, _ = await self._fresh(_due)
         response = yield _with_token(request, sign_in)
-        if response.status_code == HTTP_UNAUTHORIZED:
+        if response.status_code == HTTPStatus.UNAUTHORIZED:
             used = sign_in
             async with self._lock:  # refused before its time (revoked, skew): renewed, unless another gateway did
                 fresh, renewal_refused = await self._fresh(
@@ -111,7 +93,7 @@ class SignInAuth(httpx2.Auth):
                 # Sent again: with the newer token, or (renewal refused) without one, so that what httpx returns is
                 # the server's answer to this request, not the token endpoint's. httpx reads and closes the last one.
                 response = yield _with_token(request, fresh)
-        self.needed = response.status_code == HTTP_UNAUTHORIZED
+        self.needed = response.status_code == HTTPStatus.UNAUTHORIZED
         if self.needed:
             await _answer_in_stead(request, response, self._server, self.renewal_failed)
 
@@ -134,8 +116,6 @@ class SignInAuth(httpx2.Auth):
             sign_in = await anyio.to_thread.run_sync(self._store.load, self._server, self._url)
         except (OSError, UnusableFileError):
             sign_in = None  # unreadable counts as signed out: the answer then says to sign in again
-        if sign_in is not None:
-            self._context.learn(sign_in.secrets())
         self._sign_in = sign_in
         return sign_in
 
@@ -147,11 +127,10 @@ class SignInAuth(httpx2.Auth):
         if refresh is None:
             return None
         renewed: SignIn | None = None
-        transport = self._context.token_transport
         try:
-            async with httpx2.AsyncClient(timeout=TOKEN_ENDPOINT_SECONDS, transport=transport) as client:
+            async with httpx2.AsyncClient(timeout=TOKEN_ENDPOINT_SECONDS, transport=self._token_transport) as client:
                 response = await client.send(refresh)
-            if response.status_code == HTTP_OK and len(response.content) <= MAX_TOKEN_RESPONSE_BYTES:
+            if response.status_code == HTTPStatus.OK and len(response.content) <= MAX_TOKEN_RESPONSE_BYTES:
                 renewed = sign_in.renewed(OAuthToken.model_validate_json(response.content))
         except httpx2.TimeoutException:
             self.renewal_failed = f"did not answer within {TOKEN_ENDPOINT_SECONDS:g}s"
@@ -163,7 +142,6 @@ class SignInAuth(httpx2.Auth):
             self.renewal_failed = f"its token endpoint ({display_url(sign_in.token_endpoint)}) {self.renewal_failed}"
         self._sign_in = renewed
         if renewed is not None:
-            self._context.learn(renewed.secrets())
             with contextlib.suppress(OSError, UnusableFileError):  # used here all the same; the next gateway renews
                 await anyio.to_thread.run_sync(self._store.save, renewed)
                 self._signature = await anyio.to_thread.run_sync(self._store.signature, self._server)
@@ -210,13 +188,16 @@ async def _answer_in_stead(
     """Turn the server's 401 into a JSON-RPC error for the request that met it (nothing for a notification), with
     why the renewal failed at the token endpoint when it did."""
     body = b""
-    message = _json_rpc_request(request.content)
-    if message is not None:
+    try:
+        message = json.loads(request.content or b"null")
+    except ValueError:
+        message = None
+    if isinstance(message, dict) and "method" in message and "id" in message:
         data: dict[str, Any] = {SIGN_IN_MARK: SIGN_IN_NONCE}
         if renewal_failed is not None:
             data[RENEWAL_KEY] = renewal_failed
         error = {"code": SIGN_IN_ERROR_CODE, "message": f"server '{server}' needs a sign-in", "data": data}
-        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode()
+        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode()  # pyright: ignore[reportUnknownArgumentType]
     original = response.stream
     response.stream = httpx2.ByteStream(body)
     for header in ("content-encoding", "transfer-encoding"):
@@ -225,13 +206,3 @@ async def _answer_in_stead(
     response.headers["content-length"] = str(len(body))
     if isinstance(original, httpx2.AsyncByteStream):
         await original.aclose()  # the server's own body is not read: its connection goes back to the pool
-
-
-def _json_rpc_request(content: bytes) -> dict[str, Any] | None:
-    try:
-        message = json.loads(content) if content else None
-    except ValueError:
-        return None
-    if isinstance(message, dict) and "method" in message and "id" in message:
-        return message  # pyright: ignore[reportUnknownVariableType]
-    return None

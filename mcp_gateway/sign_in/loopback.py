@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import html
-from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
@@ -29,26 +28,17 @@ REQUEST_READ_SECONDS = 10.0
 """A browser sends its request at once; a connection silent this long is not a browser's."""
 
 
-@dataclass(frozen=True)
-class Callback:
-    """What the authorization server sent back through the browser."""
-
-    code: str | None
-    state: str | None
-    iss: str | None
-    error: str | None
-    error_description: str | None
-
-
 class Loopback:
-    """Listens while `serve` runs; `answer` is set by the first request to `CALLBACK_PATH` with the expected state."""
+    """Listens while `serve` runs; `answer` is set by the first request to `CALLBACK_PATH` with the expected state:
+    what the authorization server sent back through the browser (`code`, `state`, `iss`, or `error` and
+    `error_description`), each parameter's first value."""
 
     def __init__(self, listener: anyio.abc.Listener[anyio.abc.SocketStream], server: str) -> None:
         self._listener = listener
         self._server = server
         self._state: str | None = None
         self.answered = anyio.Event()
-        self.answer: Callback | None = None
+        self.answer: dict[str, str] | None = None
 
     @classmethod
     async def open(cls, port: int | None, server: str) -> Loopback:
@@ -67,7 +57,7 @@ class Loopback:
 
     def expect(self, authorization_url: str) -> None:
         """The sign-in sent to `authorization_url` is the one an answer must belong to (its `state`)."""
-        self._state = _first(urlsplit(authorization_url).query, "state")
+        self._state = _parameters(authorization_url).get("state")
 
     @property
     def redirect_uri(self) -> str:
@@ -89,28 +79,26 @@ class Loopback:
                     except (anyio.EndOfStream, anyio.BrokenResourceError):
                         break
             request_line = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")  # GET target version
-            url = urlsplit(request_line[1] if len(request_line) == 3 and request_line[0] == "GET" else "")
-            if url.path != CALLBACK_PATH:
+            target = request_line[1] if len(request_line) == 3 and request_line[0] == "GET" else ""
+            if urlsplit(target).path != CALLBACK_PATH:
                 await _reply(stream, 404, "Not found", "This is where a sign-in comes back; nothing else is here.")
                 return
-            keys = ("code", "state", "iss", "error", "error_description")
-            callback = Callback(*(_first(url.query, key) for key in keys))
-            if self._state is None or callback.state != self._state:
+            callback = _parameters(target)
+            if self._state is None or callback.get("state") != self._state:
                 await _reply(stream, 400, "Not this sign-in", "This is not the sign-in mcp-gateway is waiting for.")
                 return
             if self.answer is None:
                 self.answer = callback
                 self.answered.set()
-            if callback.error is not None:
-                title, text = "Sign-in refused", f"The sign-in to '{self._server}' was refused ({callback.error})."
+            if "error" in callback:
+                title, text = "Sign-in refused", f"The sign-in to '{self._server}' was refused ({callback['error']})."
             else:
                 title, text = "Signed in", f"mcp-gateway got the sign-in to '{self._server}'; you can close this tab."
             await _reply(stream, 200, title, text)
 
 
-def _first(query: str, key: str) -> str | None:
-    values = parse_qs(query).get(key)
-    return values[0] if values else None
+def _parameters(url: str) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(urlsplit(url).query).items()}
 
 
 async def _reply(stream: anyio.abc.SocketStream, status: int, title: str, text: str) -> None:

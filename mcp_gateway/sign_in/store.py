@@ -1,14 +1,7 @@
-"""Where a remote server's sign-in is kept: one private file per server in the workspace's `oauth/`.
-
-One file per server, not one for all: any serving gateway renews a sign-in at any time, and a file per server
-means a write touches only that server's tokens (no read-modify-write to lose another's), and a logout is one
-unlink. A sign-in is keyed by the server's name *and* its url: one whose url is not the configured one (the
-server was pointed elsewhere, or another server took the name) is not used, so a token never goes to a server
-it was not issued for. The OS keyring is not used: it would add a dependency (and a D-Bus or Keychain prompt on
-a headless machine) for files that are already private (0600, in a 0700 directory, never reached through a
-link: `workspace_files`), as the config's own secrets are.
-
-Every function here does disk I/O: call it from a worker thread.
+"""Where a remote server's sign-in is kept: one file per server in the workspace's `oauth/`, so a renewal (in any
+serving gateway, at any time) rewrites only that server's tokens, and a logout is one unlink. The OS keyring is
+not used: a dependency (and a D-Bus or Keychain prompt on a headless machine) for files that are already
+private, as the config's own secrets are. Every function here does disk I/O: call it from a worker thread.
 """
 
 from __future__ import annotations
@@ -17,7 +10,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,10 +73,11 @@ class SignIn(BaseModel):
 
 
 class SignInStore:
-    """The sign-ins of one workspace (`directory` is its `oauth/`)."""
+    """The sign-ins of one workspace (`directory` is its `oauth/`); `learn` is told every secret read or written."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, learn: Callable[[Iterable[str]], None]) -> None:
         self.directory = directory
+        self._learn = learn
 
     def path_of(self, server: str) -> Path:
         """The name made safe, plus a digest of the exact name: two names that read alike never share a file."""
@@ -103,6 +97,7 @@ class SignInStore:
             sign_in = SignIn.model_validate_json(read_regular(self.path_of(server), MAX_SIGN_IN_BYTES))
         except (FileNotFoundError, ValidationError):
             return None  # not a sign-in this gateway wrote: as if signed out; the next login replaces it
+        self._learn(sign_in.secrets())
         return sign_in if (sign_in.server, sign_in.url) == (server, url) else None
 
     def signature(self, server: str) -> tuple[int, int, int, int] | None:
@@ -121,6 +116,7 @@ class SignInStore:
             UnusableFileError: the `oauth/` directory cannot be had (it is a link or a file).
             OSError: the file system refused.
         """
+        self._learn(sign_in.secrets())
         problem = directory_problem(self.directory, allow_link=False)
         if problem is not None:
             raise UnusableFileError(str(self.directory), problem, "not-a-directory")
@@ -201,7 +197,7 @@ def sign_in_states(
     usable is stored, and the server is marked `oauth` in config.json, or its last error was a refused sign-in,
     or what is stored has expired for good; `not needed`: the server works without one, as far as is known.
     """
-    store = SignInStore(workspace.sign_ins_dir)
+    store = SignInStore(workspace.sign_ins_dir, secrets.learn)
     states: dict[str, SignInState] = {}
     for name, server in config.servers.items():
         spec = server.spec
@@ -212,7 +208,6 @@ def sign_in_states(
         except (OSError, UnusableFileError):
             sign_in = None
         if sign_in is not None:
-            secrets.learn(sign_in.secrets())
             renewable = bool(sign_in.tokens.refresh_token)
             if renewable or not sign_in.expired():
                 states[name] = SignInState("signed in", sign_in.expires_at, renewable)

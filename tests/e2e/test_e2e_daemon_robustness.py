@@ -40,6 +40,8 @@ from mcp_gateway.front.rendezvous import private_directory, socket_path
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 DESCRIPTORS = 64
+LARGE_CALL_BYTES = 1024 * 1024
+"""Far more than a Unix socket takes at once (a few hundred kilobytes)."""
 """The daemon's hard limit on open descriptors in the flood test: a few sessions' worth."""
 FLOOD = 3 * DESCRIPTORS
 
@@ -137,6 +139,26 @@ async def test_a_daemon_that_stops_answering_is_found_out_and_the_session_goes_o
                 assert failure, "the call waited on a daemon that never answered"
                 assert "stopped answering" in str(failure[0])
                 assert text_of(await execute(client, "alpha.echo", {"message": "on"})) == "on"
+        finally:
+            os.kill(daemon, signal.SIGCONT)
+
+
+async def test_a_daemon_that_stops_taking_a_large_call_is_found_out_and_the_call_goes_to_the_next(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    """A call larger than the socket holds, sent to a daemon that reads nothing, blocks the front's send; the
+    front's ping would wait behind it forever. The blocked send is taken as the unanswered ping: the front moves
+    to a fresh daemon, which gets the call whole."""
+    home = home_of(tmp_path)
+    large = "x" * LARGE_CALL_BYTES
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
+        await downstream_pid(client, "alpha")
+        [daemon] = daemon_pids(runtime_dir)
+        try:
+            with anyio.fail_after(QUIET_SECONDS + 2 * PING_SECONDS + SESSION_SECONDS):
+                os.kill(daemon, signal.SIGSTOP)  # wedged: nothing it is sent is read
+                echoed = await execute(client, "alpha.echo", {"message": large})
+                assert text_of(echoed) == large
         finally:
             os.kill(daemon, signal.SIGCONT)
 

@@ -237,3 +237,19 @@ def test_the_rest_of_the_gateway_imports_a_faced_package_through_its_face_only(p
                 )
     assert through_modules == set()
     assert imported == exported
+
+
+def test_sign_in_sits_below_the_service_and_downstream_and_is_reached_only_through_its_face() -> None:
+    above = ("mcp_gateway.service", "mcp_gateway.downstream", "mcp_gateway.server", "mcp_gateway.cli")
+    reaching_up = {
+        module: sorted(name for name in names if name.startswith(above))
+        for module, names in imports_of("sign_in").items()
+    }
+    assert {module: names for module, names in reaching_up.items() if names} == {}
+    inner = {f"mcp_gateway.sign_in.{path.stem}" for path in (PACKAGE / "sign_in").glob("*.py")}
+    reaching_in = {
+        str(path.relative_to(PACKAGE.parent)): sorted(inner & imported_names(path))
+        for path in modules()
+        if path.relative_to(PACKAGE).parts[0] != "sign_in"
+    }
+    assert {module: names for module, names in reaching_in.items() if names} == {}

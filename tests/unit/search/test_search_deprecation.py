@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
-from mcp_gateway.search.deprecation import MARKER_WORD, deprecation_of
+from mcp_gateway.search.documents import MARKER_WORD, deprecation_of
 
 READ_FILE = ToolEntry(
     "filesystem",

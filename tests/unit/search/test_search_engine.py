@@ -8,7 +8,7 @@ import pytest
 from search_catalog import SERVERS, Tool, add_server, build_engine, engine_with, ranked
 
 from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
-from mcp_gateway.search.confidence import SearchHit
+from mcp_gateway.search.confidence import RankedTool
 from mcp_gateway.wording import counted, said
 
 
@@ -17,7 +17,7 @@ def engine() -> SearchEngine:
     return build_engine()
 
 
-def hit_of(result: SearchResult, qualified: str) -> SearchHit:
+def hit_of(result: SearchResult, qualified: str) -> RankedTool:
     for hit in result.hits:
         if f"{hit.server}.{hit.tool}" == qualified:
             return hit

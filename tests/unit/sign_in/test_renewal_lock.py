@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_gateway.masking import SecretMask
 from mcp_gateway.sign_in import SignInStore
 
 pytestmark = pytest.mark.anyio
@@ -17,7 +18,7 @@ SHORT_WAIT_SECONDS = 0.2
 
 
 async def test_a_second_holder_waits_out_its_bound_while_the_first_holds_the_lock(tmp_path: Path) -> None:
-    store = SignInStore(tmp_path / "oauth")
+    store = SignInStore(tmp_path / "oauth", SecretMask().learn)
     path = store.lock_path_of("web")
     async with store.renewal_lock("web") as first:
         assert first
@@ -35,7 +36,7 @@ async def test_a_link_planted_as_the_lock_file_is_refused_and_its_target_untouch
     target = tmp_path / "elsewhere"
     target.write_text("keep")
     target.chmod(0o644)
-    store = SignInStore(directory)
+    store = SignInStore(directory, SecretMask().learn)
     os.symlink(target, store.lock_path_of("web"))
     async with store.renewal_lock("web", timeout_s=SHORT_WAIT_SECONDS) as held:
         assert not held
@@ -47,6 +48,7 @@ async def test_an_oauth_directory_that_is_a_link_is_not_locked_in(tmp_path: Path
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "oauth").symlink_to(real)
-    async with SignInStore(tmp_path / "oauth").renewal_lock("web", timeout_s=SHORT_WAIT_SECONDS) as held:
+    store = SignInStore(tmp_path / "oauth", SecretMask().learn)
+    async with store.renewal_lock("web", timeout_s=SHORT_WAIT_SECONDS) as held:
         assert not held
     assert list(real.iterdir()) == []

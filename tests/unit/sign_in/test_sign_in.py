@@ -15,7 +15,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.masking import SecretMask
-from mcp_gateway.sign_in import SignIn, SignInAuth, SignInContext, SignInStore, is_sign_in_reply
+from mcp_gateway.sign_in import SignIn, SignInAuth, SignInStore, is_sign_in_reply
 
 pytestmark = pytest.mark.anyio
 
@@ -39,14 +39,16 @@ def sign_in(
 
 
 def test_a_sign_in_is_stored_private_and_read_back_only_for_its_url(tmp_path: Path) -> None:
-    store = SignInStore(tmp_path / "oauth")
-    store.save(sign_in())
+    SignInStore(tmp_path / "oauth", SecretMask().learn).save(sign_in())
+    mask = SecretMask()
+    store = SignInStore(tmp_path / "oauth", mask.learn)
     path = store.path_of("web")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE((tmp_path / "oauth").stat().st_mode) == 0o700
     loaded = store.load("web", URL)
     assert loaded is not None
     assert loaded.tokens.access_token == "access-token-one-0001"
+    assert mask.mask("access-token-one-0001 refresh-0001") == "*** ***"  # every sign-in read is learnt
     assert store.load("web", "https://elsewhere.example/mcp") is None  # another url: another server's token
     assert store.remove("web")
     assert store.load("web", URL) is None
@@ -54,12 +56,12 @@ def test_a_sign_in_is_stored_private_and_read_back_only_for_its_url(tmp_path: Pa
 
 
 def test_names_that_read_alike_on_disk_get_their_own_files(tmp_path: Path) -> None:
-    store = SignInStore(tmp_path)
+    store = SignInStore(tmp_path, SecretMask().learn)
     assert store.path_of("a/b") != store.path_of("a_b")
 
 
 def test_a_link_planted_at_a_sign_in_is_neither_followed_nor_read(tmp_path: Path) -> None:
-    store = SignInStore(tmp_path / "oauth")
+    store = SignInStore(tmp_path / "oauth", SecretMask().learn)
     store.save(sign_in())
     target = tmp_path / "elsewhere.json"
     target.write_text(store.path_of("web").read_text())
@@ -73,7 +75,7 @@ def test_a_link_planted_at_a_sign_in_is_neither_followed_nor_read(tmp_path: Path
 
 
 def test_an_unreadable_record_reads_as_signed_out(tmp_path: Path) -> None:
-    store = SignInStore(tmp_path / "oauth")
+    store = SignInStore(tmp_path / "oauth", SecretMask().learn)
     store.save(sign_in())
     store.path_of("web").write_text(json.dumps({"version": 1, "server": "web"}))
     assert store.load("web", URL) is None
@@ -82,9 +84,9 @@ def test_an_unreadable_record_reads_as_signed_out(tmp_path: Path) -> None:
 def serving(
     tmp_path: Path, answer: httpx2.MockTransport
 ) -> tuple[httpx2.AsyncClient, SignInAuth, SecretMask, SignInStore]:
-    store = SignInStore(tmp_path / "oauth")
     mask = SecretMask()
-    auth = SignInAuth("web", URL, SignInContext(store, mask.learn, token_transport=answer))
+    store = SignInStore(tmp_path / "oauth", mask.learn)
+    auth = SignInAuth("web", URL, store, token_transport=answer)
     return httpx2.AsyncClient(transport=answer, auth=auth), auth, mask, store
 
 

@@ -1,23 +1,16 @@
 """`login` and `logout`: a person signs the workspace in to a remote server with OAuth, or out again.
 
-`login` runs the MCP authorization flow with the SDK's `OAuthClientProvider`, which does the protocol: the
-server's 401 and its protected-resource metadata (RFC 9728), the authorization server's metadata (RFC 8414 /
-OpenID discovery), dynamic client registration (RFC 7591) unless the config names a client, PKCE (S256), the
-`state` check and the code exchange. Around it is the gateway's: the loopback redirect (on the configured
-`redirectPort` or a free one), showing the authorization URL (and opening a browser where asked), a bounded wait
-for the person, errors worded for them, and the `SignIn` saved for every serving gateway to use and renew.
-`logout` removes it, after asking the authorization server to revoke the tokens when it offers that (RFC 7009):
-best effort, since a server that cannot be reached must not keep a person signed in locally.
-
-Every token met is given to `learn` (the command's `SecretMask`) before anything could print it.
+The SDK's `OAuthClientProvider` does the protocol; this module gives it the loopback redirect (on the configured
+`redirectPort` or a free one), shows the authorization URL, waits a bounded time for the person, words every
+failure for them, and saves the `SignIn` for every serving gateway. A logout's revocation is best effort: a
+server that cannot be reached must not keep a person signed in locally.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Generator, Iterable
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -48,16 +41,6 @@ CLIENT_NAME = "mcp-gateway"
 
 ShowUrl = Callable[[str, bool], None]
 """Called with the authorization URL, and whether a browser was asked to open it."""
-
-
-@dataclass(frozen=True)
-class LoginReport:
-    server: str
-    expires_at: float | None
-    scopes: tuple[str, ...]
-    refreshable: bool
-    registered: bool
-    """A client was registered for the gateway (RFC 7591), rather than taken from the config."""
 
 
 @dataclass(frozen=True)
@@ -96,8 +79,9 @@ async def login(
     open_browser: bool,
     learn: Callable[[Iterable[str]], None],
     wait_seconds: float = SIGN_IN_WAIT_SECONDS,
-) -> LoginReport:
-    """Sign the workspace in to the remote server `name` (or alias); the sign-in is saved for every gateway.
+) -> SignIn:
+    """Sign the workspace in to the remote server `name` (or alias); the sign-in is saved for every gateway, and
+    its secrets given to `learn` first.
 
     Raises:
         UsageError: no server has that name, or it is a local (stdio) server, which has nothing to sign in to.
@@ -134,14 +118,15 @@ async def login(
                 f"No sign-in came back within {wait_seconds / 60:g} minutes; run the command again and finish "
                 "the sign-in in the browser."
             )
-        if answer.error is not None or answer.code is None:
-            why = clip(answer.error or "no authorization code", MAX_ECHOED_NAME_CHARS)
-            if answer.error_description:
-                why += f": {clip(answer.error_description, MAX_ERROR_DESCRIPTION_CHARS)}"
+        code, error, description = answer.get("code"), answer.get("error"), answer.get("error_description")
+        if error is not None or code is None:
+            why = clip(error or "no authorization code", MAX_ECHOED_NAME_CHARS)
+            if description:
+                why += f": {clip(description, MAX_ERROR_DESCRIPTION_CHARS)}"
             raise CommandFailedError(
                 f"The sign-in to '{server.name}' was refused ({why}); run the command again to retry."
             )
-        return AuthorizationCodeResult(code=answer.code, state=answer.state, iss=answer.iss)
+        return AuthorizationCodeResult(code=code, state=answer.get("state"), iss=answer.get("iss"))
 
     metadata = OAuthClientMetadata(
         client_name=CLIENT_NAME,
@@ -170,15 +155,8 @@ async def login(
             "to sign in to; it works without one."
         )
     sign_in = _sign_in(server.name, spec.url, provider, tokens, storage.client)
-    learn(sign_in.secrets())
-    await anyio.to_thread.run_sync(SignInStore(workspace.sign_ins_dir).save, sign_in)
-    return LoginReport(
-        server=server.name,
-        expires_at=sign_in.expires_at,
-        scopes=tuple((tokens.scope or "").split()),
-        refreshable=bool(tokens.refresh_token),
-        registered=configured is None,
-    )
+    await anyio.to_thread.run_sync(SignInStore(workspace.sign_ins_dir, learn).save, sign_in)
+    return sign_in
 
 
 def _remote_server(config: GatewayConfig, name: str) -> tuple[ServerConfig, RemoteServer]:
@@ -214,24 +192,24 @@ def _sign_in(
 
 async def _ask(spec: RemoteServer, provider: OAuthClientProvider, name: str) -> int:
     """Send the server one request the way a client starts (the provider signs in when it is refused); its status."""
-    with _quiet_sdk_auth_log():
-        try:
-            async with httpx2.AsyncClient(auth=provider, timeout=HTTP_TIMEOUT_SECONDS) as client:
-                if spec.type == "http":
-                    accept = {"Accept": "application/json, text/event-stream"}
-                    initialize = bare_initialize(CLIENT_NAME)
-                    async with client.stream("POST", spec.url, json=initialize, headers=accept) as response:
-                        return response.status_code
-                async with client.stream("GET", spec.url, headers={"Accept": "text/event-stream"}) as response:
-                    return response.status_code
-        except (OAuthFlowError, httpx2.UnsupportedProtocol, httpx2.InvalidURL) as exc:
-            # (a challenge may name a metadata url that is not one, a relative path say: no metadata to follow)
-            raise CommandFailedError(_flow_failure(name, spec.url, provider, exc)) from exc
-        except httpx2.HTTPError as exc:
-            raise CommandFailedError(
-                f"Signing in to '{name}' failed: {type(exc).__name__} at {_shown(exc)}; check that the server is "
-                "running and its url in config.json is right, then run the command again."
-            ) from exc
+    if spec.type == "http":
+        method, initialize, accept = "POST", bare_initialize(CLIENT_NAME), "application/json, text/event-stream"
+    else:
+        method, initialize, accept = "GET", None, "text/event-stream"
+    try:
+        async with (
+            httpx2.AsyncClient(auth=provider, timeout=HTTP_TIMEOUT_SECONDS) as client,
+            client.stream(method, spec.url, json=initialize, headers={"Accept": accept}) as response,
+        ):
+            return response.status_code
+    except (OAuthFlowError, httpx2.UnsupportedProtocol, httpx2.InvalidURL) as exc:
+        # (a challenge may name a metadata url that is not one, a relative path say: no metadata to follow)
+        raise CommandFailedError(_flow_failure(name, spec.url, provider, exc)) from exc
+    except httpx2.HTTPError as exc:
+        raise CommandFailedError(
+            f"Signing in to '{name}' failed: {type(exc).__name__} at {_shown(exc)}; check that the server is "
+            "running and its url in config.json is right, then run the command again."
+        ) from exc
 
 
 def _flow_failure(name: str, url: str, provider: OAuthClientProvider, exc: Exception) -> str:
@@ -267,28 +245,14 @@ def _with_scope(url: str, scopes: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-@contextmanager
-def _quiet_sdk_auth_log() -> Generator[None]:
-    """The SDK logs a failed flow with its traceback; `login` says what failed in one sentence instead."""
-    sdk = logging.getLogger("mcp.client.auth")
-    before = sdk.level
-    sdk.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        sdk.setLevel(before)
-
-
 async def logout(
     workspace: Workspace, config: GatewayConfig, name: str, *, learn: Callable[[Iterable[str]], None]
 ) -> LogoutReport:
     """Forget the sign-in of `name` (a configured server, or one that was removed from the config)."""
-    store = SignInStore(workspace.sign_ins_dir)
+    store = SignInStore(workspace.sign_ins_dir, learn)
     server = config.servers.get(name)
     url = server.spec.url if server is not None and not isinstance(server.spec, StdioServer) else None
     sign_in = None if url is None else await anyio.to_thread.run_sync(store.load, name, url)
-    if sign_in is not None:
-        learn(sign_in.secrets())
     revoked = await _revoke(sign_in) if sign_in is not None else "nothing to revoke"
     removed = await anyio.to_thread.run_sync(store.remove, name)
     return LogoutReport(server=name, removed=removed, revoked=revoked)
@@ -299,22 +263,19 @@ async def _revoke(sign_in: SignIn) -> Literal["yes", "failed", "not offered"]:
     endpoint = sign_in.revocation_endpoint
     if endpoint is None:
         return "not offered"
-    client = sign_in.client
-    tokens = [(sign_in.tokens.refresh_token, "refresh_token"), (sign_in.tokens.access_token, "access_token")]
-    outcome: Literal["yes", "failed"] = "yes"
+    client = {"client_id": sign_in.client.client_id}
+    if sign_in.client.client_secret:
+        client["client_secret"] = sign_in.client.client_secret
+    tokens = {"refresh_token": sign_in.tokens.refresh_token, "access_token": sign_in.tokens.access_token}
+    revoked = True
     with anyio.move_on_after(REVOKE_TIMEOUT_SECONDS) as scope:
         async with httpx2.AsyncClient(timeout=REVOKE_TIMEOUT_SECONDS) as http:
-            for token, hint in tokens:
+            for hint, token in tokens.items():
                 if not token:
                     continue
-                data = {"token": token, "token_type_hint": hint, "client_id": client.client_id}
-                if client.client_secret:
-                    data["client_secret"] = client.client_secret
                 try:
-                    response = await http.post(endpoint, data=data)
+                    response = await http.post(endpoint, data={"token": token, "token_type_hint": hint, **client})
+                    revoked = revoked and response.status_code == HTTPStatus.OK
                 except httpx2.HTTPError:
-                    outcome = "failed"
-                    continue
-                if response.status_code != 200:
-                    outcome = "failed"
-    return "failed" if scope.cancelled_caught else outcome
+                    revoked = False
+    return "yes" if revoked and not scope.cancelled_caught else "failed"
