@@ -14,8 +14,8 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import AsyncGenerator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Generator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ __all__ = [
     "daemon_cleanup",
     "daemon_pids",
     "daemon_settings",
+    "edited_config",
     "everything_server",
     "fake_server",
     "refreshed_workspace",
@@ -94,6 +95,15 @@ def save_config(home: Path, servers: Mapping[str, Any], settings: Mapping[str, A
     if settings:
         document["settings"] = dict(settings)
     save_text(home, json.dumps(document, indent=2))
+
+
+@contextmanager
+def edited_config(home: Path) -> Generator[dict[str, Any]]:
+    """The config.json of `home` (one an import wrote, say) as a document to change, written back on the way out."""
+    config = home / "config.json"
+    document = json.loads(config.read_text())
+    yield document
+    config.write_text(json.dumps(document, indent=2))
 
 
 def save_text(home: Path, text: str) -> None:
