@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Generator
 from pathlib import Path
 
 import pytest
-from e2e_gateway import everything_server, run_cli
-from gateway_testing import write_workspace
+from e2e_gateway import run_cli
 from process_leaks import TEST_RUN_ENV
 from shared_daemons import DAEMON_STOP_SECONDS, stop_daemons
+from workspaces import everything_server, write_workspace
 
 
 @pytest.fixture(autouse=True)
@@ -19,6 +21,17 @@ def shared_daemons_stopped() -> Generator[None]:
     yield
     stubborn = stop_daemons(os.environ[TEST_RUN_ENV])
     assert not stubborn, f"a shared daemon did not stop within {DAEMON_STOP_SECONDS}s of SIGTERM: {stubborn}"
+
+
+@pytest.fixture
+def runtime_dir() -> Generator[Path]:
+    """A runtime directory of the test's own, for its shared daemon (see `workspaces.shared_environment`); a short
+    one, as a Unix socket path is at most 104 bytes."""
+    directory = Path(tempfile.mkdtemp(prefix="mgw-", dir="/tmp"))
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
 """Helpers for the end-to-end tests: the real `mcp-gateway` process, real downstream servers, real clients.
 
 Every helper bounds its waits. Clients of the gateway get the test process's whole environment, so the
-gateway (and the servers it starts) find `node` on PATH, as they would under an AI client.
+gateway (and the servers it starts) find `node` on PATH, as they would under an AI client. The workspaces these
+sessions serve are set up by `workspaces`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,7 +22,6 @@ import anyio
 import anyio.abc
 import mcp_types as types
 from anyio.streams.buffered import BufferedByteReceiveStream
-from gateway_testing import peer, write_workspace
 from mcp import Client, StdioServerParameters
 from mcp.shared.dispatcher import ProgressFnT
 from process_leaks import TEST_RUN_ENV
@@ -74,18 +73,7 @@ async def gateway_session(home: Path, *, mode: str = "legacy") -> AsyncGenerator
         yield client
 
 
-# Downstream servers.
-
-
-def everything_server() -> dict[str, Any]:
-    return {"command": str(peer("mcp-server-everything"))}
-
-
-def time_server() -> dict[str, Any]:
-    if not TIME_SERVER_BIN.exists():
-        # mcp-server-time is a test extra of this package (pyproject.toml): missing means a broken install.
-        raise AssertionError(f"{TIME_SERVER_BIN} is missing; install the test extras: pip install -e '.[test]'")
-    return {"command": str(TIME_SERVER_BIN)}
+# Spawn logs.
 
 
 def spawn_logging_wrapper(directory: Path, target: Path, log: Path) -> Path:
@@ -149,15 +137,6 @@ async def build_cache(home: Path, query: str, servers: Iterable[str]) -> None:
     assert not stubborn, f"a daemon did not stop: {stubborn}"
     cached = set(cast(dict[str, Any], json.loads((home / "cache.json").read_text())["servers"]))
     assert expected <= cached, f"cache.json holds {sorted(cached)}, expected {sorted(expected)}"
-
-
-async def refreshed_workspace(
-    home: Path, servers: Mapping[str, Any], settings: Mapping[str, Any] | None = None
-) -> None:
-    """A workspace whose cache.json already lists every server (built by `mcp-gateway refresh`)."""
-    write_workspace(home, servers, settings)
-    done = await run_cli_async("refresh", home=home)
-    assert done.returncode == 0, done.stderr
 
 
 async def execute(
@@ -389,12 +368,6 @@ def started_after(before: Sequence[str], after: Sequence[str]) -> list[str]:
     """Lines a spawn log gained (logs are only ever appended to)."""
     assert list(after[: len(before)]) == list(before), (before, after)
     return list(after[len(before) :])
-
-
-def cached_everything(home: Path, cache: Path) -> None:
-    """A workspace holding server-everything with a valid cache.json (copied from the `everything_cache` fixture)."""
-    write_workspace(home, {"everything": everything_server()})
-    shutil.copyfile(cache, home / "cache.json")
 
 
 async def run_cli_async(

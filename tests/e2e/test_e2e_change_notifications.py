@@ -25,21 +25,11 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from e2e_gateway import (
-    SESSION_SECONDS,
-    cached_everything,
-    execute,
-    gateway_params,
-    ranked_tools,
-    read_lines,
-    refreshed_workspace,
-    search,
-    text_of,
-    wait_for,
-)
-from gateway_testing import ROOT, fake_server
+from e2e_gateway import SESSION_SECONDS, execute, gateway_params, ranked_tools, read_lines, search, text_of, wait_for
+from gateway_testing import ROOT
 from mcp import Client
 from mcp.client.session import IncomingMessage
+from workspaces import cached_everything, fake_server, refreshed_workspace
 
 from mcp_gateway.service.changes import RELIST_INTERVAL_SECONDS
 

@@ -17,18 +17,10 @@ import anyio
 import mcp_types as types
 import pytest
 import tiktoken
-from e2e_gateway import (
-    SESSION_SECONDS,
-    cached_everything,
-    everything_server,
-    gateway_session,
-    ranked_tools,
-    run_cli_async,
-    search,
-)
-from gateway_testing import fake_server, write_workspace
+from e2e_gateway import SESSION_SECONDS, gateway_session, ranked_tools, run_cli_async, search
 from mcp import Client, StdioServerParameters
 from pydantic import RootModel
+from workspaces import cached_everything, everything_server, fake_server, write_workspace
 
 from mcp_gateway.background import BackgroundProblem
 from mcp_gateway.paths import Workspace

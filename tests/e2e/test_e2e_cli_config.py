@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from e2e_gateway import CLI_SECONDS, gateway_program, run_cli_async
-from gateway_testing import fake_server, write_workspace
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -31,7 +31,7 @@ from e2e_gateway import (
     run_cli_async,
     wait_for,
 )
-from gateway_testing import fake_server, write_workspace
+from workspaces import fake_server, write_workspace
 
 from mcp_gateway.cli.main import build_parser
 from mcp_gateway.client_names import ALIASES

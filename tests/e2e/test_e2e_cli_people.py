@@ -27,7 +27,7 @@ from e2e_gateway import (
     search,
     text_of,
 )
-from gateway_testing import fake_server, write_workspace
+from workspaces import fake_server, write_workspace
 
 from mcp_gateway.wording import META_TOOL_NAMES, counted
 

@@ -33,10 +33,9 @@ from e2e_gateway import (
     kill_groups_quietly,
     raw_gateway,
     read_lines,
-    refreshed_workspace,
     wait_groups_empty,
 )
-from gateway_testing import fake_server, write_workspace
+from workspaces import STANDALONE, fake_server, refreshed_workspace, write_workspace
 
 from mcp_gateway.server.stopping import SHUTDOWN_BOUND_SECONDS
 
@@ -53,8 +52,10 @@ WIND_DOWN_SECONDS = 0.5
 """A plain server's clean exit after stdin EOF takes a moment (as long as Claude Code waits to SIGKILL)."""
 IDLE_SECONDS = 0.3
 """A gateway that has used no CPU time for this long is done starting up, as at the end of a real session."""
-STANDALONE = {"shared": False}
-"""A session of its own (a private daemon behind its front): what the client's signals then stop is everything."""
+STOPPED_WITHIN_SECONDS = 2 * SHUTDOWN_BOUND_SECONDS
+"""The gateway kills whatever still runs `SHUTDOWN_BOUND_SECONDS` after a stop began, and a stubborn server
+outlives stdin EOF and SIGTERM until SIGKILL: without that bound it would never be gone. Twice the bound leaves a
+loaded machine room to deliver the signals and reap, and still tells a bounded stop from none."""
 BARE_PYTHON = "import sys; sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.read()"
 """The baseline: a Python process that starts nothing, waiting on its stdin like a stdio server."""
 
@@ -154,9 +155,9 @@ async def test_sigint_then_sigterm_is_one_urgent_shutdown_that_stops_every_serve
             await anyio.sleep(CLAUDE_CODE_SIGTERM_DELAY_SECONDS)  # the client's own timing, under test here
             with contextlib.suppress(ProcessLookupError):  # an urgent stop may be over already, as it should
                 os.kill(gateway.pid, signal.SIGTERM)
-            assert await gateway.wait_exit(SHUTDOWN_BOUND_SECONDS) == 0
-            await wait_groups_empty(learned, max(0.1, SHUTDOWN_BOUND_SECONDS - (time.monotonic() - stopping)))
-        assert time.monotonic() - stopping < SHUTDOWN_BOUND_SECONDS
+            assert await gateway.wait_exit(STOPPED_WITHIN_SECONDS) == 0
+            await wait_groups_empty(learned, max(0.1, STOPPED_WITHIN_SECONDS - (time.monotonic() - stopping)))
+        assert time.monotonic() - stopping < STOPPED_WITHIN_SECONDS
         assert read_lines(exits) == [], "the plain server was not left its slow exit on stdin EOF"
     finally:
         kill_groups_quietly(learned)
@@ -169,10 +170,8 @@ async def test_sigint_behind_the_shared_daemon_ends_the_session_and_leaves_its_s
     async with raw_gateway(tmp_path / "home") as first:
         with anyio.fail_after(SESSION_SECONDS):
             served = await pid_through(first, "plain")
-        stopping = time.monotonic()
         os.kill(first.pid, signal.SIGINT)
-        assert await first.wait_exit(SHUTDOWN_BOUND_SECONDS) == 0
-        assert time.monotonic() - stopping < SHUTDOWN_BOUND_SECONDS
+        assert await first.wait_exit(PROCESS_GONE_SECONDS) == 0
     async with raw_gateway(tmp_path / "home") as second:
         with anyio.fail_after(SESSION_SECONDS):
             assert await pid_through(second, "plain") == served, "the next session finds the same process"
@@ -190,8 +189,8 @@ async def test_ctrl_c_three_times_in_a_terminal_kills_every_server_at_once(tmp_p
             for _ in range(3):
                 os.killpg(gateway.pid, signal.SIGINT)
                 await anyio.sleep(POLL_SECONDS)
-            assert await gateway.wait_exit(SHUTDOWN_BOUND_SECONDS) == 0
-            await wait_groups_empty([*learned, gateway.pid], SHUTDOWN_BOUND_SECONDS)
-        assert time.monotonic() - stopping < SHUTDOWN_BOUND_SECONDS
+            assert await gateway.wait_exit(STOPPED_WITHIN_SECONDS) == 0
+            await wait_groups_empty([*learned, gateway.pid], STOPPED_WITHIN_SECONDS)
+        assert time.monotonic() - stopping < STOPPED_WITHIN_SECONDS
     finally:
         kill_groups_quietly(learned)

@@ -21,8 +21,8 @@ from typing import Any, cast
 import anyio
 import mcp_types as types
 import pytest
-from e2e_gateway import SESSION_SECONDS, RawGateway, raw_gateway, refreshed_workspace
-from gateway_testing import fake_server
+from e2e_gateway import SESSION_SECONDS, RawGateway, raw_gateway
+from workspaces import fake_server, refreshed_workspace
 
 from mcp_gateway import wire
 from mcp_gateway.service.arguments import MAX_FORWARDED_DEPTH

@@ -35,8 +35,9 @@ from clients.script import (
 )
 from clients.sessions import run_client
 from clients.tour import EVERYTHING, FirstRequests, Tour, everything, first_requests, run_session, run_tour
-from e2e_gateway import SESSION_SECONDS, cached_everything, gateway_session, text_of
+from e2e_gateway import SESSION_SECONDS, gateway_session, text_of
 from gateway_testing import FAKE_SERVER
+from workspaces import cached_everything
 
 pytestmark = [pytest.mark.e2e]
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from e2e_gateway import META_TOOLS, execute, gateway_session, notes_of, payload_of, ranked_tools, search, text_of
-from gateway_testing import fake_server, write_workspace
 from process_leaks import TEST_RUN_ENV
 from shared_daemons import stop_daemons
-from test_e2e_live_config import save_text, until
+from test_e2e_live_config import until
+from workspaces import fake_server, save_text, write_workspace
 
 from mcp_gateway.service.home import LAST_GOOD_CONFIG
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from e2e_gateway import run_cli_async
-from gateway_testing import FAKE_SERVER, fake_server, write_workspace
+from gateway_testing import FAKE_SERVER
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

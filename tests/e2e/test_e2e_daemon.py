@@ -7,15 +7,11 @@ period of a fraction of a second, and waits for its daemon to be gone before it 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-from collections.abc import AsyncGenerator, Generator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -23,7 +19,6 @@ import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 from e2e_gateway import (
     SESSION_SECONDS,
-    client_environment,
     downstream_pid,
     execute,
     gateway_command,
@@ -32,70 +27,27 @@ from e2e_gateway import (
     wait_for,
     wait_gone,
 )
-from gateway_testing import fake_server, write_workspace
-from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from workspaces import (
+    daemon_cleanup,
+    daemon_pids,
+    daemon_settings,
+    fake_server,
+    shared_environment,
+    shared_session,
+    write_workspace,
+)
 
 pytestmark = pytest.mark.anyio
 
-GRACE_SECONDS = 0.5
-DAEMON_GONE_SECONDS = 30.0
-"""The daemon's grace, then its servers' stop (each well within its close budget), on a loaded machine."""
 SERVERS = ("alpha", "beta", "gamma")
-
-
-@pytest.fixture
-def runtime_dir() -> Generator[Path]:
-    directory = Path(tempfile.mkdtemp(prefix="mgw-", dir="/tmp"))
-    try:
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     servers = {name: fake_server(name=name, cancel_log=str(tmp_path / f"{name}.cancelled")) for name in SERVERS}
-    write_workspace(tmp_path / "home", servers, {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False})
+    write_workspace(tmp_path / "home", servers, daemon_settings())
     return tmp_path / "home"
-
-
-def shared_environment(runtime_dir: Path) -> dict[str, str]:
-    env = client_environment()
-    env.pop("MCP_GATEWAY_STANDALONE", None)
-    env["MCP_GATEWAY_RUNTIME_DIR"] = str(runtime_dir / "mcp-gateway")
-    return env
-
-
-def daemon_pids(runtime_dir: Path) -> list[int]:
-    """The daemons whose socket is in `runtime_dir` (by their command line)."""
-    pattern = f"daemon --socket {runtime_dir}"
-    found = subprocess.run(["pgrep", "-f", pattern], check=False, capture_output=True, text=True)
-    return [int(pid) for pid in found.stdout.split()]
-
-
-@asynccontextmanager
-async def session(home: Path, runtime_dir: Path) -> AsyncGenerator[Client]:
-    command, *args = gateway_command(home)
-    params = StdioServerParameters(command=command, args=args, env=shared_environment(runtime_dir))
-    async with Client(params, mode="legacy", cache=None) as client:
-        yield client
-
-
-@asynccontextmanager
-async def daemon_cleanup(runtime_dir: Path) -> AsyncGenerator[None]:
-    """Wait, at the end, for the daemon to leave by itself (its grace period); kill it if it does not."""
-    try:
-        yield
-    finally:
-        with anyio.CancelScope(shield=True):
-            pids = daemon_pids(runtime_dir)
-            try:
-                await wait_gone(pids, DAEMON_GONE_SECONDS)
-            finally:
-                for pid in daemon_pids(runtime_dir):
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
 
 
 class Together:
@@ -120,7 +72,7 @@ async def test_concurrent_sessions_share_one_daemon_and_one_process_per_server(h
     together = Together(8)
 
     async def one_session() -> None:
-        async with session(home, runtime_dir) as client:
+        async with shared_session(home, runtime_dir) as client:
             for name in SERVERS:
                 pids[name].add(await downstream_pid(client, name))
             echoed = await execute(client, "alpha.echo", {"message": "mine"})
@@ -141,7 +93,7 @@ async def test_twenty_fronts_started_at_once_start_one_daemon(home: Path, runtim
     together = Together(20)
 
     async def one_session() -> None:
-        async with session(home, runtime_dir) as client:
+        async with shared_session(home, runtime_dir) as client:
             assert len((await client.list_tools()).tools) == 4
             await together.arrive(runtime_dir)
 
@@ -156,7 +108,7 @@ async def test_twenty_fronts_started_at_once_start_one_daemon(home: Path, runtim
 async def test_a_daemon_killed_mid_call_fails_that_call_clearly_and_the_next_call_works(
     home: Path, runtime_dir: Path
 ) -> None:
-    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
+    async with daemon_cleanup(runtime_dir), shared_session(home, runtime_dir) as client:
         first = await downstream_pid(client, "alpha")
         [daemon] = daemon_pids(runtime_dir)
         failure: list[MCPError] = []
@@ -182,7 +134,7 @@ async def test_a_daemon_killed_mid_call_fails_that_call_clearly_and_the_next_cal
 
 async def test_a_killed_front_cancels_its_own_call_only(home: Path, runtime_dir: Path, tmp_path: Path) -> None:
     cancelled = tmp_path / "alpha.cancelled"
-    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as staying:
+    async with daemon_cleanup(runtime_dir), shared_session(home, runtime_dir) as staying:
         await downstream_pid(staying, "alpha")
         command, *args = gateway_command(home)
         front = await anyio.open_process(
@@ -218,7 +170,7 @@ async def test_another_user_is_refused(home: Path, runtime_dir: Path) -> None:
     setpriv = shutil.which("setpriv")
     if os.getuid() != 0 or setpriv is None:
         pytest.fail("this test drops privileges with setpriv as root; run it as root (CI does)")
-    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
+    async with daemon_cleanup(runtime_dir), shared_session(home, runtime_dir) as client:
         await downstream_pid(client, "alpha")  # served by the daemon (`tools/list` may be answered early, before it)
         [socket_file] = list((runtime_dir / "mcp-gateway").glob("*.sock"))
         for directory in (runtime_dir, runtime_dir / "mcp-gateway"):

@@ -39,12 +39,10 @@ from e2e_gateway import (
 )
 from gateway_testing import peer
 from mcp import Client, StdioServerParameters
+from workspaces import DAEMON_GONE_SECONDS, GRACE_SECONDS, edited_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-GRACE_SECONDS = 0.5
-DAEMON_GONE_SECONDS = 30.0
-"""The daemon's grace, then server-everything's stop, on a loaded machine."""
 SUM = f"{EVERYTHING}.get-sum"
 
 
@@ -116,11 +114,9 @@ def shared_by_every_client(workspace: Path) -> None:
     PATH, …): each client adds its own to the environment (Claude Code its CLAUDECODE and the like; here the
     mock API's proxies too), and with `inheritEnv` a session whose environment differs gets a process of its
     own (`downstream/definitions.py`). The three sessions run in the same project."""
-    config = workspace / "config.json"
-    document = json.loads(config.read_text())
-    document.setdefault("settings", {})["daemonGraceSeconds"] = GRACE_SECONDS
-    document["mcpServers"][EVERYTHING]["inheritEnv"] = False
-    config.write_text(json.dumps(document, indent=2))
+    with edited_config(workspace) as document:
+        document.setdefault("settings", {})["daemonGraceSeconds"] = GRACE_SECONDS
+        document["mcpServers"][EVERYTHING]["inheritEnv"] = False
 
 
 async def test_an_sdk_session_the_inspector_and_claude_code_share_one_daemon_and_one_server(tmp_path: Path) -> None:
@@ -224,7 +220,5 @@ async def test_sessions_of_claude_code_and_opencode_one_after_another_share_one_
 
 
 def stay(workspace: Path) -> None:
-    config = workspace / "config.json"
-    document = json.loads(config.read_text())
-    document.setdefault("settings", {})["daemonGraceSeconds"] = STAYING_GRACE_SECONDS
-    config.write_text(json.dumps(document, indent=2))
+    with edited_config(workspace) as document:
+        document.setdefault("settings", {})["daemonGraceSeconds"] = STAYING_GRACE_SECONDS

@@ -14,13 +14,20 @@ from pathlib import Path
 import anyio
 import pytest
 from e2e_gateway import SESSION_SECONDS, downstream_pid, execute, notes_of, ranked_tools, search, text_of, wait_gone
-from gateway_testing import fake_server, write_workspace
 from mcp import Client
-from test_e2e_daemon import GRACE_SECONDS, daemon_cleanup, daemon_pids, runtime_dir, session
-from test_e2e_live_config import LONG_CALL_DELAY_SECONDS, LONG_CALL_STEPS, listed, save_config, save_text, until
+from test_e2e_live_config import LONG_CALL_DELAY_SECONDS, LONG_CALL_STEPS, listed, until
+from workspaces import (
+    GRACE_SECONDS,
+    daemon_cleanup,
+    daemon_pids,
+    fake_server,
+    save_config,
+    save_text,
+    shared_session,
+    write_workspace,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-__all__ = ["runtime_dir"]  # the fixture, shared with the daemon's own tests
 
 EDITS_SECONDS = SESSION_SECONDS * 2
 """Four edits, each applied within a poll and a listing, and a call of about 6 s, on a loaded machine."""
@@ -47,7 +54,11 @@ async def test_edits_are_applied_once_in_the_daemon_and_every_session_sees_them(
     servers = {"keep": fake_server(name="keep-fake"), "gone": fake_server(name="gone-fake"), "svc": fake_server()}
     servers["svc"]["env"]["FAKE_MCP_COLOR"] = "red"
     write_workspace(home, servers, SETTINGS)
-    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as first, session(home, runtime_dir) as second:
+    async with (
+        daemon_cleanup(runtime_dir),
+        shared_session(home, runtime_dir) as first,
+        shared_session(home, runtime_dir) as second,
+    ):
         with anyio.fail_after(EDITS_SECONDS):
             keep_pid = await downstream_pid(first, "keep")
             assert await downstream_pid(second, "keep") == keep_pid, "one daemon, one process per server"

@@ -19,16 +19,14 @@ from typing import Any
 import anyio
 import pytest
 from e2e_gateway import SESSION_SECONDS, downstream_pid, execute, gateway_command, text_of
-from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
-from test_e2e_daemon import Together, daemon_cleanup, runtime_dir, shared_environment
+from test_e2e_daemon import Together
+from workspaces import daemon_cleanup, daemon_settings, fake_server, shared_environment, write_workspace
 
 from mcp_gateway.masking import MASK
 
 pytestmark = pytest.mark.anyio
-__all__ = ["runtime_dir"]  # the fixture, shared with the daemon's own tests
 
-GRACE_SECONDS = 0.5
 MARK = "ORIGINS_TEST_MARK"
 """A variable each session sets to its own value."""
 SECRET = "ORIGINS_TEST_SECRET"
@@ -37,9 +35,7 @@ SECRET_VALUE = "sk-origins-Zq8W3x7Lp2Vn5Rt9Ky4Hb6"
 
 
 def workspace(home: Path, servers: Mapping[str, Any], **settings: Any) -> Path:
-    write_workspace(
-        home, servers, {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False, "debug": True, **settings}
-    )
+    write_workspace(home, servers, daemon_settings(debug=True, **settings))
     return home
 
 

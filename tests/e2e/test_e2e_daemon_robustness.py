@@ -21,17 +21,23 @@ from pathlib import Path
 import anyio
 import pytest
 from e2e_gateway import SESSION_SECONDS, downstream_pid, execute, gateway_command, run_cli_async, text_of
-from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from test_e2e_daemon import GRACE_SECONDS, daemon_cleanup, daemon_pids, runtime_dir, shared_environment
+from workspaces import (
+    GRACE_SECONDS,
+    daemon_cleanup,
+    daemon_pids,
+    daemon_settings,
+    fake_server,
+    shared_environment,
+    write_workspace,
+)
 
 from mcp_gateway.front.hello import Hello
 from mcp_gateway.front.pipe import PING_SECONDS, QUIET_SECONDS
 from mcp_gateway.front.rendezvous import private_directory, socket_path
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-__all__ = ["runtime_dir"]  # the fixture, shared with the daemon's own tests
 
 DESCRIPTORS = 64
 LARGE_CALL_BYTES = 1024 * 1024
@@ -188,7 +194,7 @@ async def test_a_session_opened_later_hears_of_the_servers_added_and_listed_sinc
         with anyio.fail_after(SESSION_SECONDS):
             await execute(early, "alpha.echo", {"message": "first"})
             servers = {"alpha": fake_server(name="alpha"), "weather": fake_server(name="weather")}
-            write_workspace(home, servers, {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False})
+            write_workspace(home, servers, daemon_settings())
             refreshed = await run_cli_async("refresh", "weather", home=home)
             assert refreshed.returncode == 0, refreshed.stderr
             await anyio.sleep(2.0)  # the daemon applies the edit (it polls config.json every second)

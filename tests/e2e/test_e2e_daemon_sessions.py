@@ -16,13 +16,11 @@ import anyio
 import mcp_types as types
 import pytest
 from e2e_gateway import SESSION_SECONDS, downstream_pid, execute, gateway_command, read_lines, text_of, wait_for
-from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
 from mcp.client.session import MessageHandlerFnT
-from test_e2e_daemon import GRACE_SECONDS, daemon_cleanup, runtime_dir, shared_environment
+from workspaces import daemon_cleanup, daemon_settings, fake_server, shared_environment, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-__all__ = ["runtime_dir"]  # the fixture, shared with the daemon's own tests
 
 MAX_CALLS = 2
 SLOW_REQUEST_MS = 8000
@@ -47,7 +45,7 @@ def workspace(home: Path, tmp_path: Path, **settings: object) -> Path:
         "fake": fake_server(surface="serve", subscription_log=str(tmp_path / "subscriptions.log")),
         "slow": {**fake_server(name="slow"), "requestTimeoutMs": SLOW_REQUEST_MS},
     }
-    write_workspace(home, servers, {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False, **settings})
+    write_workspace(home, servers, daemon_settings(**settings))
     return home
 
 
@@ -192,7 +190,7 @@ async def test_a_subscription_is_held_on_the_process_of_the_session_that_made_it
         **fake_server(surface="serve"),
         "env": {"FAKE_MCP_SURFACE": "serve", "FAKE_MCP_SUBSCRIPTION_LOG": "${LOG}"},
     }
-    write_workspace(home, {"fake": logged}, {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False})
+    write_workspace(home, {"fake": logged}, daemon_settings())
     logs = {name: tmp_path / f"{name}.subscriptions" for name in ("first", "second")}
     heard: dict[str, list[str]] = {name: [] for name in logs}
     told = {name: anyio.Event() for name in logs}

@@ -30,17 +30,14 @@ from e2e_gateway import (
     run_cli_async,
     wait_gone,
 )
-from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
 from mcp_types import Implementation
-from test_e2e_daemon import daemon_cleanup, daemon_pids, runtime_dir, shared_environment
+from workspaces import daemon_cleanup, daemon_pids, daemon_settings, fake_server, shared_environment, write_workspace
 
 from mcp_gateway.cli.daemon_words import NO_DAEMON
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("runtime_dir")]
-__all__ = ["runtime_dir"]  # the fixture, used by name
 
-GRACE_SECONDS = 0.5
 STATUS_SHOWS_SECONDS = 30.0
 """The daemon writes its state at once for a session's news and within a second for calls in flight; the
 rest is `status` runs on a loaded machine (about a second each)."""
@@ -50,7 +47,7 @@ CLIENTS = (Implementation(name="first-client", version="1.0.1"), Implementation(
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     servers = {"alpha": fake_server(name="alpha"), "unused": fake_server(name="unused")}
-    write_workspace(tmp_path / "home", servers, {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False})
+    write_workspace(tmp_path / "home", servers, daemon_settings())
     return tmp_path / "home"
 
 
@@ -166,7 +163,7 @@ async def test_a_sigkilled_daemon_is_reported_stale_and_the_next_one_stops_what_
     home = tmp_path / "home"
     servers = {"alpha": fake_server(), "stubborn": fake_server(stubborn="1")}  # ignores stdin EOF and SIGTERM
     # A daemon in its grace: no front is left to start a fresh one at once when it is killed.
-    write_workspace(home, servers, {"daemonGraceSeconds": 600, "startupMetadataCheck": False})
+    write_workspace(home, servers, daemon_settings(daemonGraceSeconds=600))
     stubborn = 0
     try:
         async with session(home, runtime_dir, CLIENTS[0]) as client:

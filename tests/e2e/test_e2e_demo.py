@@ -16,8 +16,8 @@ import mcp_types as types
 import psutil
 import pytest
 from e2e_gateway import SESSION_SECONDS, gateway_session, run_cli_async
-from gateway_testing import write_workspace
 from mcp import Client, StdioServerParameters
+from workspaces import write_workspace
 
 from mcp_gateway.cli.demo import WIDTH
 from mcp_gateway.tokens import EXACT_COUNTS_INSTALL

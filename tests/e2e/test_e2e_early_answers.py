@@ -33,10 +33,9 @@ from e2e_gateway import (
     SESSION_SECONDS,
     client_environment,
     gateway_command,
-    refreshed_workspace,
     stop_as_a_client_does,
 )
-from gateway_testing import fake_server
+from workspaces import fake_server, refreshed_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -20,17 +20,11 @@ from typing import Any, cast
 import anyio
 import mcp_types as types
 import pytest
-from e2e_gateway import (
-    SESSION_SECONDS,
-    client_environment,
-    everything_server,
-    gateway_params,
-    run_cli_async,
-    text_of,
-)
-from gateway_testing import ROOT, fake_server, write_workspace
+from e2e_gateway import SESSION_SECONDS, client_environment, gateway_params, run_cli_async, text_of
+from gateway_testing import ROOT
 from mcp import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
+from workspaces import everything_server, fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

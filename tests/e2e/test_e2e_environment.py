@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 from e2e_gateway import SESSION_SECONDS, gateway_session, text_of, wait_for
-from gateway_testing import fake_server, write_workspace
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

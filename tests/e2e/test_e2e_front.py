@@ -35,13 +35,19 @@ from e2e_gateway import (
     execute,
     gateway_command,
     gateway_program,
-    refreshed_workspace,
     text_of,
     wait_for,
 )
-from gateway_testing import fake_server
-from test_e2e_daemon import daemon_cleanup, daemon_pids, runtime_dir, session, shared_environment
 from test_e2e_early_answers import INITIALIZE, INITIALIZED, TOOLS_LIST, TracedGateway, importing, message
+from workspaces import (
+    daemon_cleanup,
+    daemon_pids,
+    daemon_settings,
+    fake_server,
+    refreshed_workspace,
+    shared_environment,
+    shared_session,
+)
 
 from mcp_gateway.front.hello import Answer, Hello
 from mcp_gateway.front.pipe import POLL_QUIET_SECONDS
@@ -49,9 +55,7 @@ from mcp_gateway.front.remembered_handshake import remembered_path
 from mcp_gateway.front.rendezvous import private_directory, socket_path
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-__all__ = ["runtime_dir"]  # the fixture, shared with the daemon's own tests
 
-GRACE_SECONDS = 0.5
 HEAVY = (
     *("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "mcp_gateway.config", "mcp_gateway.server"),
     *("dataclasses", "inspect", "logging"),
@@ -73,7 +77,7 @@ ECHO = message(
 
 async def workspace(home: Path) -> None:
     """A workspace whose digest is built, so the handshake's instructions name its server."""
-    settings = {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False}
+    settings = daemon_settings()
     await refreshed_workspace(home, {"alpha": fake_server(name="alpha")}, settings)
 
 
@@ -136,7 +140,7 @@ async def test_a_front_with_its_daemon_running_answers_the_handshake_without_the
 ) -> None:
     home = tmp_path / "home"
     await workspace(home)
-    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as first:
+    async with daemon_cleanup(runtime_dir), shared_session(home, runtime_dir) as first:
         await downstream_pid(first, "alpha")  # the daemon runs and serves
         async with raw_front(home, runtime_dir, traced=True) as process:
             front = TracedGateway(process)
@@ -224,7 +228,7 @@ async def test_a_cold_start_answers_from_the_handshake_the_last_made_while_what_
     the handshake is made again (a new file) and names the server added. No front ever loads the config."""
     home = tmp_path / "home"
     await workspace(home)
-    settings = {"daemonGraceSeconds": GRACE_SECONDS, "startupMetadataCheck": False}
+    settings = daemon_settings()
     async with daemon_cleanup(runtime_dir):
         for made, server in ((True, "alpha"), (False, "alpha"), (True, "beta")):
             if server == "beta":
@@ -257,7 +261,7 @@ async def test_a_call_and_an_answer_larger_than_the_socket_takes_at_once_cross_t
     home = tmp_path / "home"
     await workspace(home)
     large = "".join(f"{n:07d}," for n in range(LARGE_BYTES // 8))
-    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
+    async with daemon_cleanup(runtime_dir), shared_session(home, runtime_dir) as client:
         with anyio.fail_after(SESSION_SECONDS):
             echoed = await execute(client, "alpha.echo", {"message": large})
             assert text_of(echoed) == large
@@ -273,7 +277,7 @@ async def test_a_large_call_waits_for_a_daemon_slow_to_read_it_however_long(tmp_
     await workspace(home)
     large = "".join(f"{n:07d}," for n in range(LARGE_BYTES // 8))
     echoed: list[str] = []
-    async with daemon_cleanup(runtime_dir), session(home, runtime_dir) as client:
+    async with daemon_cleanup(runtime_dir), shared_session(home, runtime_dir) as client:
         with anyio.fail_after(SESSION_SECONDS):
             await execute(client, "alpha.echo", {"message": "warm"})
         [daemon] = daemon_pids(runtime_dir)

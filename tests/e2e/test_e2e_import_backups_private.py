@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from e2e_gateway import run_cli_async
-from gateway_testing import fake_server
+from workspaces import fake_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

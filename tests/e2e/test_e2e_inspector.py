@@ -12,16 +12,9 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from e2e_gateway import (
-    CLI_SECONDS,
-    META_TOOLS,
-    cached_everything,
-    client_environment,
-    everything_server,
-    gateway_command,
-    parse_json_output,
-)
-from gateway_testing import peer, write_workspace
+from e2e_gateway import CLI_SECONDS, META_TOOLS, client_environment, gateway_command, parse_json_output
+from gateway_testing import peer
+from workspaces import cached_everything, everything_server, write_workspace
 
 pytestmark = pytest.mark.e2e
 

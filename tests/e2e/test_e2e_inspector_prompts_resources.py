@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from e2e_gateway import cached_everything
 from test_e2e_inspector import inspector
+from workspaces import cached_everything
 
 pytestmark = pytest.mark.e2e
 

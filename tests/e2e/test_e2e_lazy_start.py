@@ -24,7 +24,8 @@ from e2e_gateway import (
     started_after,
     text_of,
 )
-from gateway_testing import fake_server, peer, write_workspace
+from gateway_testing import peer
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import anyio
 import pytest
-from e2e_gateway import POLL_SECONDS, SESSION_SECONDS, execute, gateway_params, refreshed_workspace, text_of, wait_for
-from gateway_testing import ROOT, fake_server, peer
+from e2e_gateway import POLL_SECONDS, SESSION_SECONDS, execute, gateway_params, text_of, wait_for
+from gateway_testing import ROOT, peer
 from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated, Subscription
+from workspaces import fake_server, refreshed_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -8,9 +8,7 @@ killed on the way out if a test failed before the gateway stopped it.
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +25,13 @@ from e2e_gateway import (
     notes_of,
     payload_of,
     ranked_tools,
-    refreshed_workspace,
     run_cli_async,
     search,
     text_of,
     wait_gone,
 )
-from gateway_testing import fake_server
 from mcp import Client
+from workspaces import fake_server, refreshed_workspace, save_config, save_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -45,20 +42,6 @@ LONG_CALL_DELAY_SECONDS = 0.2
 """A call of about 6 s: long enough to stay in flight while its server is removed and the edit applied."""
 NEW_SECRET = "sk-live-" + "0123456789abcdefghijklmn"
 """A credential only the edited config holds: the gateway's mask must learn it from the edit."""
-
-
-def save_config(home: Path, servers: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> None:
-    """Replace config.json as a careful editor does: the whole new file renamed over the old one."""
-    document: dict[str, Any] = {"version": 1, "mcpServers": dict(servers)}
-    if settings:
-        document["settings"] = dict(settings)
-    save_text(home, json.dumps(document, indent=2))
-
-
-def save_text(home: Path, text: str) -> None:
-    temporary = home / ".config.json.test-edit"
-    temporary.write_text(text)
-    os.replace(temporary, home / "config.json")
 
 
 async def until(check: Callable[[], Any], what: str, seconds: float = APPLIED_SECONDS) -> Any:

@@ -36,10 +36,10 @@ import anyio
 import httpx2
 import pytest
 from anyio.streams.text import TextReceiveStream
-from gateway_testing import fake_server
 from guide_shell import GuideShell, files_under, guide_commands
 from oauth_fixture import BROWSER_SECONDS, OAuthFixture, running_oauth_fixture
 from test_e2e_install_from_clone import NOT_INHERITED, UV, clone_of_this_checkout
+from workspaces import fake_server
 
 from mcp_gateway.importing.clients.registry import CLIENTS
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from e2e_gateway import run_cli_async
-from gateway_testing import write_workspace
+from workspaces import write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from e2e_gateway import gateway_session, notes_of, run_cli_async, search, text_of
-from gateway_testing import fake_server, write_workspace
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

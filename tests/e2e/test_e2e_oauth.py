@@ -18,9 +18,9 @@ import anyio
 import mcp_types as types
 import pytest
 from e2e_gateway import SESSION_SECONDS, gateway_session, run_cli_async, text_of
-from gateway_testing import write_workspace
 from oauth_fixture import OAuthFixture, running_oauth_fixture, signing_in
 from remote_fixture import free_port, running_remote
+from workspaces import write_workspace
 
 from mcp_gateway.sign_in import TOKEN_ENDPOINT_SECONDS
 

@@ -14,8 +14,8 @@ import anyio
 import mcp_types as types
 import pytest
 from e2e_gateway import SESSION_SECONDS, client_environment, gateway_session, payload_of, text_of
-from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -30,7 +30,7 @@ from e2e_gateway import (
     wait_for,
     wait_groups_empty,
 )
-from gateway_testing import fake_server, write_workspace
+from workspaces import fake_server, write_workspace
 
 from mcp_gateway.downstream.processes import GROUP_MARKER_ENV
 

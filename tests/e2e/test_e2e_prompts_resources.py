@@ -19,19 +19,18 @@ import mcp_types as types
 import pytest
 from e2e_gateway import (
     SESSION_SECONDS,
-    cached_everything,
     client_environment,
     downstream_pid,
     gateway_params,
     gateway_session,
     read_lines,
-    refreshed_workspace,
     spawn_logging_wrapper,
     started_after,
 )
-from gateway_testing import fake_server, peer
+from gateway_testing import peer
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from workspaces import cached_everything, fake_server, refreshed_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

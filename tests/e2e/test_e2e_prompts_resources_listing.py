@@ -12,8 +12,8 @@ from typing import Any, cast
 
 import anyio
 import pytest
-from e2e_gateway import SESSION_SECONDS, gateway_session, refreshed_workspace, run_cli_async
-from gateway_testing import fake_server
+from e2e_gateway import SESSION_SECONDS, gateway_session, run_cli_async
+from workspaces import fake_server, refreshed_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from e2e_gateway import ranked_tools, run_cli_async
-from gateway_testing import peer, write_workspace
+from gateway_testing import peer
+from workspaces import write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

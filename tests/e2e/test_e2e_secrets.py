@@ -18,10 +18,10 @@ import anyio
 import pytest
 from e2e_gateway import SESSION_SECONDS, client_environment, execute, gateway_command, notes_of, run_cli_async, search
 from e2e_gateway import text_of as text_of_result
-from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from remote_fixture import free_port, running_remote
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

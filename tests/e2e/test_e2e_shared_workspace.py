@@ -14,8 +14,8 @@ from typing import Any, cast
 import anyio
 import pytest
 from e2e_gateway import SESSION_SECONDS, gateway_session, payload_of, ranked_tools, run_cli_async, search, text_of
-from gateway_testing import fake_server, write_workspace
 from mcp import Client
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -35,7 +35,9 @@ from e2e_gateway import (
     wait_gone,
     wait_groups_empty,
 )
-from gateway_testing import fake_server, write_workspace
+from workspaces import STANDALONE, fake_server, write_workspace
+
+from mcp_gateway.server.stopping import SHUTDOWN_BOUND_SECONDS
 
 pytestmark = [
     pytest.mark.e2e,
@@ -43,11 +45,11 @@ pytestmark = [
     pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process parents from Linux /proc"),
 ]
 
-STANDALONE = {"shared": False}
 PROMPT_EXIT_SECONDS = 10.0
 """A generous bound: with every downstream exiting on stdin EOF, the gateway needs about a second."""
-QUICK_EXIT_SECONDS = 3.0
-"""Bound for a stop that needs no downstream to be waited for (a stuck start is cancelled, not waited out)."""
+QUICK_EXIT_SECONDS = 20.0
+"""Bound for a stop that needs no downstream to be waited for: a stuck start is cancelled, not waited out (its
+`initialize` answer is 60 s away); a third of that leaves a loaded machine room and tells the two apart."""
 SHUTDOWN_UNDER_WAY_SECONDS = 0.5
 """Lets the gateway see stdin EOF before the SIGTERM arrives (only orders two events; not a result wait)."""
 PID_APPEARS_SECONDS = 30.0
@@ -186,8 +188,10 @@ async def test_a_sigterm_during_shutdown_still_stops_a_stubborn_downstream(tmp_p
 IDLE_MINUTES = 0.02
 STUBBORN_STOP_SECONDS = 10.0
 """Bound for a reaped stubborn server: stdin EOF grace, then SIGTERM grace, then SIGKILL (about 4 s)."""
-SHUTDOWN_BUDGET_SECONDS = 8.0
-"""The issue's bound for a whole shutdown with ten servers, two of them stubborn."""
+SHUTDOWN_BUDGET_SECONDS = 2 * SHUTDOWN_BOUND_SECONDS
+"""The gateway kills whatever still runs `SHUTDOWN_BOUND_SECONDS` (the issue's 8 s) after a stop began; stubborn
+servers outlive stdin EOF and SIGTERM until SIGKILL, so without that bound they would never be gone. Twice it
+leaves a loaded machine room to deliver the signals and reap, and still tells a bounded stop from none."""
 STOPS = ["stdin-eof", "SIGINT", "SIGTERM", "SIGHUP"]
 
 
@@ -219,7 +223,7 @@ async def test_an_idle_stubborn_server_and_one_with_a_grandchild_leave_nothing_o
 
 
 @pytest.mark.parametrize("stop", STOPS)
-async def test_ten_running_servers_two_of_them_stubborn_are_all_gone_within_eight_seconds(
+async def test_ten_running_servers_two_of_them_stubborn_are_all_gone_within_the_shutdown_bound(
     tmp_path: Path, stop: str
 ) -> None:
     servers = {f"plain{index}": fake_server(grandchild="1" if index % 2 else "") for index in range(8)}

@@ -16,7 +16,8 @@ from typing import Any
 import anyio
 import pytest
 from e2e_gateway import SESSION_SECONDS, execute, gateway_session, notes_of, run_cli_async, search, text_of
-from gateway_testing import fake_server, peer, write_workspace
+from gateway_testing import peer
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

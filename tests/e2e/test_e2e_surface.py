@@ -17,17 +17,14 @@ import pytest
 from e2e_gateway import (
     META_TOOLS,
     SESSION_SECONDS,
-    cached_everything,
     client_environment,
-    everything_server,
     gateway_session,
     ranked_tools,
     search_when_loaded,
     text_of,
-    time_server,
 )
-from gateway_testing import write_workspace
 from mcp import Client, StdioServerParameters
+from workspaces import cached_everything, everything_server, time_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from e2e_gateway import CLI_SECONDS, client_environment, gateway_command, run_cli
-from gateway_testing import fake_server, write_workspace
+from workspaces import fake_server, write_workspace
 
 pytestmark = pytest.mark.e2e
 

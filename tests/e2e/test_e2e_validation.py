@@ -26,12 +26,11 @@ from e2e_gateway import (
     kill_quietly,
     raw_gateway,
     read_lines,
-    refreshed_workspace,
     search,
     text_of,
     wait_gone,
 )
-from gateway_testing import fake_server
+from workspaces import STANDALONE, fake_server, refreshed_workspace
 
 from mcp_gateway.service.arguments import VALIDATION_DEADLINE_SECONDS
 
@@ -54,8 +53,9 @@ BUSY_PROBE_RATIO = 10.0
 DEADLINE_EARLY_SECONDS = 0.05
 """How much earlier than its deadline a pattern match may be cut: the `regex` module checks its timeout against
 a clock of its own, now and then, and a clean-clone CI run saw the call answered 4.6 ms before a full second."""
-STOP_SECONDS = 5.0
-"""A generous bound for SIGTERM mid-check: the check's thread ends by its deadline, then the usual stop."""
+STOP_SECONDS = 15.0
+"""A bound for SIGTERM mid-check: the check's thread ends by its 1 s deadline, then the usual stop (about a
+second); a check that held the stop would hold it as long as `re` takes on HOSTILE_TEXT (about a day)."""
 FRESH_SESSIONS = 20
 SESSIONS_AT_ONCE = 4
 
@@ -138,7 +138,7 @@ async def test_sigterm_while_a_catastrophic_pattern_is_checked_still_stops_the_g
     await refreshed_workspace(
         home,
         {"hostile": fake_server(tools_json=json.dumps(HOSTILE_TOOLS), spawn_log=str(spawns))},
-        {"shared": False},  # a standalone session: what its signal stops is everything, its private daemon too
+        STANDALONE,  # what its signal stops is everything, its private daemon too
     )
     try:
         async with raw_gateway(home) as gateway:

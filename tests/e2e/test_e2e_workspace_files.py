@@ -29,14 +29,13 @@ from e2e_gateway import (
     gateway_session,
     kill_quietly,
     notes_of,
-    refreshed_workspace,
     run_cli_async,
     search,
     search_when_loaded,
     text_of,
 )
-from gateway_testing import fake_server, write_workspace
 from workspace_hazards import Outside, dead_pid, plant_fifo, plant_link, release_fifo
+from workspaces import fake_server, refreshed_workspace, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

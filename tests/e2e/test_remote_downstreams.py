@@ -15,9 +15,9 @@ import anyio
 import mcp_types as types
 import pytest
 from e2e_gateway import run_cli_async
-from gateway_testing import fake_server, write_workspace
 from mcp import Client, StdioServerParameters
 from remote_fixture import free_port, running_remote
+from workspaces import fake_server, write_workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

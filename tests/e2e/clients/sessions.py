@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import signal
 import subprocess
@@ -23,6 +22,7 @@ from pathlib import Path
 import anyio
 import psutil
 from e2e_gateway import GATEWAY_BIN, gateway_program
+from workspaces import GRACE_SECONDS, edited_config
 
 from clients.clis import ClientCli, UserServer
 from clients.mock_api import MockApi
@@ -38,7 +38,6 @@ LEFTOVER_SECONDS = 15.0
 """How long the processes a client started get to be gone after it exited. The gateway stops its servers
 within about 2.5 s of its client closing the connection (docs/tools-and-servers.md: hurried graces of 0.75 s);
 the rest is slack for a busy machine."""
-DAEMON_GRACE_SECONDS = 0.5
 POLL_SECONDS = 0.1
 WORKSPACE_VARIABLE = "MCP_GATEWAY_HOME"
 
@@ -91,10 +90,8 @@ def shorten_the_daemons_grace(place: Place) -> None:
     """Every client here starts the gateway as users get it: a session front of the workspace's shared daemon.
     The daemon outlives a session by its grace (30 s by default) for the next one to find it: here it leaves
     at once, so that everything a client started is gone within LEFTOVER_SECONDS of its exit."""
-    config = place.workspace / "config.json"
-    document = json.loads(config.read_text())
-    document.setdefault("settings", {})["daemonGraceSeconds"] = DAEMON_GRACE_SECONDS
-    config.write_text(json.dumps(document, indent=2))
+    with edited_config(place.workspace) as document:
+        document.setdefault("settings", {})["daemonGraceSeconds"] = GRACE_SECONDS
 
 
 async def run_client(
