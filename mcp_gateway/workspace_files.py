@@ -33,9 +33,13 @@ import re
 import stat
 from collections.abc import Generator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.paths import FILE_MODE
+
+if TYPE_CHECKING:
+    from filelock import UnixFileLock
 
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -118,6 +122,25 @@ def replace_file(
     if durable:
         _fsync_directory(Path(path).parent, directory_fd)
     return written
+
+
+def private_lock(path: Path, *, timeout_s: float, poll_s: float, thread_local: bool = True) -> UnixFileLock:
+    """A cross-process lock on `path`: a `flock(2)` through `filelock` (4.2.12 or later: 4.2.0 and older
+    truncate and chmod whatever they open). It dies with its holder, so no stale lock outlives a crash; its
+    file is never deleted (two holders would lock two inodes) and is opened `O_NOFOLLOW` (a link planted there
+    is refused, never followed or chmodded); never the soft marker-file fallback, which a killed holder would
+    leave behind. Acquiring sleeps: take it in a worker thread. POSIX only."""
+    from filelock import UnixFileLock  # only writers need it, and a serving gateway answers before any write
+
+    return UnixFileLock(
+        path,
+        timeout=timeout_s,
+        mode=FILE_MODE,
+        poll_interval=poll_s,
+        fallback_to_soft=False,
+        preserve_lock_file=True,
+        thread_local=thread_local,
+    )
 
 
 def temp_path(path: Path, pid: int) -> Path:

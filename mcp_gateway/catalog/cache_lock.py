@@ -1,16 +1,8 @@
-"""The cross-process lock that serializes writes to `cache.json`: `flock(2)` through the `filelock` package.
+"""The cross-process lock that serializes writes to `cache.json` (`workspace_files.private_lock`).
 
-Several gateway processes (one per AI client session) share one workspace, so every read-merge-write of
-the catalog runs under an exclusive `flock` on `cache.json.lock`. The lock belongs to an open file
-description: it dies with its holder, so a crashed gateway never leaves a stale lock, and the lock file is
-never deleted (two holders would lock two inodes). Only the OS lock is used, never `filelock`'s soft
-(marker file) fallback: a marker left by a killed gateway would need breaking by age.
-
-`filelock` (from 4.2.12; 4.2.0 and older truncate and chmod whatever they open) opens the lock file
-`O_NOFOLLOW`, never truncates it and sets the mode only of a lock file it creates, so a link planted as
-`cache.json.lock` is refused, never followed or chmodded. Waiting is bounded by
-`LOCK_TIMEOUT_S`; every failure is a `CatalogError` naming the file. The wait sleeps: take the lock in a
-worker thread (the store's callers do), never on the event loop. POSIX only.
+Several gateway processes (one per AI client session) share one workspace, so every read-merge-write of the
+catalog runs under an exclusive lock on `cache.json.lock`. Waiting is bounded by `LOCK_TIMEOUT_S`; every
+failure is a `CatalogError` naming the file. Take it in a worker thread (the store's callers do).
 """
 
 from __future__ import annotations
@@ -21,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mcp_gateway.errors import CatalogError
-from mcp_gateway.paths import FILE_MODE
+from mcp_gateway.workspace_files import private_lock
 
 LOCK_TIMEOUT_S = 10.0
 """How long to wait for another process to finish its write before giving up."""
@@ -37,17 +29,9 @@ def cache_lock(path: Path, timeout_s: float = LOCK_TIMEOUT_S) -> Generator[None]
         CatalogError: the lock file cannot be opened or locked (a link is refused), or another holder kept
             it past the timeout.
     """
-    # Imported here: only writers need it, and a serving gateway answers its client before any write.
-    from filelock import Timeout, UnixFileLock
+    from filelock import Timeout
 
-    lock = UnixFileLock(
-        path,
-        timeout=timeout_s,
-        mode=FILE_MODE,
-        poll_interval=LOCK_POLL_S,
-        fallback_to_soft=False,
-        preserve_lock_file=True,
-    )
+    lock = private_lock(path, timeout_s=timeout_s, poll_s=LOCK_POLL_S)
     try:
         lock.acquire()
     except Timeout as exc:

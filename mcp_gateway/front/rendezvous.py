@@ -28,7 +28,6 @@ import importlib
 import os
 import socket
 import stat
-import sys
 import time
 from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
@@ -174,11 +173,6 @@ def _start_lock(path: Path) -> Generator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
-
-
-def supported() -> bool:
-    """Unix domain sockets and `flock`: Linux and macOS. Windows serves standalone (see the README)."""
-    return sys.platform != "win32" and hasattr(socket, "AF_UNIX")
 
 
 STALE_SECONDS = 24 * 60 * 60.0

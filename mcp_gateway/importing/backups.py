@@ -30,7 +30,6 @@ symlinked file is written through its link (dotfile managers link client configs
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import filecmp
 import os
@@ -45,6 +44,7 @@ from typing import Literal
 from mcp_gateway.errors import ImportFailedError, ImportUsageError
 from mcp_gateway.importing.clients import Scope, Where, client_files, client_named
 from mcp_gateway.paths import FILE_MODE
+from mcp_gateway.workspace_files import create_exclusive, replace_file
 
 BACKUP_MARK = ".mcp-gateway-backup-"
 RESTORED_MARK = ".mcp-gateway-restored-"
@@ -53,7 +53,6 @@ UPDATE_TAG = "update-"
 TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
 _SUFFIX = re.compile(r"(?P<update>update-)?(?P<stamp>\d{8}T\d{6}Z)(?:-(?P<sequence>\d+))?")
 _MARKS = (BACKUP_MARK, RESTORED_MARK, BEFORE_RESTORE_MARK)
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 OWNER_ONLY = 0o600
 """The most a kept version may allow: its owner reads and writes it, nobody else does anything."""
 KEPT_BY_PRUNE = 2
@@ -65,34 +64,20 @@ this file's gateway entry, or a restore."""
 
 
 def write_atomically(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Replace `path` with `data`; `mode` defaults to the existing file's permissions, else 0600.
+    """Replace `path` with `data` (`workspace_files.replace_file`, durable); `mode` defaults to the existing
+    file's permissions, else 0600. A linked path (dotfile managers link client configs) has its target written.
 
     Raises:
         OSError: the directory is not writable, the disk is full, …; the old file is then untouched.
     """
     if path.is_symlink():
-        path = path.resolve()  # dotfile managers link client configs: write the file, keep the link
+        path = path.resolve()
     if mode is None:
         try:
             mode = stat.S_IMODE(path.stat().st_mode)
         except FileNotFoundError:
             mode = FILE_MODE
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    # Created exclusively, never through a link planted at the temp name; one of ours left over is removed.
-    with contextlib.suppress(FileNotFoundError):
-        temporary.unlink()
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, mode)  # the umask may have narrowed it at creation
-        os.replace(temporary, path)
-    except Exception:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
+    replace_file(path, data, durable=True, mode=mode)
 
 
 @dataclass(frozen=True)
@@ -382,7 +367,7 @@ def _write_new(path: Path, mark: str, data: bytes, mode: int, now: datetime) -> 
             sequence += 1
             continue
         try:
-            fd = os.open(candidate, _CREATE_FLAGS, mode)
+            fd = create_exclusive(candidate, mode=mode)
         except FileExistsError:
             sequence += 1
             continue
@@ -390,7 +375,6 @@ def _write_new(path: Path, mark: str, data: bytes, mode: int, now: datetime) -> 
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
-        os.chmod(candidate, mode)
         return candidate
 
 

@@ -25,8 +25,8 @@ from pydantic.alias_generators import to_camel
 from mcp_gateway.config import GatewayConfig, StdioServer
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.masking import SecretMask
-from mcp_gateway.paths import FILE_MODE, Workspace, directory_problem, safe_file_name
-from mcp_gateway.workspace_files import read_regular, remove_stale_temp_files, replace_file
+from mcp_gateway.paths import Workspace, directory_problem, safe_file_name
+from mcp_gateway.workspace_files import private_lock, read_regular, remove_stale_temp_files, replace_file
 
 MAX_SIGN_IN_BYTES = 256 * 1024
 """Tokens, a client registration and a few urls are a few kilobytes (a large JWT about 8 KB); more is not ours."""
@@ -138,24 +138,15 @@ class SignInStore:
         workspace; yields whether it is held (False: renew unlocked, as a lock must not stop a call).
 
         Authorization servers commonly make refresh tokens single-use: two gateways that find a token due
-        together would both send it, and the second would be refused. The lock is a `flock(2)` through
-        `filelock`: it dies with its holder (no stale lock), its file is never deleted (two holders would lock
-        two inodes), and it is opened `O_NOFOLLOW`, so a link planted there is refused. POSIX only. The waiting
-        thread is shielded from cancellation: a cancelled wait would leave a lock taken that nobody releases.
+        together would both send it, and the second would be refused (`workspace_files.private_lock`). The
+        waiting thread is shielded from cancellation: a cancelled wait would leave a lock taken that nobody
+        releases.
         """
-        # Imported here: only a renewal needs it, and a serving gateway answers its client before any renewal.
-        from filelock import Timeout, UnixFileLock
+        from filelock import Timeout
 
         path = self.lock_path_of(server)
-        lock = UnixFileLock(
-            path,
-            timeout=timeout_s,
-            mode=FILE_MODE,
-            poll_interval=RENEWAL_LOCK_POLL_SECONDS,
-            fallback_to_soft=False,
-            preserve_lock_file=True,
-            thread_local=False,  # taken in one worker thread and released in another
-        )
+        # Taken in one worker thread and released in another.
+        lock = private_lock(path, timeout_s=timeout_s, poll_s=RENEWAL_LOCK_POLL_SECONDS, thread_local=False)
 
         def acquire() -> bool:
             if directory_problem(path.parent, allow_link=False) is not None:

@@ -15,7 +15,6 @@ from typing import Literal, Protocol
 from mcp_gateway.errors import ConfigError
 
 Scope = Literal["user", "project", "local"]
-SCOPES: tuple[Scope, ...] = ("user", "project", "local")
 GATEWAY_NAME = "mcp-gateway"
 """The key the gateway's own entry has in every client."""
 GATEWAY_DISTRIBUTION = "mcp-meta-gateway"
