@@ -28,7 +28,8 @@ pytestmark = pytest.mark.anyio
 MANY_SERVERS = 200
 BYTES_PER_UNUSED_SERVER = 256
 """A supervisor made up front for every configured server cost about 2,300 bytes each."""
-IDLE_MINUTES = 0.01
+IDLE_MINUTES = 0.03
+"""1.8 s: long enough that a loaded machine checks the connection before its timer stops it (0.6 s was not)."""
 IDLE_TIMER = "the idle timer of 'fake'"
 SETTLE_SECONDS = 10.0
 
