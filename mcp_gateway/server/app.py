@@ -19,7 +19,6 @@ from mcp_gateway.server.offering_handlers import OfferingHandlers
 from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.questions import QuestionRelay
-from mcp_gateway.service.session_calls import SessionCalls
 from mcp_gateway.service.surface import meta_tool_definitions
 
 
@@ -28,7 +27,7 @@ def build_server(gateway: Gateway, handshake: Handshake | None = None, origin: O
     its config makes), for the session from `origin` (a daemon's session; None: the gateway's own client), which
     every call it makes carries. Run it once: what the session registers on `gateway` is released as that run ends."""
     said = handshake if handshake is not None else Handshake(gateway.instructions(), meta_tool_definitions())
-    relay = QuestionRelay(SessionCalls(gateway, origin))
+    relay = QuestionRelay(gateway, origin)
     changes = ClientChanges(gateway.offerings, origin)
     scope = SessionScope(gateway, changes, relay)
     handlers = MetaToolHandlers(gateway, relay, scope, origin)

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from functools import partial
 from types import TracebackType
+from typing import cast
 
 import anyio
 import anyio.to_thread
@@ -49,7 +50,6 @@ from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
 from mcp_gateway.service.background_journal import BackgroundJournal, GatewayProblem
 from mcp_gateway.service.changes import ChangeFollower
-from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.doctor import DoctorReport, Examination, examine
 from mcp_gateway.service.home import keep_last_good
 from mcp_gateway.service.listing_wait import LISTING_WAIT_SECONDS, ListingWait, missing_servers
@@ -67,8 +67,7 @@ from mcp_gateway.service.reports import (
     ToolDescription,
     ToolPage,
 )
-from mcp_gateway.service.resolving import ToolResolver
-from mcp_gateway.service.results import mask_error_texts
+from mcp_gateway.service.resolving import CatalogDirectory, ToolResolver
 from mcp_gateway.service.status import status_report
 from mcp_gateway.service.surface import current_instructions, next_session_context, no_servers_hint
 from mcp_gateway.tokens import TokenCounter
@@ -508,3 +507,19 @@ def _listed_otherwise(server: str) -> str:
         f"'{server}' lists other tools for other projects or environments, so its tools are not searched here; "
         f"list_tools with server '{server}' shows this session's."
     )
+
+
+def mask_error_texts(result: JsonObject, secrets: SecretMask) -> JsonObject:
+    """A copy of a `CallToolResult` whose text content items are masked; everything else is kept as sent."""
+    content = result.get("content")
+    if not isinstance(content, list):
+        return result
+    return {**result, "content": [_masked_item(item, secrets) for item in cast(list[object], content)]}
+
+
+def _masked_item(item: object, secrets: SecretMask) -> object:
+    if not isinstance(item, dict):
+        return item
+    fields = cast(JsonObject, item)
+    text = fields.get("text")
+    return {**fields, "text": secrets.mask(text)} if isinstance(text, str) else fields

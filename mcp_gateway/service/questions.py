@@ -43,6 +43,7 @@ from mcp_gateway.downstream.asking import MAX_ANSWER_SECONDS, Answer, Asker, Ask
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import QuestionNotRelayedError
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.origin import Origin
 
 INPUT_REQUIRED = "input_required"
 MAX_INPUT_ROUNDS = 10
@@ -62,6 +63,7 @@ class Executor(Protocol):
         server: str | None = None,
         on_progress: ProgressCallback | None = None,
         asking: Asking | None = None,
+        origin: Origin | None = None,
     ) -> JsonObject: ...
 
 
@@ -203,9 +205,15 @@ class Nobody:
 class QuestionRelay:
     """`execute_tool` with its tool's questions relayed to the client that called it (see the module)."""
 
-    def __init__(self, gateway: Executor, *, hold_seconds: float = MAX_ANSWER_SECONDS) -> None:
-        """`hold_seconds`: how long a held call waits for its client's retry (a seam for tests)."""
+    def __init__(
+        self, gateway: Executor, origin: Origin | None = None, *, hold_seconds: float = MAX_ANSWER_SECONDS
+    ) -> None:
+        """Every call runs for `origin`, the session's (None: the gateway's own; a daemon serves every session
+        over one gateway and the origin decides which process serves a call, so it is passed on every call,
+        never read from anything shared). `hold_seconds`: how long a held call waits for its client's retry (a
+        seam for tests)."""
         self._gateway = gateway
+        self._origin = origin
         self._hold_seconds = hold_seconds
         self._held: dict[str, _Held] = {}
         self._group: anyio.abc.TaskGroup | None = None
@@ -244,7 +252,12 @@ class QuestionRelay:
             return await self._next(held, on_progress)
         if self._group is None:
             result = await self._gateway.execute(
-                tool, arguments, server=server, on_progress=on_progress, asking=_without_asker(caller.retry)
+                tool,
+                arguments,
+                server=server,
+                on_progress=on_progress,
+                asking=_without_asker(caller.retry),
+                origin=self._origin,
             )
             return self._passed_through(result, caller, tool)
         held = _Held(f"{HELD_STATE_PREFIX}{uuid.uuid4().hex}", tool, caller)
@@ -258,7 +271,9 @@ class QuestionRelay:
     ) -> JsonObject:
         asking = Asking(_Checked(caller, tool))
         for _ in range(MAX_INPUT_ROUNDS + 1):
-            result = await self._gateway.execute(tool, arguments, server=server, on_progress=on_progress, asking=asking)
+            result = await self._gateway.execute(
+                tool, arguments, server=server, on_progress=on_progress, asking=asking, origin=self._origin
+            )
             if result.get("resultType") != INPUT_REQUIRED:
                 return result
             wanted = _input_required(result, tool)
@@ -293,7 +308,12 @@ class QuestionRelay:
         try:
             with held.scope:
                 held.result = await self._gateway.execute(
-                    held.tool, arguments, server=server, on_progress=held.forward_progress, asking=asking
+                    held.tool,
+                    arguments,
+                    server=server,
+                    on_progress=held.forward_progress,
+                    asking=asking,
+                    origin=self._origin,
                 )
         except Exception as exc:  # handed to the request waiting for it, which raises it there
             held.error = exc

@@ -10,17 +10,44 @@ needs it started anyway); one that only reads the definition (`patient=False`) w
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.records import ServerCatalog
+from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import ToolCallError, UnknownToolError
-from mcp_gateway.service.directory import CatalogDirectory
 from mcp_gateway.service.listing_wait import ListingWait
 from mcp_gateway.service.names import ResolvedTool, disabled_server, resolve_server_name, resolve_tool
 from mcp_gateway.wording import Action
+
+
+class CatalogDirectory:
+    """The catalog seen as a directory of servers and tools (`names.ToolDirectory`), for name resolution."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    def server_keys(self) -> Sequence[str]:
+        return list(self._catalog.config.servers)
+
+    def aliases(self, server: str) -> Sequence[str]:
+        return self._catalog.config.servers[server].spec.aliases
+
+    def is_disabled(self, server: str) -> bool:
+        return self._catalog.config.servers[server].spec.disabled
+
+    def rejected(self) -> Mapping[str, str]:
+        return self._catalog.config.rejected
+
+    def find(self, server: str, tool: str) -> ToolRecord | None:
+        return self._catalog.find(server, tool)
+
+    def allowed(self, server: str, tool: str) -> bool:
+        return self._catalog.allowed(server, tool)
+
+    def tool_names(self, server: str) -> Sequence[str]:
+        return [tool.name for tool in self._catalog.tools(server)]
 
 
 class ToolResolver:

@@ -13,6 +13,7 @@ from mcp_gateway.downstream.asking import Answer, Asking
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import QuestionNotRelayedError
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.origin import Origin
 from mcp_gateway.service.questions import HELD_STATE_PREFIX, MAX_INPUT_ROUNDS, QuestionRelay, unanswerable
 
 pytestmark = pytest.mark.anyio
@@ -72,6 +73,7 @@ class StandIn:
         server: str | None = None,
         on_progress: ProgressCallback | None = None,
         asking: Asking | None = None,
+        origin: Origin | None = None,
     ) -> JsonObject:
         self.calls.append(asking or Asking())
         try:
