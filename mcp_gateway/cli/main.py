@@ -9,9 +9,9 @@ from typing import Any
 
 from mcp_gateway import __version__
 from mcp_gateway.cli import help_text
-from mcp_gateway.cli.serve import run_serve
 from mcp_gateway.client_names import canonical_client, unknown_client_message
 from mcp_gateway.errors import GatewayError, ImportUsageError, ToolCallError
+from mcp_gateway.front.launch import ServeRequest, serve_session
 from mcp_gateway.terminal import guard_terminals
 
 Command = Callable[[argparse.Namespace], int]
@@ -203,7 +203,9 @@ def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> 
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command in (None, "serve"):
-        return run_serve(args)
+        # The program runs the front before the command line is parsed (`front.launch.serve_request`); a `serve`
+        # parsed here gets the same front: one way to serve, whichever way it was asked.
+        return serve_session(ServeRequest(args.home, bool(getattr(args, "standalone", False))))
     _renamed(args)
     from mcp_gateway.cli import inspect, live, manage
 
