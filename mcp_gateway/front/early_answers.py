@@ -109,7 +109,7 @@ class Handshake(NamedTuple):
     Made once per process, before anything but the config is read: the instructions must stay cheap to
     make. A digest of the servers in them comes from the config, or from a small bounded file kept next to
     cache.json, never from reading and parsing the catalog itself on this path. `instructions`:
-    `service.handshake_text` (before the gateway runs) or `Gateway.instructions()`; `tools`:
+    `service.surface.handshake_instructions` (before the gateway runs) or `Gateway.instructions()`; `tools`:
     `service.surface.meta_tool_definitions()`.
     """
 

@@ -1,15 +1,13 @@
 """The handshake a cold start made last time, remembered so the next cold start answers without loading the config.
 
-A front with no daemon running must answer `initialize` and `tools/list` itself, and the handshake it answers
-with is made from the config (`program._handshake_of`, in a forked child): importing the config's models is
-most of a standalone start, so a cold start took as long as a standalone one, or longer by the front's own
-imports. Yet the handshake changes only when what it is made from changes: the config file, the catalog's
-digest beside cache.json (both read by `service.handshake_text`), the environment (its secrets are masked in
-the text) and the gateway's version. So the child that makes one writes it down next to the daemon's socket,
-with a signature of each file it read (device, inode, size, modification and change times, taken before
-reading) and a digest of the whole environment; the next cold start of that workspace answers from it when
-every one of those is unchanged, and makes a new one otherwise. The daemon it starts then says the same
-(`early_answers.settle` logs any difference as a gateway bug).
+A front with no daemon running must answer `initialize` and `tools/list` itself, before its daemon has read the
+config. The handshake changes only when what it is made from changes: the config file, the catalog's digest
+beside cache.json (both read by `service.surface.handshake_instructions`), the environment (its secrets are
+masked in the text) and the gateway's version. So the daemon writes the one it made next to its socket, with a
+signature of each file it read (device, inode, size, modification and change times, taken before reading) and
+a digest of the whole environment; the next cold start of that workspace answers from it while every one of
+those is unchanged. The daemon it starts then says the same (`early_answers.settle` logs any difference as a
+gateway bug).
 
 The file is trusted only in the private runtime directory, read bounded and never through a link, written
 whole (a temporary file, then a rename). Standard library only, as the front is.

@@ -52,9 +52,8 @@ from mcp_gateway.gateway_log import log_to_file, log_to_stderr
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.server.doors import Door, Greeted, ListeningDoor, PrivateDoor, raise_descriptor_limit, welcome_session
 from mcp_gateway.server.stopping import Stopper
-from mcp_gateway.service.handshake_text import handshake_instructions, handshake_sources
 from mcp_gateway.service.home import gateway_log_path, serving_config
-from mcp_gateway.service.surface import meta_tool_definitions
+from mcp_gateway.service.surface import handshake_instructions, handshake_sources, meta_tool_definitions
 from mcp_gateway.terminal import guard_terminals
 
 if TYPE_CHECKING:

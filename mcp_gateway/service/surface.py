@@ -14,16 +14,22 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcp_gateway.catalog.records import tool_allowed
-from mcp_gateway.catalog.summary import ServerSummary
+from mcp_gateway.catalog.records import fingerprint, tool_allowed
+from mcp_gateway.catalog.summary import DIGEST_NAME, EMPTY_DIGEST, MAX_DIGEST_BYTES, Digest, ServerSummary, parse_digest
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
+from mcp_gateway.errors import UnusableFileError
+from mcp_gateway.masking import SecretMask
+from mcp_gateway.paths import Workspace
 from mcp_gateway.service.digest import SAMPLE_TOOLS_SHOWN, ServerLine, digest
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import DESCRIBE_TOOL, EXECUTE_TOOL, LIST_TOOLS, SEARCH_TOOLS, counted
+from mcp_gateway.workspace_files import read_regular
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -213,3 +219,35 @@ def no_servers_hint(config: GatewayConfig) -> str | None:
         f"No MCP servers are configured. Add them under 'mcpServers' in {config.path}, or import the ones your "
         "AI client already has with `mcp-gateway import --client NAME`; a running gateway sees them once restarted."
     )
+
+
+# The early handshake: the daemon answers its first hello before the SDK and the service are imported, so its
+# instructions come from the config and the digest kept beside cache.json (`catalog.summary`, a few hundred
+# bytes per server, read synchronously before the event loop exists), never from cache.json itself.
+
+
+def handshake_instructions(
+    home: str | os.PathLike[str] | None, config: GatewayConfig, environ: Mapping[str, str] | None = None
+) -> str:
+    """The instructions for `initialize`: how to use the four tools and a line per enabled server."""
+    digest = _read_digest(Workspace.from_environment(home))
+    summaries = {
+        name: summary
+        for name, summary in digest.servers.items()
+        if name in config.servers and fingerprint(config.servers[name].identity) == summary.fingerprint
+    }
+    mask = SecretMask.for_servers(config.servers.values(), dict(os.environ if environ is None else environ))
+    return instructions(config, summaries, mask=mask.mask)
+
+
+def handshake_sources(home: str | os.PathLike[str] | None) -> list[Path]:
+    """The files `handshake_instructions` reads: what a remembered handshake is valid for while they are unchanged."""
+    workspace = Workspace.from_environment(home)
+    return [workspace.config_path, workspace.cache_path.with_name(DIGEST_NAME)]
+
+
+def _read_digest(workspace: Workspace) -> Digest:
+    try:
+        return parse_digest(read_regular(workspace.cache_path.with_name(DIGEST_NAME), MAX_DIGEST_BYTES))
+    except (FileNotFoundError, UnusableFileError, OSError):
+        return EMPTY_DIGEST  # the running gateway logs an unusable digest when it reads it
