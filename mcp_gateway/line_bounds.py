@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 MAX_PRIVATE_LINE_BYTES = 64 * 1024 * 1024
@@ -75,29 +76,36 @@ def trailing_id(text: str) -> RequestId | None:
 
 def leading_members(text: str) -> dict[str, Any]:
     """The complete top-level members at the start of a broken JSON object (clients write the id early)."""
-    members: dict[str, Any] = {}
+    return {key: value for key, value, _, _ in object_members(text)}
+
+
+def object_members(text: str) -> Iterator[tuple[str, Any, int, int]]:
+    """The top-level members of the JSON object `text` begins with, in order: each key, its value, and where the
+    value's text starts and ends. It stops, raising nothing, at the first thing that is not one more complete
+    member; what follows the last one (`text[end:]`) says whether the object was closed."""
     decoder = json.JSONDecoder()
     position = _skip_space(text, 0)
     if not text.startswith("{", position):
-        return members
+        return
     position += 1
     try:
         while True:
             position = _skip_space(text, position)
             if not text.startswith('"', position):
-                return members
+                return
             key, position = decoder.raw_decode(text, position)
             position = _skip_space(text, position)
             if not text.startswith(":", position):
-                return members
-            value, position = decoder.raw_decode(text, _skip_space(text, position + 1))
-            members[key] = value
-            position = _skip_space(text, position)
+                return
+            start = _skip_space(text, position + 1)
+            value, end = decoder.raw_decode(text, start)
+            yield key, value, start, end
+            position = _skip_space(text, end)
             if not text.startswith(",", position):
-                return members
+                return
             position += 1
     except (ValueError, RecursionError):
-        return members
+        return
 
 
 def usable_id(value: object) -> RequestId | None:

@@ -28,6 +28,7 @@ from typing import Any, cast
 import mcp_types as types
 
 from mcp_gateway import wire
+from mcp_gateway.line_bounds import object_members
 
 MIN_RELAYED_BYTES = 64 * 1024
 """Lines shorter than this are read the usual way: the models cost less than a millisecond for them."""
@@ -53,26 +54,20 @@ def read_response(line: bytes) -> types.JSONRPCResponse | None:
     else (a request, an error, not plain JSON), which the caller reads the usual way."""
     try:
         text = line.decode("utf-8")
-        decoder = json.JSONDecoder()
-        members: dict[str, Any] = {}
-        spans: dict[str, tuple[int, int]] = {}
-        position = _after(text, 0, "{")
-        while position >= 0:
-            key, position = decoder.raw_decode(text, _skip(text, position))
-            start = _skip(text, _after(text, position, ":"))
-            members[key], position = decoder.raw_decode(text, start)
-            spans[key] = (start, position)
-            position = _skip(text, position)
-            if text.startswith("}", position):
-                break
-            position = _after(text, position, ",")
-    except (ValueError, RecursionError):
+    except UnicodeDecodeError:
         return None
+    members: dict[str, Any] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    end = -1
+    for key, value, start, end in object_members(text):
+        members[key], spans[key] = value, (start, end)
+    if end < 0 or text[end:].strip(" \t\r\n") != "}":
+        return None  # not one whole object
     request_id, result = members.get("id"), members.get("result")
     plain_id = isinstance(request_id, str | int) and not isinstance(request_id, bool)
     if members.keys() != {"jsonrpc", "id", "result"} or members["jsonrpc"] != "2.0" or not plain_id:
         return None
-    if not isinstance(result, dict) or not result or text[position + 1 :].strip():
+    if not isinstance(result, dict) or not result:
         return None
     read = cast(dict[str, Any], result)
     if wire.depth_exceeds(read, wire.MAX_RELAYED_DEPTH):
@@ -120,17 +115,3 @@ def _take(result: Mapping[str, Any]) -> _Kept | None:
 def _expire(now: float) -> None:
     while _kept and now - _kept[0].at > KEPT_SECONDS:
         _kept.popleft()
-
-
-def _skip(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\r\n":
-        position += 1
-    return position
-
-
-def _after(text: str, position: int, token: str) -> int:
-    """The position past `token`, which must come next (after white space); ValueError when it does not."""
-    position = _skip(text, position)
-    if not text.startswith(token, position):
-        raise ValueError(f"expected {token!r} at {position}")
-    return position + 1
