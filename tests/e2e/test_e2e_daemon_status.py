@@ -94,6 +94,9 @@ async def stop_daemons(runtime_dir: Path) -> None:
 async def status_during_a_call(home: Path, runtime_dir: Path, client: Client, name: str) -> tuple[dict[str, Any], str]:
     """`status --json` and `status` while a call of the session `name` is in flight."""
     shown: list[tuple[dict[str, Any], str]] = []
+    # The state file samples calls in flight once a second: one written during an earlier call would pass for this
+    # one. Once it shows none, the next file to show one was written during this call.
+    await status_when(home, runtime_dir, lambda status: in_flight(status, name) == 0)
     async with anyio.create_task_group() as calls:
         calls.start_soon(execute, client, "alpha.sleep", {"seconds": 60})
         status = await status_when(home, runtime_dir, lambda status: in_flight(status, name) == 1)
