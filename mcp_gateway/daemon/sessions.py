@@ -49,6 +49,8 @@ and a busy daemon writes its file at most once a second for them."""
 class DaemonSessions:
     def __init__(self) -> None:
         self._open: dict[int, SessionEntry] = {}
+        self._in_flight: dict[int, int] = {}
+        """Calls in flight per session, counted apart from its entry: a call changes a number, not a record."""
         self._last_id = 0
         self._news = 0
         self._seen = 0
@@ -60,12 +62,13 @@ class DaemonSessions:
         """A new session's id; it is open until `close`."""
         self._last_id += 1
         self._open[self._last_id] = SessionEntry(self._last_id, None, None, time.time(), 0)
+        self._in_flight[self._last_id] = 0
         self.idle_since = None
         self._wake()
         return self._last_id
 
     def close(self, session: int) -> None:
-        del self._open[session]
+        del self._open[session], self._in_flight[session]
         if not self._open:
             self.idle_since = time.time()
         self._wake()
@@ -87,7 +90,7 @@ class DaemonSessions:
             self._count_call(session, -1)
 
     def entries(self) -> tuple[SessionEntry, ...]:
-        return tuple(self._open.values())
+        return tuple(replace(entry, calls_in_flight=self._in_flight[session]) for session, entry in self._open.items())
 
     async def changed(self) -> None:
         """Return once a session has opened, closed or said who it is since this was last called."""
@@ -107,8 +110,8 @@ class DaemonSessions:
                 return
 
     def _count_call(self, session: int, step: int) -> None:
-        if (entry := self._open.get(session)) is not None:
-            self._open[session] = replace(entry, calls_in_flight=entry.calls_in_flight + step)
+        if session in self._in_flight:
+            self._in_flight[session] += step
 
     def _wake(self) -> None:
         self._news += 1
