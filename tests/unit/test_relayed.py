@@ -62,3 +62,25 @@ def test_at_most_a_few_results_are_kept_the_oldest_going_first() -> None:
     results = [read.result for read in reads if read is not None]
     assert relayed.encode_response(answer(1, results[0])) is None, "dropped to keep the bound"
     assert relayed.encode_response(answer(1, results[5])) is not None
+
+
+def test_long_strings_are_decoded_in_pieces_exactly_whatever_falls_on_a_pieces_edge() -> None:
+    # Escapes, surrogate pairs and multi-byte characters at every offset around the pieces' edges.
+    unit = 'a\\"\n\t\u00e9\u4e2d\U0001f600\\u'
+    text = (unit * (relayed.PIECE_BYTES // len(unit.encode()) * 3))[: relayed.PIECE_BYTES * 3]
+    for shift in range(12):
+        value = "z" * shift + text
+        result = {"content": [{"type": "text", "text": value}], "structuredContent": {"k": [value, "short"]}}
+        for ascii_only in (True, False):
+            written = f'{{"jsonrpc":"2.0","id":3,"result":{json.dumps(result, ensure_ascii=ascii_only)}}}'.encode()
+            read = relayed.read_response(written)
+            assert read is not None
+            assert read.result == result
+            assert relayed.encode_response(answer(3, read.result)) == written + b"\n", "the server's own bytes"
+
+
+def test_a_long_string_that_is_not_valid_json_is_left_to_the_usual_reading() -> None:
+    for bad in (b"\x01", b"\\x", b"\xff", b"\\u12g"):
+        body = b"a" * relayed.PIECE_BYTES + bad + b"a" * 10
+        assert relayed.read_response(b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + body + b'"}}') is None
+    assert relayed.read_response(b'{"jsonrpc":"2.0","id":1,"result":{"' + b"k" * 70_000 + b'":1}}') is None, "a key"
