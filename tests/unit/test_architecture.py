@@ -209,6 +209,8 @@ FACED_PACKAGES = (
     "mcp_gateway.sign_in",
     "mcp_gateway.importing",
     "mcp_gateway.importing.clients",
+    "mcp_gateway.questions",
+    "mcp_gateway.service.offerings",
 )
 """Packages with a face: `__init__` says what the package is and `__all__` names what the rest of the gateway
 imports from it (and what the package's own tests reach through it, nothing else), and nothing outside imports
@@ -274,3 +276,13 @@ def test_sign_in_sits_below_the_service_and_downstream_and_is_reached_only_throu
         if path.relative_to(PACKAGE).parts[0] != "sign_in"
     }
     assert {module: names for module, names in reaching_in.items() if names} == {}
+
+
+def test_questions_sit_below_the_service_and_downstream() -> None:
+    """Both `downstream` (who answers a question on a connection) and the doors (the relay) use them."""
+    above = ("mcp_gateway.service", "mcp_gateway.downstream", "mcp_gateway.server", "mcp_gateway.cli")
+    reaching_up = {
+        module: sorted(name for name in names if name.startswith(above))
+        for module, names in imports_of("questions").items()
+    }
+    assert {module: names for module, names in reaching_up.items() if names} == {}

@@ -43,8 +43,8 @@ from mcp_gateway.errors import GatewayError, RequestError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.origin import Origin
 from mcp_gateway.service.listing_wait import ListingWait
-from mcp_gateway.service.prompt_names import PromptNames, PromptRef
-from mcp_gateway.service.resource_uris import Route, UriMap, uri_map
+from mcp_gateway.service.offerings.prompt_names import PromptNames, PromptRef
+from mcp_gateway.service.offerings.resource_uris import Route, UriMap, uri_map
 
 logger = logging.getLogger(__name__)
 
