@@ -40,8 +40,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation, LoggingMessageNotificationParams, SamplingCapability, SamplingToolsCapability
 
 from mcp_gateway import __version__
-from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
+from mcp_gateway.config import HttpServer, ServerConfig, SseServer, StdioServer
 from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
 from mcp_gateway.downstream.connection import ErrorReply, LinkLost, OpenedClient

@@ -45,8 +45,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from mcp_gateway.background import BackgroundTasks
-from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.models import Settings
+from mcp_gateway.config import ServerConfig, Settings
 from mcp_gateway.downstream.connection import Connection, LinkLost, OpenedClient
 from mcp_gateway.downstream.error_journal import ErrorRecord, JournalUpdates
 from mcp_gateway.downstream.processes import signal_group

@@ -29,10 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcp_gateway.config.jsonfile import MAX_CONFIG_BYTES, as_list, as_object
-from mcp_gateway.config.normalize import camel_case
-from mcp_gateway.config.template import default_config_text
-from mcp_gateway.config.transport import ALL_SERVER_FIELDS, SERVER_FIELDS
+from mcp_gateway.config import (
+    ALL_SERVER_FIELDS,
+    MAX_CONFIG_BYTES,
+    SERVER_FIELDS,
+    as_list,
+    as_object,
+    camel_case,
+    default_config_text,
+)
 from mcp_gateway.errors import ConfigError, UnusableFileError
 from mcp_gateway.importing.backups import write_atomically
 from mcp_gateway.importing.clients import (

@@ -30,9 +30,7 @@ import anyio.to_thread
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
 from mcp_gateway.bounds import MAX_SERVER_INSTRUCTIONS_CHARS
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.records import Listing, ServerCatalog
-from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.catalog import CacheStore, Catalog, Listing, ServerCatalog
 from mcp_gateway.config import GatewayConfig, load_config
 from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback

@@ -25,8 +25,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from mcp_gateway.config.jsonfile import as_list, as_object
-from mcp_gateway.config.transport import SERVER_MODELS
+from mcp_gateway.config import SERVER_MODELS, as_list, as_object
 from mcp_gateway.importing.clients.model import (
     GATEWAY_DISTRIBUTION,
     GATEWAY_NAME,

@@ -36,8 +36,7 @@ import anyio
 import mcp_types as types
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.surface import Surface
+from mcp_gateway.catalog import Catalog, Surface
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.errors import GatewayError, RequestError
 from mcp_gateway.json_object import JsonObject
