@@ -24,7 +24,7 @@ from mcp_gateway.config.models import (
 )
 from mcp_gateway.config.normalize import camel_case
 from mcp_gateway.config.template import default_config_text, write_default_config
-from mcp_gateway.config.transport import ALL_SERVER_FIELDS, SERVER_FIELDS, SERVER_MODELS
+from mcp_gateway.config.transport import ALL_SERVER_FIELDS, SERVER_FIELDS, SERVER_MODELS, Transport, transport_named
 
 __all__ = [
     "ALL_SERVER_FIELDS",
@@ -42,6 +42,7 @@ __all__ = [
     "Settings",
     "SseServer",
     "StdioServer",
+    "Transport",
     "as_list",
     "as_object",
     "camel_case",
@@ -56,5 +57,6 @@ __all__ = [
     "load_config",
     "resolved_definition",
     "server_changes",
+    "transport_named",
     "write_default_config",
 ]

@@ -37,6 +37,7 @@ from mcp_gateway.config import (
     as_object,
     camel_case,
     default_config_text,
+    transport_named,
 )
 from mcp_gateway.errors import ConfigError, UnusableFileError
 from mcp_gateway.importing.backups import write_atomically
@@ -215,7 +216,7 @@ def _updated(old: Mapping[str, object], new: JsonObject) -> tuple[JsonObject, tu
     if kind not in SERVER_FIELDS:
         raise ValueError(f"imported entries are checked before merging; got type {kind!r}")
     old_type = entry.get(spelled.get("type", "type"), "stdio")
-    if not isinstance(old_type, str) or _fold(old_type) != kind:
+    if not isinstance(old_type, str) or transport_named(old_type) != kind:
         entry[spelled.get("type", "type")] = kind
         changed.append("type")
         for key in list(entry):  # fields of the old transport would now be rejected by the loader
@@ -236,11 +237,6 @@ def _updated(old: Mapping[str, object], new: JsonObject) -> tuple[JsonObject, tu
 
 def _canonical(key: str) -> str:
     return "type" if key == "transport" else camel_case(key)
-
-
-def _fold(kind: str) -> str:
-    folded = kind.replace("-", "").replace("_", "").casefold()
-    return "http" if folded == "streamablehttp" else folded
 
 
 def _rewrite(text: str, root: JsonNode, key: str, outcomes: Sequence[Outcome]) -> str:
