@@ -3,7 +3,6 @@ its `Surface`), `cache.json`, the catalog shared on disk by every gateway proces
 is its format, `store` its atomic, locked, merging reads and writes), the line's worth per server beside it
 (`summary`), and the live `Catalog` over them and the search index."""
 
-from mcp_gateway.catalog.cache_lock import cache_lock
 from mcp_gateway.catalog.cachefile import parse_cache, serialize_cache
 from mcp_gateway.catalog.catalog import Catalog, Lister, ListingStep, search_entry
 from mcp_gateway.catalog.records import (
@@ -16,7 +15,7 @@ from mcp_gateway.catalog.records import (
     tool_allowed,
     tool_records,
 )
-from mcp_gateway.catalog.store import MAX_SET_ASIDE_FILES, CacheStore, CacheView
+from mcp_gateway.catalog.store import MAX_SET_ASIDE_FILES, CacheStore, CacheView, cache_lock
 from mcp_gateway.catalog.summary import (
     DIGEST_NAME,
     EMPTY_DIGEST,
