@@ -14,7 +14,7 @@ from typing import cast
 from rank_bm25 import BM25Okapi  # pyright: ignore[reportMissingTypeStubs]
 
 from benchmarks.bench_data import BenchServer
-from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.catalog import ToolRecord
 
 K1 = 1.2
 B = 0.75

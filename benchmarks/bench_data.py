@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.catalog import ToolRecord
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "bench-data"
 QUERIES_FILE = "queries.jsonl"

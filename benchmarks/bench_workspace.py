@@ -17,8 +17,7 @@ from typing import Any
 
 from benchmarks.bench_data import BenchServer
 from benchmarks.repo_paths import FAKE_SERVER
-from mcp_gateway.catalog.records import ServerCatalog, fingerprint
-from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.catalog import CacheStore, ServerCatalog, fingerprint
 from mcp_gateway.config import load_config
 from mcp_gateway.paths import Workspace
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from benchmarks.baseline_bm25 import PlainBM25
 from benchmarks.bench_data import BenchServer, load_catalog
 from benchmarks.repo_paths import ROOT
-from mcp_gateway.catalog.catalog import search_entry
+from mcp_gateway.catalog import search_entry
 from mcp_gateway.search import SearchEngine, ServerEntry
 
 BUILD_TIMEOUT_SECONDS = 300.0

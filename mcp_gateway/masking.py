@@ -23,8 +23,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from mcp_gateway.config.gateway_config import ServerConfig
-from mcp_gateway.config.models import StdioServer
+from mcp_gateway.config import ServerConfig, StdioServer
 
 MASK = "***"
 MIN_SECRET_CHARS = 6

@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import anyio
 import anyio.to_thread
@@ -34,7 +34,9 @@ from mcp_gateway.catalog.store import CacheSignature, CacheStore
 from mcp_gateway.catalog.summary import ServerSummary
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.errors import CatalogError, DownstreamError
-from mcp_gateway.search import SearchEngine, SearchResult, ServerEntry, ToolEntry
+
+if TYPE_CHECKING:  # the search package loads with the session: the daemon's hello path imports the catalog's face
+    from mcp_gateway.search import SearchEngine, SearchResult, ToolEntry
 
 EntryState = Literal["fresh", "stale", "missing", "loading", "failed", "disabled"]
 
@@ -402,12 +404,16 @@ class Catalog:
         if config is None or config.spec.disabled or (not tools and self.entry(server) is None):
             self._engine.remove_server(server)
             return
+        from mcp_gateway.search import ServerEntry
+
         spec = config.spec
         entry = ServerEntry(server, tuple(spec.aliases), spec.description)
         self._engine.replace_server(entry, [search_entry(server, tool) for tool in tools])
 
 
 def search_entry(server: str, tool: ToolRecord) -> ToolEntry:
+    from mcp_gateway.search import ToolEntry
+
     title = tool.title
     if title is None and tool.annotations is not None and isinstance(tool.annotations.get("title"), str):
         title = cast(str, tool.annotations["title"])

@@ -2,8 +2,8 @@
 
 Readers never lock: every write is atomic (a private temp file in the same directory, fsynced, renamed over
 `cache.json`, then the directory fsynced), so a reader sees a whole old file or a whole new one. Writers
-lock `cache.json.lock` (`cache_lock`) and re-read the file under the lock, so an entry another process
-wrote meanwhile is merged, never lost.
+lock `cache.json.lock` (`cache_lock`: waits bounded by `LOCK_TIMEOUT_S`, a failure a `CatalogError` naming the
+file) and re-read the file under the lock, so an entry another process wrote meanwhile is merged, never lost.
 
 What is at `cache.json` is not trusted to be a catalog (see `workspace_files`): it is read only if it is a
 regular file of at most `MAX_CACHE_BYTES`, never through a link, never by blocking on a FIFO or device, and
@@ -30,13 +30,13 @@ write or read it is logged, never an error.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcp_gateway.catalog.cache_lock import LOCK_TIMEOUT_S, cache_lock
 from mcp_gateway.catalog.cachefile import ParsedCache, parse_cache, serialize_cache
 from mcp_gateway.catalog.records import ServerCatalog
 from mcp_gateway.catalog.summary import (
@@ -49,15 +49,56 @@ from mcp_gateway.catalog.summary import (
 )
 from mcp_gateway.errors import CatalogError, UnusableFileError
 from mcp_gateway.paths import Workspace, ensure_private_dir
-from mcp_gateway.workspace_files import read_regular, remove_stale_temp_files, replace_file, set_aside
+from mcp_gateway.workspace_files import private_lock, read_regular, remove_stale_temp_files, replace_file, set_aside
 
 logger = logging.getLogger(__name__)
+
+LOCK_TIMEOUT_S = 10.0
+"""How long to wait for another process to finish its write before giving up."""
+LOCK_POLL_S = 0.01
+"""How often a waiting writer retries; writes take milliseconds."""
+
+
+@contextlib.contextmanager
+def cache_lock(path: Path, timeout_s: float = LOCK_TIMEOUT_S) -> Generator[None]:
+    """Hold the exclusive lock on `path` for the body, waiting at most `timeout_s` for it.
+
+    Raises:
+        CatalogError: the lock file cannot be opened or locked (a link is refused), or another holder kept
+            it past the timeout.
+    """
+    from filelock import Timeout
+
+    lock = private_lock(path, timeout_s=timeout_s, poll_s=LOCK_POLL_S)
+    try:
+        lock.acquire()
+    except Timeout as exc:
+        raise CatalogError(
+            f"could not lock {path} within {timeout_s:g} s: another running mcp-gateway process holds it "
+            "(the lock dies with its holder, so retry once that process is done or stopped)"
+        ) from exc
+    except OSError as exc:
+        raise CatalogError(_cannot_lock(path, exc)) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _cannot_lock(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return (
+            f"cannot lock {path}: it is a symbolic link, which mcp-gateway never follows; "
+            "remove it so that the catalog can be written again"
+        )
+    reason = exc.strerror or type(exc).__name__
+    return f"cannot lock {path} ({reason}); check that its directory is writable"
+
 
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 """The largest cache.json read. The largest real catalog measured (5,645 tools) is about 10 MB, so this
 holds 25 times that; the cap is there to refuse what is not a catalog (a device, a runaway file), not to
 judge big ones."""
-"""The largest cache-digest.json read: the 774-server bench catalog gives about 250 KB (16 times less)."""
 MAX_SET_ASIDE_FILES = 5
 """Unusable cache files kept for inspection; older ones are deleted."""
 

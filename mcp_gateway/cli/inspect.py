@@ -20,9 +20,9 @@ from mcp_gateway.cli.overview import overview_json, overview_lines
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError, UsageError
 from mcp_gateway.json_object import JsonObject
+from mcp_gateway.questions import Nobody, QuestionRelay
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.questions import Nobody, QuestionRelay
 from mcp_gateway.service.surface import MAX_SEARCH_ALTERNATIVES
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import counted

@@ -25,12 +25,7 @@ TRANSPORT_KEY = "type"
 TRANSPORT_ALIAS_KEY = "transport"
 TRANSPORT_CHOICES = ("stdio", "http", "sse", "streamable-http")
 
-_TRANSPORT_SPELLINGS: dict[str, Transport] = {
-    "stdio": "stdio",
-    "http": "http",
-    "streamablehttp": "http",
-    "sse": "sse",
-}
+_TRANSPORT_SPELLINGS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamablehttp": "http", "sse": "sse"}
 _TRANSPORT_HINT = 'expected "stdio", "http" (Streamable HTTP) or "sse"'
 
 
@@ -59,7 +54,7 @@ def _choose_transport(entry: Entry, report: DiagnosticReport) -> Transport | Non
     chosen: list[Transport] = []
     for key in declared:
         value = entry.fields[key]
-        transport = _TRANSPORT_SPELLINGS.get(_fold(value)) if isinstance(value, str) else None
+        transport = transport_named(value) if isinstance(value, str) else None
         if transport is None:
             written = entry.spelled[key]
             guess = did_you_mean(value, TRANSPORT_CHOICES) if isinstance(value, str) else None
@@ -111,5 +106,7 @@ def _misplaced_hint(name: str, transport: Transport) -> str:
     return f'it belongs to {kinds} servers, and this one is "{transport}"; remove it or set "type" accordingly'
 
 
-def _fold(value: str) -> str:
-    return value.replace("-", "").replace("_", "").casefold()
+def transport_named(spelling: str, more: Mapping[str, Transport] | None = None) -> Transport | None:
+    """The transport `spelling` names, case, `-` and `_` aside; `more`: other folded spellings (a client's)."""
+    folded = spelling.replace("-", "").replace("_", "").casefold()
+    return _TRANSPORT_SPELLINGS.get(folded) or (more or {}).get(folded)

@@ -40,10 +40,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation, LoggingMessageNotificationParams, SamplingCapability, SamplingToolsCapability
 
 from mcp_gateway import __version__
-from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
+from mcp_gateway.config import HttpServer, ServerConfig, SseServer, StdioServer
 from mcp_gateway.downstream import processes
-from mcp_gateway.downstream.asking import Askers
 from mcp_gateway.downstream.changes import ChangeHeard, change_handler, listen_if_modern
 from mcp_gateway.downstream.connection import ErrorReply, LinkLost, OpenedClient
 from mcp_gateway.downstream.definitions import child_environment, remote_definition_headers
@@ -55,6 +53,7 @@ from mcp_gateway.downstream.stdio import StdioLaunch, StdioTransport
 from mcp_gateway.downstream.translate import innermost, remote_start_failure, sign_in_required
 from mcp_gateway.eras import is_handshake_version, speaks_modern
 from mcp_gateway.errors import ServerStartError
+from mcp_gateway.questions import Askers
 from mcp_gateway.sign_in import SignInAuth, SignInStore
 
 HTTP_CONNECT_TIMEOUT_SECONDS = 30.0

@@ -28,14 +28,13 @@ from mcp.shared.exceptions import MCPError
 from pydantic import RootModel, ValidationError
 
 from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, MAX_SERVER_INFO_CHARS, MAX_SERVER_INSTRUCTIONS_CHARS, clip
-from mcp_gateway.catalog.records import Listing
-from mcp_gateway.catalog.surface import Surface
-from mcp_gateway.downstream.asking import Askers, Asking, CallDeadline
+from mcp_gateway.catalog import Listing, Surface
 from mcp_gateway.downstream.link import Link, MalformedReply, ServerError
 from mcp_gateway.downstream.stderr_tail import StderrTail
 from mcp_gateway.eras import is_handshake_version
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
+from mcp_gateway.questions import Askers, Asking, CallDeadline
 
 ProgressCallback = ProgressFnT
 

@@ -37,10 +37,16 @@ from typing import Any
 
 from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
-from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.expand import expand_home, expand_server_fields
-from mcp_gateway.config.jsonfile import as_list, as_object
-from mcp_gateway.config.models import HttpServer, SseServer, StdioServer
+from mcp_gateway.config import (
+    HttpServer,
+    ServerConfig,
+    SseServer,
+    StdioServer,
+    as_list,
+    as_object,
+    expand_home,
+    expand_server_fields,
+)
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.origin import Origin
 

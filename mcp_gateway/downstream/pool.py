@@ -29,11 +29,8 @@ import mcp_types as types
 from mcp.client.session import MessageHandlerFnT
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
-from mcp_gateway.catalog.records import Listing
-from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.diff import server_changes
-from mcp_gateway.config.models import Settings, StdioServer
-from mcp_gateway.downstream.asking import Asking
+from mcp_gateway.catalog import Listing
+from mcp_gateway.config import ServerConfig, Settings, StdioServer, server_changes
 from mcp_gateway.downstream.changes import ListKind, PoolChangeHeard
 from mcp_gateway.downstream.connect import ConnectOptions, Connector, open_client
 from mcp_gateway.downstream.connection import OpenedClient, ProgressCallback
@@ -58,6 +55,7 @@ from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.origin import Origin
 from mcp_gateway.paths import Workspace
+from mcp_gateway.questions import Asking
 from mcp_gateway.sign_in import SignInStore
 from mcp_gateway.wording import Message, Step
 

@@ -1,17 +1,6 @@
 """One downstream server's life in the pool: its connection, its start, its idle timer, its probe, its backoff.
 
-Its states, and the only changes between them (`TRANSITIONS`):
-
-    idle ───a call (or eager)───► starting ───handshake done───► ready ───retired───► draining
-     ▲                               │                             │   (idle, wedged,     │ │
-     │                               │ start failed                │    crashed)          │ │
-     │                               ▼                             │                      │ │
-     │       ┌──window over,──► backing off ◄──died soon after its handshake, before─────┘ │
-     │       │  a call:           │          answering a tool call (an early exit)          │
-     │       └── starting ◄───────┘                                                         │
-     └────────────────────────────── its last retired connection closed ◄─────────────────┘
-                                      (a call meanwhile: draining ──► starting)
-    any state ──the pool stops──► stopped
+Its states, and the only changes between them (`TRANSITIONS`, drawn in docs/architecture.md):
 
 - idle: no connection; the first call starts the server.
 - starting: one task spawns and handshakes it, within `connectTimeoutMs`; concurrent first calls wait for it
@@ -45,8 +34,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from mcp_gateway.background import BackgroundTasks
-from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.models import Settings
+from mcp_gateway.config import ServerConfig, Settings
 from mcp_gateway.downstream.connection import Connection, LinkLost, OpenedClient
 from mcp_gateway.downstream.error_journal import ErrorRecord, JournalUpdates
 from mcp_gateway.downstream.processes import signal_group

@@ -21,11 +21,6 @@ exclusively (`O_EXCL`, `O_NOFOLLOW`): a link planted at a copy's name is never w
 is a link is not one of ours. The original is the oldest backup. The time in a name is the `now` the caller
 passes (the import service's clock; a fixed one in tests). Everything here does file I/O: call it from a worker
 thread.
-
-Every write of a client file or the gateway's config (`write_atomically`) goes to a temporary file in the same
-directory, flushed to disk, that replaces the old file with one rename, so a reader never sees half of it. A
-symlinked file is written through its link (dotfile managers link client configs). A client file keeps its mode
-(`~/.claude.json` is 0600 and must stay so); a new file, and the gateway's own config, get 0600.
 """
 
 from __future__ import annotations

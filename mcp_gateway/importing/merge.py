@@ -29,10 +29,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcp_gateway.config.jsonfile import MAX_CONFIG_BYTES, as_list, as_object
-from mcp_gateway.config.normalize import camel_case
-from mcp_gateway.config.template import default_config_text
-from mcp_gateway.config.transport import ALL_SERVER_FIELDS, SERVER_FIELDS
+from mcp_gateway.config import (
+    ALL_SERVER_FIELDS,
+    MAX_CONFIG_BYTES,
+    SERVER_FIELDS,
+    as_list,
+    as_object,
+    camel_case,
+    default_config_text,
+    transport_named,
+)
 from mcp_gateway.errors import ConfigError, UnusableFileError
 from mcp_gateway.importing.backups import write_atomically
 from mcp_gateway.importing.clients import (
@@ -210,7 +216,7 @@ def _updated(old: Mapping[str, object], new: JsonObject) -> tuple[JsonObject, tu
     if kind not in SERVER_FIELDS:
         raise ValueError(f"imported entries are checked before merging; got type {kind!r}")
     old_type = entry.get(spelled.get("type", "type"), "stdio")
-    if not isinstance(old_type, str) or _fold(old_type) != kind:
+    if not isinstance(old_type, str) or transport_named(old_type) != kind:
         entry[spelled.get("type", "type")] = kind
         changed.append("type")
         for key in list(entry):  # fields of the old transport would now be rejected by the loader
@@ -231,11 +237,6 @@ def _updated(old: Mapping[str, object], new: JsonObject) -> tuple[JsonObject, tu
 
 def _canonical(key: str) -> str:
     return "type" if key == "transport" else camel_case(key)
-
-
-def _fold(kind: str) -> str:
-    folded = kind.replace("-", "").replace("_", "").casefold()
-    return "http" if folded == "streamablehttp" else folded
 
 
 def _rewrite(text: str, root: JsonNode, key: str, outcomes: Sequence[Outcome]) -> str:

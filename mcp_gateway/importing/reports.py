@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from mcp_gateway.config.jsonfile import as_list, as_object
+from mcp_gateway.config import as_list, as_object
 from mcp_gateway.importing.clients import ClientFormat, Detected, JsonObject, Scope
 from mcp_gateway.importing.launch import Launcher
 from mcp_gateway.masking import (

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import anyio
 
-from mcp_gateway.config.jsonfile import as_object
+from mcp_gateway.config import as_object
 from mcp_gateway.errors import ConfigError, ImportUsageError
 from mcp_gateway.importing.backups import (
     BackupChoice,

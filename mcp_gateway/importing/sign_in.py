@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import anyio
 import httpx2
 
-from mcp_gateway.config.expand import expand_text
+from mcp_gateway.config import expand_text
 from mcp_gateway.importing.clients import NO_CREDENTIALS, ClientReading, ImportedServer, JsonObject
 from mcp_gateway.wire import bare_initialize
 

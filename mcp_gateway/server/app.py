@@ -13,12 +13,12 @@ from mcp.server.models import InitializationOptions
 
 from mcp_gateway.front.early_answers import SERVER_NAME, SERVER_TITLE, Handshake
 from mcp_gateway.origin import Origin
+from mcp_gateway.questions import QuestionRelay
 from mcp_gateway.server.changes import ClientChanges
 from mcp_gateway.server.handlers import MetaToolHandlers
 from mcp_gateway.server.offering_handlers import OfferingHandlers
 from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.questions import QuestionRelay
 from mcp_gateway.service.surface import meta_tool_definitions
 
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
+from mcp_gateway.config import MAX_TOOL_SEARCH_LIMIT
 from mcp_gateway.service.surface import LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE, MAX_SEARCH_ALTERNATIVES
 
 _Args = TypeVar("_Args", bound="_MetaArguments")

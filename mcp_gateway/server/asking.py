@@ -1,4 +1,4 @@
-"""The client session behind one `tools/call`, as the question relay sees it (`service/questions.py`).
+"""The client session behind one `tools/call`, as the question relay sees it (`questions/relay.py`).
 
 What the client declared (`elicitation`, `sampling`) is read from the SDK's session: from `initialize` for a
 handshake-era client, from the request's envelope for a 2026-07-28 one. A handshake-era client is asked with
@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 
 from mcp_gateway.eras import speaks_modern
-from mcp_gateway.service.questions import Answer, Asking
+from mcp_gateway.questions import Answer, Asking
 
 
 class ClientCaller:

@@ -4,7 +4,7 @@ Two error planes (DESIGN §1): whatever the model can fix comes back as an `isEr
 actionable sentence; only gateway bugs reach the client as JSON-RPC errors (the SDK maps an unexpected
 exception to one). `execute_tool` returns the downstream result dict untouched, so every content item,
 `structuredContent`, `isError` and `_meta` reach the client as the server sent them; a tool's questions
-(elicitation, sampling, `input_required`) reach the client through `service/questions.py`. The text of a gateway
+(elicitation, sampling, `input_required`) reach the client through `questions/relay.py`. The text of a gateway
 bug's JSON-RPC error passes through the gateway's `SecretMask` like every other text the model reads.
 """
 
@@ -22,6 +22,7 @@ from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.eras import completed
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError
 from mcp_gateway.origin import Origin
+from mcp_gateway.questions import QuestionRelay
 from mcp_gateway.server.arguments import (
     DescribeArguments,
     ExecuteArguments,
@@ -33,7 +34,6 @@ from mcp_gateway.server.asking import ClientCaller
 from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.service import views
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.questions import QuestionRelay
 from mcp_gateway.service.reports import ToolDefinition
 from mcp_gateway.service.surface import meta_tools
 from mcp_gateway.tokens import compact_json

@@ -1,6 +1,6 @@
 """The MCP request handlers for prompts, resources, templates, completions and subscriptions.
 
-Each hands its request to the gateway's `offerings` (`service/offerings.py`) and returns what comes back as a
+Each hands its request to the gateway's `offerings` (`service/offerings/`) and returns what comes back as a
 plain dict, so a downstream result (a prompt's messages, a resource's `text` or `blob`) reaches the client as
 the server sent it. These are not tool calls: there is no `isError` plane, so whatever cannot be served is a
 JSON-RPC error whose message is one sentence, masked: the code a `RequestError` carries (-32602 for an unknown

@@ -27,10 +27,10 @@ from typing import Any
 import anyio
 
 from mcp_gateway.errors import SessionBusyError
+from mcp_gateway.questions import QuestionRelay
 from mcp_gateway.server.changes import ClientChanges
 from mcp_gateway.service.config_news import Reader, reading_as
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.questions import QuestionRelay
 from mcp_gateway.wording import counted
 
 MS_PER_SECOND = 1000.0

@@ -33,8 +33,7 @@ from typing import Literal
 import anyio
 
 from mcp_gateway.background import BackgroundTasks
-from mcp_gateway.catalog.catalog import Catalog, Lister
-from mcp_gateway.catalog.records import Listing, same_offer
+from mcp_gateway.catalog import Catalog, Lister, Listing, same_offer
 from mcp_gateway.downstream.changes import ServerChange
 from mcp_gateway.errors import DownstreamError
 

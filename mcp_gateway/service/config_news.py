@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from mcp_gateway.config.diff import ConfigChanges
+from mcp_gateway.config import ConfigChanges
 
 _moments = itertools.count()
 """Orders every edit and every telling in this process: a later one always has a greater number."""

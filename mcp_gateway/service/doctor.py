@@ -18,9 +18,8 @@ from pathlib import Path
 
 import anyio
 
-from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
-from mcp_gateway.config import GatewayConfig
-from mcp_gateway.config.models import StdioServer
+from mcp_gateway.catalog import ServerCatalog, ToolRecord
+from mcp_gateway.config import GatewayConfig, StdioServer
 from mcp_gateway.errors import DownstreamError
 from mcp_gateway.service.progress import ProgressFn, ServerProgress
 from mcp_gateway.tokens import TokenCounter, compact_json

@@ -30,11 +30,8 @@ import anyio.to_thread
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
 from mcp_gateway.bounds import MAX_SERVER_INSTRUCTIONS_CHARS
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.records import Listing, ServerCatalog
-from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.catalog import CacheStore, Catalog, Listing, ServerCatalog
 from mcp_gateway.config import GatewayConfig, load_config
-from mcp_gateway.downstream.asking import Asking
 from mcp_gateway.downstream.connect import Connector, open_client
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.downstream.pool import Origin, Pool
@@ -45,6 +42,7 @@ from mcp_gateway.errors import CatalogError, DownstreamError, UnknownToolError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
+from mcp_gateway.questions import Asking
 from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.service.arguments import ArgumentChecker
 from mcp_gateway.service.arguments import prepare as prepare_validation
@@ -344,7 +342,7 @@ class Gateway:
         origin: Origin | None = None,
     ) -> JsonObject:
         """Call the downstream tool and return its `CallToolResult` exactly as the server sent it.
-        `asking`: who answers the tool's questions meanwhile (see `service/questions.py`, which calls this).
+        `asking`: who answers the tool's questions meanwhile (see `questions/relay.py`, which calls this).
 
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.

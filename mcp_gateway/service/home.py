@@ -16,10 +16,7 @@ import logging
 import os
 from pathlib import Path
 
-from mcp_gateway.config import GatewayConfig, load_config
-from mcp_gateway.config.jsonfile import MAX_CONFIG_BYTES
-from mcp_gateway.config.models import Settings
-from mcp_gateway.config.template import write_default_config
+from mcp_gateway.config import MAX_CONFIG_BYTES, GatewayConfig, Settings, load_config, write_default_config
 from mcp_gateway.errors import ConfigError, UnusableFileError
 from mcp_gateway.paths import Workspace, directory_problem
 from mcp_gateway.workspace_files import read_regular, replace_file

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.catalog import Catalog
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import StillLoadingError
 from mcp_gateway.wording import Action, Message, Step

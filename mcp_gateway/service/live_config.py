@@ -36,9 +36,8 @@ import anyio
 import anyio.to_thread
 
 from mcp_gateway.background import BackgroundTasks
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.config import GatewayConfig, load_config
-from mcp_gateway.config.diff import ConfigChanges, config_changes
+from mcp_gateway.catalog import Catalog
+from mcp_gateway.config import ConfigChanges, GatewayConfig, config_changes, load_config
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.errors import ConfigError, UnknownServerError, UnknownToolError
 from mcp_gateway.masking import SecretMask

@@ -17,7 +17,7 @@ from typing import Protocol
 from rapidfuzz import fuzz, process
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.catalog import ToolRecord
 from mcp_gateway.errors import AmbiguousToolError, ToolNotAllowedError, UnknownServerError, UnknownToolError
 from mcp_gateway.search import (
     APPROXIMATE_READINGS,

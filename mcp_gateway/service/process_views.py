@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.records import Listing, ServerCatalog, same_offer, tool_records
+from mcp_gateway.catalog import Catalog, Listing, ServerCatalog, same_offer, tool_records
 from mcp_gateway.downstream.pool import Origin, Pool
 
 MAX_VIEWS_PER_SERVER = 16

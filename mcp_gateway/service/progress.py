@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from mcp_gateway.catalog.catalog import Catalog, ListingStep
+from mcp_gateway.catalog import Catalog, ListingStep
 from mcp_gateway.service.reports import RefreshOutcome, RefreshReport
 
 Stage = Literal["starting", "listed", "failed"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.catalog import ToolRecord
 from mcp_gateway.daemon import DaemonState
 from mcp_gateway.errors import Phase
 from mcp_gateway.json_object import JsonObject

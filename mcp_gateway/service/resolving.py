@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
+from mcp_gateway.catalog import Catalog, ServerCatalog, ToolRecord
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import ToolCallError, UnknownToolError

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 
 import anyio.to_thread
 
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.surface import Surface
+from mcp_gateway.catalog import Catalog, Surface
 from mcp_gateway.config import GatewayConfig
 from mcp_gateway.daemon import DaemonState, read_states, runs
 from mcp_gateway.downstream.error_journal import ErrorJournal, ErrorRecord

@@ -19,10 +19,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcp_gateway.catalog.records import fingerprint, tool_allowed
-from mcp_gateway.catalog.summary import DIGEST_NAME, EMPTY_DIGEST, MAX_DIGEST_BYTES, Digest, ServerSummary, parse_digest
-from mcp_gateway.config import GatewayConfig
-from mcp_gateway.config.models import MAX_TOOL_SEARCH_LIMIT
+from mcp_gateway.catalog import (
+    DIGEST_NAME,
+    EMPTY_DIGEST,
+    MAX_DIGEST_BYTES,
+    Digest,
+    ServerSummary,
+    fingerprint,
+    parse_digest,
+    tool_allowed,
+)
+from mcp_gateway.config import MAX_TOOL_SEARCH_LIMIT, GatewayConfig
 from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
@@ -34,7 +41,7 @@ from mcp_gateway.workspace_files import read_regular
 if TYPE_CHECKING:
     import mcp_types as types
 
-    from mcp_gateway.catalog.catalog import Catalog
+    from mcp_gateway.catalog import Catalog
 
 LIST_PAGE_SIZE = 100
 """Tools per `list_tools` page when the model names no limit (a server may have thousands)."""

@@ -19,9 +19,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_gateway.config.diagnostics import did_you_mean
-from mcp_gateway.config.jsonfile import MAX_CONFIG_BYTES, as_list, as_object
-from mcp_gateway.config.normalize import camel_case
+from mcp_gateway.config import MAX_CONFIG_BYTES, as_list, as_object, camel_case, did_you_mean
 from mcp_gateway.errors import ConfigError, UnusableFileError, UsageError
 from mcp_gateway.importing import (
     Edit,

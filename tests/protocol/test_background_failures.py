@@ -12,7 +12,7 @@ import pytest
 from gateway_testing import load, write_workspace
 from inprocess_fakes import FakeDownstream, InProcessConnector
 
-from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.catalog import Catalog
 from mcp_gateway.config import ServerConfig
 from mcp_gateway.downstream.connect import ConnectOptions
 from mcp_gateway.downstream.connection import OpenedClient

@@ -17,7 +17,7 @@ from gateway_testing import load, write_workspace
 from inprocess_fakes import FakeDownstream, InProcessConnector
 from mcp import Client
 
-from mcp_gateway.catalog.catalog import Catalog
+from mcp_gateway.catalog import Catalog
 from mcp_gateway.paths import Workspace
 from mcp_gateway.server.app import build_server
 from mcp_gateway.service.gateway import Gateway

@@ -18,8 +18,7 @@ from gateway_testing import load, write_workspace
 from inprocess_fakes import InProcessConnector
 from mcp import Client
 
-from mcp_gateway.catalog.records import ServerCatalog, ToolRecord, fingerprint
-from mcp_gateway.catalog.store import CacheStore, CacheView
+from mcp_gateway.catalog import CacheStore, CacheView, ServerCatalog, ToolRecord, fingerprint
 from mcp_gateway.server.app import build_server
 from mcp_gateway.service.gateway import Gateway
 

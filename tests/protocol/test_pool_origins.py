@@ -13,8 +13,7 @@ import pytest
 from gateway_testing import load, write_workspace
 from inprocess_fakes import FakeDownstream, InProcessConnector
 
-from mcp_gateway.config import ServerConfig
-from mcp_gateway.config.models import StdioServer
+from mcp_gateway.config import ServerConfig, StdioServer
 from mcp_gateway.downstream.connect import ConnectOptions
 from mcp_gateway.downstream.connection import OpenedClient
 from mcp_gateway.downstream.pool import Pool

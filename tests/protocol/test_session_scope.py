@@ -15,11 +15,11 @@ from gateway_testing import fake_server, load, write_workspace
 from mcp import Client
 
 from mcp_gateway.errors import SessionBusyError
+from mcp_gateway.questions import QuestionRelay
 from mcp_gateway.server.app import build_server
 from mcp_gateway.server.changes import ClientChanges
 from mcp_gateway.server.session_scope import SessionScope
 from mcp_gateway.service.gateway import Gateway
-from mcp_gateway.service.questions import QuestionRelay
 
 pytestmark = pytest.mark.anyio
 

@@ -204,14 +204,18 @@ def test_no_import_cycle_beyond_the_known_ones() -> None:
 
 FACED_PACKAGES = (
     "mcp_gateway.search",
+    "mcp_gateway.catalog",
+    "mcp_gateway.config",
     "mcp_gateway.daemon",
     "mcp_gateway.server",
     "mcp_gateway.sign_in",
     "mcp_gateway.importing",
     "mcp_gateway.importing.clients",
+    "mcp_gateway.questions",
+    "mcp_gateway.service.offerings",
 )
 """Packages with a face: `__init__` says what the package is and `__all__` names what the rest of the gateway
-imports from it (and what the package's own tests reach through it, nothing else), and nothing outside imports
+imports from it (and what its tests and the benchmarks reach through it, nothing else), and nothing outside imports
 its modules."""
 TESTS = PACKAGE.parent / "tests"
 
@@ -256,7 +260,8 @@ def test_the_rest_of_the_gateway_imports_a_faced_package_through_its_face_only(p
                 )
     assert through_modules == set()
     assert imported <= exported, "imported from the face but not named in __all__"
-    tested = names_imported_from(package, [path for path in TESTS.rglob("*.py") if "node_modules" not in path.parts])
+    users = [*TESTS.rglob("*.py"), *(PACKAGE.parent / "benchmarks").rglob("*.py")]
+    tested = names_imported_from(package, [path for path in users if "node_modules" not in path.parts])
     assert exported <= imported | tested, "named in __all__ but used by nothing outside the package"
 
 
@@ -274,3 +279,13 @@ def test_sign_in_sits_below_the_service_and_downstream_and_is_reached_only_throu
         if path.relative_to(PACKAGE).parts[0] != "sign_in"
     }
     assert {module: names for module, names in reaching_in.items() if names} == {}
+
+
+def test_questions_sit_below_the_service_and_downstream() -> None:
+    """Both `downstream` (who answers a question on a connection) and the doors (the relay) use them."""
+    above = ("mcp_gateway.service", "mcp_gateway.downstream", "mcp_gateway.server", "mcp_gateway.cli")
+    reaching_up = {
+        module: sorted(name for name in names if name.startswith(above))
+        for module, names in imports_of("questions").items()
+    }
+    assert {module: names for module, names in reaching_up.items() if names} == {}

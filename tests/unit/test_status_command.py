@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from gateway_testing import write_workspace
 
-from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.catalog import CacheStore
 from mcp_gateway.cli.main import main
 from mcp_gateway.errors import CatalogError
 

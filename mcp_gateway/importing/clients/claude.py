@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcp_gateway.config.jsonfile import as_list, as_object
+from mcp_gateway.config import as_list, as_object
 from mcp_gateway.importing.clients.entries import (
     plain_launch,
     program_name,

@@ -27,7 +27,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_gateway.config.jsonfile import as_list, as_object
+from mcp_gateway.config import as_list, as_object
 from mcp_gateway.importing.clients.entries import (
     MS_PER_SECOND,
     convert_entry,

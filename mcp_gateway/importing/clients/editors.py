@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcp_gateway.config.jsonfile import as_object
+from mcp_gateway.config import as_object
 from mcp_gateway.importing.clients.entries import (
     ENV_FILE,
     MS_PER_SECOND,

@@ -25,8 +25,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from mcp_gateway.config.jsonfile import as_list, as_object
-from mcp_gateway.config.transport import SERVER_MODELS
+from mcp_gateway.config import SERVER_MODELS, Transport, as_list, as_object, transport_named
 from mcp_gateway.importing.clients.model import (
     GATEWAY_DISTRIBUTION,
     GATEWAY_NAME,
@@ -40,14 +39,7 @@ from mcp_gateway.importing.clients.model import (
 )
 from mcp_gateway.importing.clients.variables import Context, Syntax, translate_entry
 
-_TRANSPORTS = {
-    "stdio": "stdio",
-    "local": "stdio",
-    "http": "http",
-    "streamablehttp": "http",
-    "streamable": "http",
-    "sse": "sse",
-}
+_CLIENT_TRANSPORTS: dict[str, Transport] = {"local": "stdio", "streamable": "http"}
 _REFERENCE = re.compile(r"\$\{[^}]*\}")
 PLACEHOLDER_URL = "http://placeholder.invalid"
 PORTABLE_NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -112,10 +104,10 @@ def number(raw: Mapping[str, object], key: str, scale: float = 1) -> float | Non
 
 def transport(value: str) -> str:
     """The gateway transport for a client's spelling (`streamable-http`, `streamableHttp`, `local`, …)."""
-    folded = value.replace("-", "").replace("_", "").casefold()
-    if folded not in _TRANSPORTS:
+    kind = transport_named(value, _CLIENT_TRANSPORTS)
+    if kind is None:
         raise Skip(f"its type '{value}' is not one the gateway can run (stdio, http or sse)")
-    return _TRANSPORTS[folded]
+    return kind
 
 
 def stdio_entry(command: str, args: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> JsonObject:

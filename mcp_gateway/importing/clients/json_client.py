@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_gateway.config.jsonfile import as_object
+from mcp_gateway.config import as_object
 from mcp_gateway.importing.clients.entries import EntryReader, convert_entry, stdio_launch
 from mcp_gateway.importing.clients.jsonc import JsoncError, Node, apply_edits, parse, replace_value, splice_members
 from mcp_gateway.importing.clients.model import (

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mcp_gateway.client_names import canonical_client
-from mcp_gateway.config.jsonfile import as_list, as_object
+from mcp_gateway.config import as_list, as_object
 from mcp_gateway.errors import ConfigError, ImportUsageError
 from mcp_gateway.importing.clients.agents import EPOCH, GEMINI, OPENCODE
 from mcp_gateway.importing.clients.claude import CLAUDE_CODE, CLAUDE_DESKTOP

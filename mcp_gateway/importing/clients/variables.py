@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from mcp_gateway.config.jsonfile import as_list, as_object
+from mcp_gateway.config import as_list, as_object
 from mcp_gateway.importing.clients.model import ClientReading, JsonObject, Skip
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"

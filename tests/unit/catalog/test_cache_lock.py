@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from workspace_hazards import plant_link
 
-from mcp_gateway.catalog.cache_lock import cache_lock
+from mcp_gateway.catalog import cache_lock
 from mcp_gateway.errors import CatalogError
 
 SHORT_TIMEOUT_S = 0.05

@@ -6,9 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcp_gateway.catalog.cache_lock import cache_lock
-from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
-from mcp_gateway.catalog.store import MAX_SET_ASIDE_FILES, CacheStore
+from mcp_gateway.catalog import MAX_SET_ASIDE_FILES, CacheStore, ServerCatalog, ToolRecord, cache_lock
 from mcp_gateway.errors import CatalogError
 
 RICH_TOOL: dict[str, Any] = {

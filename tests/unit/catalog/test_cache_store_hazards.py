@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 from workspace_hazards import bounded, dead_pid, plant_fifo, plant_link, release_fifo
 
-from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
-from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.catalog import CacheStore, ServerCatalog, ToolRecord
 from mcp_gateway.errors import CatalogError
 
 CACHE_CAP_BYTES = 256 * 1024 * 1024

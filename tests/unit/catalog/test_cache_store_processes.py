@@ -3,8 +3,7 @@ import multiprocessing
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
-from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
-from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.catalog import CacheStore, ServerCatalog, ToolRecord
 
 WORKERS = 4
 SERVERS_PER_WORKER = 20

@@ -1,7 +1,7 @@
 import hashlib
 from typing import Any
 
-from mcp_gateway.catalog.records import fingerprint
+from mcp_gateway.catalog import fingerprint
 
 
 def test_fingerprint_ignores_key_order_at_every_level() -> None:

@@ -1,4 +1,4 @@
-from mcp_gateway.catalog.records import ServerCatalog
+from mcp_gateway.catalog import ServerCatalog
 
 DAY_S = 86_400.0
 NOW = 1_800_000_000.0

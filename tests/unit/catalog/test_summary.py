@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
-from mcp_gateway.catalog.store import CacheStore
-from mcp_gateway.catalog.summary import (
+from mcp_gateway.catalog import (
     EMPTY_DIGEST,
     MAX_ABOUT_CHARS,
     MAX_SUMMARY_TOOL_CHARS,
     MAX_SUMMARY_TOOLS,
+    CacheStore,
+    ServerCatalog,
+    ToolRecord,
     parse_digest,
     serialize_digest,
     summarize,

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_gateway.catalog.cachefile import parse_cache, serialize_cache
-from mcp_gateway.catalog.records import ServerCatalog
-from mcp_gateway.catalog.surface import MAX_SURFACE_NOTES, Surface
+from mcp_gateway.catalog import MAX_SURFACE_NOTES, ServerCatalog, Surface, parse_cache, serialize_cache
 
 
 def test_unusable_entries_are_left_out_with_a_reason_and_the_others_kept() -> None:

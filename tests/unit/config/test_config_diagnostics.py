@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcp_gateway.config import Diagnostic
-from mcp_gateway.config.diagnostics import closest, join_path
+from mcp_gateway.config import Diagnostic, closest, join_path
 
 
 def test_diagnostic_prints_file_path_message_and_suggestion_on_one_line() -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mcp_gateway.config import GatewayConfig
-from mcp_gateway.config.diff import ConfigChanges, config_changes, resolved_definition, server_changes
+from mcp_gateway.config import ConfigChanges, GatewayConfig, config_changes, resolved_definition, server_changes
 
 LoadJson = Callable[..., GatewayConfig]
 

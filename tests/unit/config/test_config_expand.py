@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mcp_gateway.config import GatewayConfig, HttpServer, StdioServer
-from mcp_gateway.config.expand import expand_text
+from mcp_gateway.config import GatewayConfig, HttpServer, StdioServer, expand_text
 
 LoadJson = Callable[..., GatewayConfig]
 

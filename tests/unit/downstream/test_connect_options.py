@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_gateway.config.models import HttpServer, SseServer
+from mcp_gateway.config import HttpServer, SseServer
 from mcp_gateway.downstream.connect import protocol_mode, remote_headers
 from mcp_gateway.downstream.translate import display_url
 from mcp_gateway.errors import ServerStartError

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcp_gateway.config import ServerConfig, load_config
-from mcp_gateway.config.models import HttpServer, StdioServer
+from mcp_gateway.config import HttpServer, ServerConfig, StdioServer, load_config
 from mcp_gateway.downstream.definitions import Definition, child_environment, default_environment, resolve
 from mcp_gateway.origin import Origin
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_gateway.config.models import StdioServer
+from mcp_gateway.config import StdioServer
 from mcp_gateway.downstream import processes
 from mcp_gateway.downstream.connect import ConnectOptions, _stdio_launch  # pyright: ignore[reportPrivateUsage]
 from mcp_gateway.downstream.process_records import ProcessRecords

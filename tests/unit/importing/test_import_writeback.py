@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from importer_testing import GATEWAY_HOME, SAMPLES, UVX_PATH, InstallSample
 
-from mcp_gateway.config.jsonfile import as_object
+from mcp_gateway.config import as_object
 from mcp_gateway.importing.clients import ClientReading, Launch, Scope, Where, find_client, jsonc
 from mcp_gateway.importing.clients.model import GATEWAY_NAME
 

@@ -17,9 +17,7 @@ import pytest
 from gateway_testing import load, write_workspace
 
 from mcp_gateway.background import BackgroundProblems, BackgroundTasks
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.records import Listing, ServerCatalog, ToolRecord, same_offer
-from mcp_gateway.catalog.store import CacheStore
+from mcp_gateway.catalog import CacheStore, Catalog, Listing, ServerCatalog, ToolRecord, same_offer
 from mcp_gateway.downstream.changes import ServerChange
 from mcp_gateway.search import SearchEngine
 from mcp_gateway.service.changes import ChangeFollower, ClientChange

@@ -3,7 +3,7 @@ that cannot be used is a state every reader is told of until it is fixed."""
 
 from __future__ import annotations
 
-from mcp_gateway.config.diff import ConfigChanges
+from mcp_gateway.config import ConfigChanges
 from mcp_gateway.service.config_news import ConfigNews, Reader, reading_as
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from gateway_testing import load, write_workspace
 
-from mcp_gateway.catalog.summary import ServerSummary
+from mcp_gateway.catalog import ServerSummary
 from mcp_gateway.service.digest import (
     HEADING,
     MAX_ABOUT_CHARS,

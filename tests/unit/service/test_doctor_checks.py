@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mcp_gateway.catalog.records import ServerCatalog, ToolRecord
+from mcp_gateway.catalog import ServerCatalog, ToolRecord
 from mcp_gateway.service.doctor import name_problems, schema_tokens
 from mcp_gateway.tokens import TokenCounter
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_gateway.catalog.records import glob_match, tool_allowed
+from mcp_gateway.catalog import glob_match, tool_allowed
 
 
 @pytest.mark.parametrize(

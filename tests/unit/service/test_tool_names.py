@@ -12,7 +12,7 @@ import pytest
 from gateway_testing import load, write_workspace
 from protocol.inprocess_fakes import FakeDownstream, InProcessConnector
 
-from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.catalog import ToolRecord
 from mcp_gateway.errors import (
     AmbiguousToolError,
     ToolCallError,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_gateway.catalog.records import ToolRecord
+from mcp_gateway.catalog import ToolRecord
 from mcp_gateway.errors import InvalidArgumentsError, UnknownToolError
 from mcp_gateway.search import Confidence
 from mcp_gateway.service.reports import SearchHit, SearchReport, ToolDefinition, ToolDescription, ToolPage

@@ -5,7 +5,7 @@ A server asks during a call in one of two ways: a handshake-era one (≤ 2025-11
 an `input_required` result (`inputRequests`, `requestState`) and expects the call again with `inputResponses`.
 The gateway's client speaks one era or the other too, so `QuestionRelay.execute` covers the four pairings:
 
-- both handshake-era: the client session is the call's `Asker` (`downstream/asking.py`), so the server's
+- both handshake-era: the client session is the call's `Asker` (`routing.py`), so the server's
   request reaches it during the call and its answer goes back unchanged;
 - modern server, handshake-era client: the gateway puts each input request to the client as a request of
   its own, then calls again with the answers and the server's `requestState`, at most `MAX_INPUT_ROUNDS`;
@@ -36,14 +36,14 @@ from typing import Any, Protocol
 import anyio
 import anyio.abc
 import mcp_types as types
+from mcp.shared.dispatcher import ProgressFnT as ProgressCallback
 from pydantic import ValidationError
 
 from mcp_gateway.bounds import MAX_DOWNSTREAM_MESSAGE_CHARS, MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.downstream.asking import MAX_ANSWER_SECONDS, Answer, Asker, Asking, refusal
-from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import QuestionNotRelayedError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.origin import Origin
+from mcp_gateway.questions.routing import MAX_ANSWER_SECONDS, Answer, Asker, Asking, refusal
 
 INPUT_REQUIRED = "input_required"
 MAX_INPUT_ROUNDS = 10

@@ -9,12 +9,11 @@ import anyio
 import mcp_types as types
 import pytest
 
-from mcp_gateway.downstream.asking import Answer, Asking
 from mcp_gateway.downstream.connection import ProgressCallback
 from mcp_gateway.errors import QuestionNotRelayedError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.origin import Origin
-from mcp_gateway.service.questions import HELD_STATE_PREFIX, MAX_INPUT_ROUNDS, QuestionRelay, unanswerable
+from mcp_gateway.questions import HELD_STATE_PREFIX, MAX_INPUT_ROUNDS, Answer, Asking, QuestionRelay, unanswerable
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mcp_gateway.service.prompt_names import HASH_CHARS, MAX_PROMPT_NAME_CHARS, PromptNames, PromptRef
+from mcp_gateway.service.offerings import HASH_CHARS, MAX_PROMPT_NAME_CHARS, PromptNames, PromptRef
 
 CLAUDE_CODE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

@@ -36,15 +36,14 @@ import anyio
 import mcp_types as types
 
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
-from mcp_gateway.catalog.catalog import Catalog
-from mcp_gateway.catalog.surface import Surface
+from mcp_gateway.catalog import Catalog, Surface
 from mcp_gateway.downstream.pool import Pool
 from mcp_gateway.errors import GatewayError, RequestError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.origin import Origin
 from mcp_gateway.service.listing_wait import ListingWait
-from mcp_gateway.service.prompt_names import PromptNames, PromptRef
-from mcp_gateway.service.resource_uris import Route, UriMap, uri_map
+from mcp_gateway.service.offerings.prompt_names import PromptNames, PromptRef
+from mcp_gateway.service.offerings.resource_uris import Route, UriMap, uri_map
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_gateway.service.resource_uris import Route, matches, scheme_of, uri_map
+from mcp_gateway.service.offerings import Route, matches, scheme_of, uri_map
 
 DOC = "demo://resource/static/document/architecture.md"
 TEXT_TEMPLATE = "demo://resource/dynamic/text/{resourceId}"

@@ -8,7 +8,7 @@ import anyio
 import mcp_types as types
 import pytest
 
-from mcp_gateway.downstream.asking import Answer, Askers, CallDeadline
+from mcp_gateway.questions import Answer, Askers, CallDeadline
 
 pytestmark = pytest.mark.anyio
 
