@@ -82,16 +82,21 @@ def read_response(line: bytes) -> types.JSONRPCResponse | None:
     plain_id = isinstance(request_id, str | int) and not isinstance(request_id, bool)
     if members.keys() != {"jsonrpc", "id", "result"} or members["jsonrpc"] != "2.0" or not plain_id:
         return None
-    if not isinstance(result, dict) or not result:
-        return None
-    if wire.depth_exceeds(cast(dict[str, Any], result), wire.MAX_RELAYED_DEPTH):
-        return None  # the usual reading says why it cannot be relayed
-    read = skeleton.filled(cast(dict[str, Any], result))
+    read = _plain_result(result, skeleton)
     if read is None:
         return None
     start, end = (skeleton.in_line(position) for position in spans["result"])
     _keep(_Kept(read, line, start, end, time.monotonic()))
     return types.JSONRPCResponse.model_construct(jsonrpc="2.0", id=request_id, result=read)
+
+
+def _plain_result(result: object, skeleton: _Skeleton) -> dict[str, Any] | None:
+    """`result` with its long strings in place, if it is an object the usual reading would take."""
+    if not isinstance(result, dict) or not result:
+        return None
+    if wire.depth_exceeds(cast(dict[str, Any], result), wire.MAX_RELAYED_DEPTH):
+        return None  # the usual reading says why it cannot be relayed
+    return skeleton.filled(cast(dict[str, Any], result))
 
 
 def encode_response(message: types.JSONRPCMessage) -> bytes | None:
