@@ -181,3 +181,26 @@ async def test_values_are_audited_only_when_asked_and_masked_and_the_audit_comma
     bad = await run_cli_async("audit", "--since", "yesterday", home=home)
     assert bad.returncode == 2
     assert "neither a time ago" in bad.stderr
+
+
+async def test_a_trail_that_cannot_be_written_never_fails_a_call_and_is_said_once_in_status(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    home, calls, elsewhere = tmp_path / "home", tmp_path / "calls.log", tmp_path / "elsewhere.jsonl"
+    workspace(home, calls)
+    (home / "logs").mkdir(mode=0o700)
+    (home / "logs" / "audit.jsonl").symlink_to(elsewhere)  # planted: never written through
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir, tmp_path / "project") as client:
+        first = await execute(client, "fake.echo", message="one")
+        second = await execute(client, "fake.echo", message="two")
+        assert (first.is_error, second.is_error) == (False, False)
+        shown = ""
+        with anyio.fail_after(AUDIT_SECONDS):
+            while "audit" not in shown:
+                done = await run_cli_async("status", home=home)
+                shown = done.stdout
+    assert not elsewhere.exists()
+    assert read_lines(calls) == ["echo", "echo"]
+    said = [line for line in shown.splitlines() if "audit.jsonl" in line]
+    assert len(said) == 1
+    assert "cannot be written (it is a symbolic link), so calls are not recorded in the audit trail" in said[0]
