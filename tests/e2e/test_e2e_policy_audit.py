@@ -24,7 +24,14 @@ from e2e_gateway import SESSION_SECONDS, gateway_command, read_lines, run_cli_as
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 from mcp_types import Implementation
-from workspaces import daemon_cleanup, daemon_settings, fake_server, shared_environment, write_workspace
+from workspaces import (
+    daemon_cleanup,
+    daemon_settings,
+    fake_server,
+    refreshed_workspace,
+    shared_environment,
+    write_workspace,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -204,3 +211,27 @@ async def test_a_trail_that_cannot_be_written_never_fails_a_call_and_is_said_onc
     said = [line for line in shown.splitlines() if "audit.jsonl" in line]
     assert len(said) == 1
     assert "cannot be written (it is a symbolic link), so calls are not recorded in the audit trail" in said[0]
+
+
+async def test_a_prompt_get_and_a_resource_read_are_each_one_line_with_their_server(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    await refreshed_workspace(home, {"fake": fake_server(surface="serve")}, daemon_settings())  # prompts listed
+    await anyio.Path(tmp_path / "project").mkdir()
+    async with daemon_cleanup(runtime_dir), session(home, runtime_dir, tmp_path / "project") as client:
+        prompts = {prompt.name for prompt in (await client.list_prompts()).prompts}
+        prompt = next(name for name in prompts if name.endswith("args-prompt"))
+        await client.get_prompt(prompt, {"city": "Oslo"})
+        await client.read_resource("fake://blob/bytes")
+    got, read = await audit_lines(home, 2)
+    assert (got["kind"], got["server"], got["name"], got["outcome"]) == ("prompt", "fake", "args-prompt", "ok")
+    assert got["arguments"] == {"city": "string"}
+    assert (read["kind"], read["server"], read["name"], read["outcome"]) == (
+        "resource",
+        "fake",
+        "fake://blob/bytes",
+        "ok",
+    )
+    assert read["resultBytes"] > 256
+    assert "arguments" not in read
