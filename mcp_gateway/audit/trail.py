@@ -32,7 +32,9 @@ AUDIT_FILE = "audit.jsonl"
 MAX_FILE_BYTES = 10 * 1024 * 1024
 KEEP_FILES = 5
 """Rotated files kept beside audit.jsonl: with it, at most 60 MB of calls."""
-MAX_QUEUED = 10_000
+MAX_QUEUED = 256
+"""Calls waiting for their line: each holds its arguments and result until it is written, so a disk that hangs
+must not let them pile up; a healthy writer drains a batch in milliseconds."""
 MAX_BATCH = 200
 CLOSE_SECONDS = 1.0
 """How long a stopping gateway waits for the lines still queued: a client kills it soon after asking it to stop."""

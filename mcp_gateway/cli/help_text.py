@@ -202,7 +202,7 @@ COMMANDS: dict[str, CommandHelp] = {
             ("mcp-gateway audit", "the last 20 calls"),
             ("mcp-gateway audit --outcome refused --since 1d", ""),
             ("mcp-gateway audit --server github --tool 'github.delete_*'", ""),
-            ("mcp-gateway audit --format csv > calls.csv", "every call, for a spreadsheet"),
+            ("mcp-gateway audit --format csv", "every call, for a spreadsheet"),
         ),
     ),
     "status": CommandHelp(
