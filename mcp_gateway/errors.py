@@ -22,6 +22,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
         ├── StillLoadingError        the server's tools are still being listed, past the wait for them
         ├── QuestionNotRelayedError  a tool's question (elicitation, sampling) cannot reach this client
         ├── SessionBusyError         a session has `maxCallsPerSession` requests in flight, past the wait for one
+        ├── CallRefusedError         the user's rules keep the call from its server (`settings.policy`)
         └── DownstreamError          the downstream server failed us
             ├── ServerStartError     it could not be started or connected (or its listing failed)
             │   └── SignInRequiredError  it needs an OAuth sign-in (`mcp-gateway login`)
@@ -182,6 +183,10 @@ class StillLoadingError(ToolCallError):
 
 class SessionBusyError(ToolCallError):
     """One client session has as many requests in flight as it may (`maxCallsPerSession`), past the wait for one."""
+
+
+class CallRefusedError(ToolCallError):
+    """The call was kept from its server by what the user set (a policy's deny, a confirmation not given)."""
 
 
 class DownstreamError(ToolCallError):

@@ -247,6 +247,15 @@ def open_append(name: str, directory_fd: int) -> int:
     return fd
 
 
+def rotate(name: str, keep: int, directory_fd: int) -> None:
+    """`name` becomes `name.1`, `name.1` becomes `name.2`, … up to `name.<keep>`, which the one before replaces:
+    each a rename of the entry itself (a link is moved, never followed)."""
+    for index in range(keep - 1, 0, -1):
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(f"{name}.{index}", f"{name}.{index + 1}", src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
+    os.replace(name, f"{name}.1", src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
+
+
 def kind_of(mode: int) -> str:
     """What a non-regular file is, as a noun phrase for a message."""
     kinds = (

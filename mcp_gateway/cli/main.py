@@ -151,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _add_sign_in_commands(command)
+    _add_audit_command(command("audit"))
 
     _add_config_commands(command("config"), commands)
     command("help").add_argument(
@@ -168,6 +169,22 @@ def _add_serve_command(serve: argparse.ArgumentParser) -> None:
     )
     # Also after the command, as the front reads it (`front.launch.serve_request`); not overriding the global one.
     serve.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def _add_audit_command(audit: argparse.ArgumentParser) -> None:
+    audit.add_argument("--server", help="only calls of this server (its name in config.json)")
+    audit.add_argument("--tool", help="only calls of this tool: a glob over server.tool or the tool's name")
+    audit.add_argument(
+        "--outcome",
+        help="only calls that ended so: ok, tool-error, gateway-error, refused or cancelled",
+    )
+    audit.add_argument("--since", help="only calls since then: a time ago (10m, 2h, 1d) or an ISO time")
+    audit.add_argument("--last", type=int, metavar="N", help="the last N matching calls (default 20; 0: all)")
+    output = audit.add_mutually_exclusive_group()
+    output.add_argument(
+        "--format", choices=("jsonl", "csv"), help="export every matching call (or the --last N) as JSONL or CSV"
+    )
+    output.add_argument("--json", action="store_true", help="print the calls as one JSON object: file, calls, shown")
 
 
 def _add_config_commands(config: argparse.ArgumentParser, commands: Any) -> None:
@@ -221,6 +238,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "config enable": live.run_enable,
         "config disable": live.run_disable,
         "help": _help,
+        "audit": _audit,
     }
     if args.command == "import":
         if args.client is not None and canonical_client(args.client) is None:
@@ -242,6 +260,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         return demo.run_demo(args)
     live_edit = f"config {getattr(args, 'config_command', '')}"
     return handlers[live_edit if live_edit in handlers else args.command](args)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from mcp_gateway.cli import audit  # reads files only: no gateway, no service
+
+    return audit.run_audit(args)
 
 
 def _renamed(args: argparse.Namespace) -> None:

@@ -42,6 +42,8 @@ FIELD_HINTS: dict[str, Hint] = {
     "shared": _BOOL,
     "daemonGraceSeconds": Hint("a number of seconds (0: stop as the last session leaves)", "30"),
     "maxCallsPerSession": Hint("a whole number of 1 or more", "16"),
+    "policy": Hint('an object of rules, each "allow", "confirm" or "deny"', '{"github.delete_*": "deny"}'),
+    "auditValues": _BOOL,
     "disabled": _BOOL,
     "refreshOnStartup": _BOOL,
     "inheritEnv": _BOOL,

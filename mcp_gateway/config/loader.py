@@ -34,6 +34,7 @@ from mcp_gateway.config.normalize import (
     normalize_keys,
     normalize_settings,
 )
+from mcp_gateway.config.policy_rules import checked_policy
 from mcp_gateway.config.template import CONFIG_VERSION, write_default_config
 from mcp_gateway.config.transport import SERVER_MODELS, normalize_server
 
@@ -125,6 +126,8 @@ def _load_settings(top: Entry, report: DiagnosticReport) -> Settings:
         return Settings()
     entry = normalize_settings(raw_settings, path, report)
     fields = entry.fields
+    if "policy" in fields:  # rule by rule: one bad rule must not drop the others
+        fields["policy"] = checked_policy(fields["policy"], entry.path_of("policy"), report)
     snake = {camel_case(name): name for name in Settings.model_fields}
     while True:
         try:

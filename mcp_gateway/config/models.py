@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 Lifecycle = Literal["lazy", "eager", "keep-alive"]
+PolicyAction = Literal["allow", "confirm", "deny"]
 
 DEFAULT_IDLE_TIMEOUT_MINUTES = 10.0
 DEFAULT_CACHE_TTL_DAYS = 7.0
@@ -65,6 +66,10 @@ class Settings(_Model):
     """How long the daemon waits after its last session leaves before it stops its servers and exits."""
     max_calls_per_session: int = Field(default=DEFAULT_MAX_CALLS_PER_SESSION, ge=1)
     """Requests one client session may have in flight; more wait for one to finish (`server/session_scope.py`)."""
+    policy: dict[str, PolicyAction] = Field(default_factory=dict[str, PolicyAction])
+    """Per tool (a `server.tool` glob) or annotation hint: allow, confirm or deny (`mcp_gateway.policy`)."""
+    audit_values: bool = False
+    """logs/audit.jsonl records argument values (masked), not only their shape (`mcp_gateway.audit`)."""
 
 
 class _ServerBase(_Model):

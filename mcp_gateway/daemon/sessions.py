@@ -80,6 +80,11 @@ class DaemonSessions:
             self._open[session] = replace(entry, client_name=name, client_version=version)
             self._wake()
 
+    def client_of(self, label: str) -> tuple[str | None, str | None]:
+        """The name and version the client of the session labelled `label` (its id) said it is."""
+        entry = self._open.get(int(label)) if label.isdigit() else None
+        return (entry.client_name, entry.client_version) if entry is not None else (None, None)
+
     @contextmanager
     def calling(self, session: int) -> Generator[None]:
         """A call of `session` in flight for the duration of the block."""

@@ -42,7 +42,9 @@ class Serving:
     ) -> None:
         """`problem`: why config.json could not be used, if `config` stands in for it."""
         self.workspace = Workspace.from_environment(home)
-        self.gateway = Gateway(self.workspace, config, load_in_background=True, config_problem=problem)
+        self.gateway = Gateway(
+            self.workspace, config, load_in_background=True, config_problem=problem, clients=sessions.client_of
+        )
         self.sessions = sessions
 
     async def __aenter__(self) -> Serving:

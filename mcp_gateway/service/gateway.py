@@ -19,7 +19,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from functools import partial
 from types import TracebackType
@@ -28,7 +29,8 @@ from typing import cast
 import anyio
 import anyio.to_thread
 
-from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
+from mcp_gateway.audit import Auditor, AuditTrail, ClientInfo
+from mcp_gateway.background import BackgroundProblem, BackgroundProblems, BackgroundTasks, background_tasks
 from mcp_gateway.bounds import MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog import CacheStore, Catalog, Listing, ServerCatalog
 from mcp_gateway.config import GatewayConfig, load_config
@@ -42,6 +44,7 @@ from mcp_gateway.errors import CatalogError, DownstreamError, UnknownToolError
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
+from mcp_gateway.policy import enforce
 from mcp_gateway.questions import Asking
 from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.service.arguments import ArgumentChecker
@@ -73,6 +76,8 @@ from mcp_gateway.wording import Message
 
 logger = logging.getLogger(__name__)
 
+AUDIT_TASK = "writing the audit trail"
+
 
 class Gateway:
     def __init__(
@@ -86,6 +91,7 @@ class Gateway:
         probe_seconds: float = PROBE_SECONDS,
         listing_wait_seconds: float = LISTING_WAIT_SECONDS,
         config_problem: str | None = None,
+        clients: Callable[[str], ClientInfo] | None = None,
     ) -> None:
         """`load_in_background`: read cache.json after entering, not before (every operation waits for it), so
         a serving gateway answers `initialize` at once: indexing thousands of cached tools takes about a second.
@@ -93,6 +99,7 @@ class Gateway:
         probe) and `listing_wait_seconds` (how long a read waits for a listing, see `listing_wait`) are seams
         for tests, which reach servers in-process and cannot wait seconds. `config_problem`: why config.json
         could not be used when `config` (its last good version) was chosen instead (`home.serving_config`).
+        `clients`: a session's client by its origin's label, for the audit trail (a daemon's sessions).
         """
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -102,6 +109,8 @@ class Gateway:
         self._journal = BackgroundJournal(workspace.background_problems_path)
         self._problems = BackgroundProblems(self._journal.record, self._secrets.mask, self._journal.forget)
         self._arguments = ArgumentChecker()
+        trail = AuditTrail(workspace.logs_dir, self._secrets, self._audit_problem)
+        self._audit = Auditor(trail, lambda: self._config.settings.audit_values, clients)
         # `subscribe` to it; the views are made below, with the pool.
         self.changes = ChangeFollower(
             self._catalog,
@@ -137,7 +146,7 @@ class Gateway:
             problem=config_problem,
         )
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
-        self.offerings = Offerings(self._catalog, self._pool, self._waiting, self.loaded)  # prompts, resources
+        self.offerings = Offerings(self._catalog, self._pool, self._waiting, self.loaded, self._audit)
         self._views = ProcessViews(self._catalog, self._pool, self._catalog.mark_varies)
         directory = CatalogDirectory(self._catalog)
         self._resolver = ToolResolver(self._catalog, directory, self._ensure_listed, self._waiting)
@@ -187,6 +196,7 @@ class Gateway:
         if not self._load_in_background:
             await self._load_catalog()
         async with AsyncExitStack() as stack:
+            stack.push_async_callback(self._close_audit)  # last: the calls that end as the pool stops are written
             stack.callback(self._records.close)
             await stack.enter_async_context(self._pool)
             self._tg = await stack.enter_async_context(background_tasks(self._problems))
@@ -347,18 +357,24 @@ class Gateway:
         Raises:
             ToolCallError: unknown/ambiguous/filtered tool, invalid arguments, or a downstream failure.
         """
-        # No progress from a wait for a listing: the tool's own follows on this token, and it must only grow.
-        resolved, _ = await self._resolved_for(tool, server, origin)
-        await self._arguments.ensure_sendable(resolved, arguments)
-        annotations = resolved.tool.annotations or {}
-        safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
-        call = partial(self._pool.call_tool, on_progress=on_progress, retry_safe=safe, asking=asking, origin=origin)
-        result = await call(resolved.server, resolved.tool.name, arguments)  # as resolved for the caller's origin
-        if result.get("isError") is True:
-            # An error is the server's words about what went wrong, which may quote its own credential; a
-            # successful result is data the model asked for and passes through untouched.
-            return await anyio.to_thread.run_sync(mask_error_texts, result, self._secrets)
-        return result
+        with self._audit.call("tool", tool, arguments, origin) as audited:
+            # No progress from a wait for a listing: the tool's own follows on this token, and it must only grow.
+            resolved, _ = await self._resolved_for(tool, server, origin)
+            audited.server, audited.name = resolved.server, resolved.tool.name
+            await self._arguments.ensure_sendable(resolved, arguments)
+            annotations = resolved.tool.annotations or {}
+            ask = asking.asker.ask if asking is not None and asking.asker is not None else None
+            rules = self._config.settings.policy
+            await enforce(rules, resolved.qualified, annotations, arguments, ask=ask, secrets=self._secrets)
+            safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+            call = partial(self._pool.call_tool, on_progress=on_progress, retry_safe=safe, asking=asking, origin=origin)
+            result = await call(resolved.server, resolved.tool.name, arguments)  # as resolved for the caller's origin
+            if result.get("isError") is True:
+                # An error is the server's words about what went wrong, which may quote its own credential; a
+                # successful result is data the model asked for and passes through untouched.
+                result = await anyio.to_thread.run_sync(mask_error_texts, result, self._secrets)
+            audited.result = result
+            return result
 
     async def refresh(
         self, servers: Sequence[str] | None = None, *, on_progress: ProgressFn | None = None
@@ -489,6 +505,17 @@ class Gateway:
     async def _list_process(self, server: str, process: str | None) -> Listing:
         """`_list_downstream` on the process of key `process` (a server's news came from it), if it runs."""
         return await self._pool.list_tools(server, process=process)
+
+    def _audit_problem(self, problem: str | None) -> None:
+        """In the audit writer's thread: why logs/audit.jsonl cannot be written, for `status`; None once it can."""
+        if problem is None:
+            self._journal.forget(AUDIT_TASK)
+        else:
+            self._journal.record(BackgroundProblem(AUDIT_TASK, problem, time.time()))
+
+    async def _close_audit(self) -> None:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self._audit.trail.close)
 
     async def background_failures(self) -> list[GatewayProblem]:
         """What failed in the background of this gateway and of the others running on this workspace."""

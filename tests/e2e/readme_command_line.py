@@ -41,6 +41,10 @@ HOME_SHOWN = "~"
 CHECKOUT_SHOWN = "/path/to/mcp-gateway"
 DURATION = re.compile(r"\b\d+\.\d+ s\b")
 AGE = re.compile(r"\b\d+[smhd] ago\b")
+AUDIT_TABLE = re.compile(r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}Z|time +client +call)")
+"""A row (or the head) of `mcp-gateway audit`'s table: when and how long a call took differ from run to run,
+and the columns' widths with them."""
+DECIMAL = re.compile(r"\b\d+\.\d+\b")
 
 CLAUDE_CONFIG = {
     "mcpServers": {
@@ -143,12 +147,18 @@ def normalized(line: str, setting: Setting) -> str:
 def comparable(lines: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """(stderr lines sorted, stdout lines in order): progress from servers listed side by side comes in
     either order, the report never does."""
-    clean = [AGE.sub("N ago", DURATION.sub("N s", line)).rstrip() for line in lines]
+    clean = [_audit_row(AGE.sub("N ago", DURATION.sub("N s", line))).rstrip() for line in lines]
     while clean and not clean[-1]:  # the blank line between two commands of a block
         clean.pop()
     return sorted(line for line in clean if line.startswith(PROGRESS_PREFIX)), [
         line for line in clean if not line.startswith(PROGRESS_PREFIX)
     ]
+
+
+def _audit_row(line: str) -> str:
+    if AUDIT_TABLE.match(line) is None:
+        return line
+    return " ".join(DECIMAL.sub("N", line[24:] if line[0].isdigit() else line).split())
 
 
 def with_outputs(readme: str, results: list[Shown]) -> str:

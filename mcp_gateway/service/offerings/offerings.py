@@ -35,6 +35,7 @@ from typing import Any, cast
 import anyio
 import mcp_types as types
 
+from mcp_gateway.audit import Auditor
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.catalog import Catalog, Surface
 from mcp_gateway.downstream.pool import Pool
@@ -71,8 +72,17 @@ class _Subscription:
 
 
 class Offerings:
-    def __init__(self, catalog: Catalog, pool: Pool, waiting: ListingWait, loaded: Callable[[], Awaitable[None]]):
+    def __init__(
+        self,
+        catalog: Catalog,
+        pool: Pool,
+        waiting: ListingWait,
+        loaded: Callable[[], Awaitable[None]],
+        audit: Auditor,
+    ):
+        """`audit`: what each `prompts/get` and `resources/read` is recorded in (logs/audit.jsonl)."""
         self._catalog = catalog
+        self._audit = audit
         self._pool = pool
         self._waiting = waiting
         self._loaded = loaded
@@ -120,21 +130,27 @@ class Offerings:
     async def get_prompt(
         self, name: str, arguments: dict[str, str] | None, *, origin: Origin | None = None
     ) -> JsonObject:
-        await self._ready()
-        ref = self._prompt(name)
-        request = types.GetPromptRequest(params=types.GetPromptRequestParams(name=ref.prompt, arguments=arguments))
-        return await self._pool.request(ref.server, request, origin=origin)
+        with self._audit.call("prompt", name, dict(arguments or {}), origin) as audited:
+            await self._ready()
+            ref = self._prompt(name)
+            audited.server, audited.name = ref.server, ref.prompt
+            request = types.GetPromptRequest(params=types.GetPromptRequestParams(name=ref.prompt, arguments=arguments))
+            audited.result = await self._pool.request(ref.server, request, origin=origin)
+            return audited.result
 
     async def read_resource(self, uri: str, *, origin: Origin | None = None) -> JsonObject:
-        await self._ready()
-        uris = self._uri_map()
-        route = self._route(uris, uri)
-        request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=route.uri))
-        result = await self._pool.request(route.server, request, origin=origin)
-        contents: Any = result.get("contents")
-        if isinstance(contents, list):  # what the client knows each item by (unchanged unless the scheme is shared)
-            result["contents"] = [_known_as(uris, route.server, item) for item in cast(list[object], contents)]
-        return result
+        with self._audit.call("resource", uri, None, origin) as audited:
+            await self._ready()
+            uris = self._uri_map()
+            route = self._route(uris, uri)
+            audited.server, audited.name = route.server, route.uri
+            request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=route.uri))
+            result = await self._pool.request(route.server, request, origin=origin)
+            contents: Any = result.get("contents")
+            if isinstance(contents, list):  # what the client knows each item by (unchanged unless the scheme is shared)
+                result["contents"] = [_known_as(uris, route.server, item) for item in cast(list[object], contents)]
+            audited.result = result
+            return result
 
     async def complete(self, params: JsonObject, *, origin: Origin | None = None) -> JsonObject:
         """`completion/complete` for a prompt's argument (`ref/prompt`) or a template's (`ref/resource`)."""
