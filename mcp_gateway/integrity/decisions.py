@@ -70,6 +70,7 @@ def judge(server: ServerPins | None, kind: Kind, listed: Mapping[str, Any], *, m
     elif pin is None:
         why = NEW_ON_KNOWN
     else:
-        why = f"changed since approved: {', '.join(changed_fields(pin.definition, shape))}"
+        worse = less_safe(pin.hints, said)
+        why = f"changed since approved: {', '.join(changed_fields(pin.definition, shape) + worse)}"
     flagged = f"flagged: {'; '.join(flags)}" if flags else ""
     return verdict("awaiting", "; ".join(filter(None, (why, flagged))), pin=pin)

@@ -21,6 +21,9 @@ from mcp_gateway.integrity.definitions import Kind
 from mcp_gateway.integrity.pins import Pins, PinsFile, ServerPins, Signature, pinned
 from mcp_gateway.json_object import JsonObject
 
+MAX_JUDGED = 4096
+"""Definitions of connections' first listings whose verdicts are kept (one per tool of each running process)."""
+
 
 @dataclass(frozen=True)
 class ServerVerdicts:
@@ -51,6 +54,8 @@ class Integrity:
         self._read = False
         self._cache: dict[str, tuple[ServerCatalog, bool, ServerVerdicts]] = {}
         self._first_seen: dict[str, ServerVerdicts] = {}
+        self._judged: dict[int, tuple[JsonObject, bool, Verdict]] = {}
+        """A connection's first listing is judged once per definition and pins version, not at every call."""
         self._lock = threading.Lock()
 
     @property
@@ -81,10 +86,20 @@ class Integrity:
         return tool not in self.verdicts(entry).held(kind)
 
     def judge_listed(self, server: str, fingerprint: str, kind: Kind, listed: JsonObject) -> Verdict:
-        """The verdict on one definition as a connection just listed it (not cached: a call's own check)."""
+        """The verdict on one definition as a connection listed it (a call's own check), cached while the listed
+        object, the pins and the trust mode stand."""
+        manual = self._manual()
         with self._lock:
+            cached = self._judged.get(id(listed))
+            if cached is not None and cached[0] is listed and cached[1] == manual:
+                return cached[2]
             pins = self._server_pins(server, fingerprint)
-        return judge(pins, kind, listed, manual=self._manual())
+        verdict = judge(pins, kind, listed, manual=manual)
+        with self._lock:
+            if len(self._judged) >= MAX_JUDGED:
+                self._judged.clear()
+            self._judged[id(listed)] = (listed, manual, verdict)
+        return verdict
 
     def _server_pins(self, server: str, fingerprint: str) -> ServerPins | None:
         pins = self._pins.get(server)
@@ -110,6 +125,8 @@ class Integrity:
             changed = [name for name in {*before, *pins} if before.get(name) != pins.get(name)]
             for name in changed:
                 self._cache.pop(name, None)
+            if changed:
+                self._judged.clear()
         return changed
 
     def _pin_first_sight(self, seen: Sequence[ServerVerdicts]) -> None:
