@@ -22,7 +22,7 @@ TARGET_SHARE = 0.005
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description="False alarms of the poisoning screen.")
     parser.add_argument("--data", default=str(DEFAULT_DATA_DIR), help="the bench-data directory")
     parser.add_argument("--file", default="catalog-xl.json", help="the catalog file in it")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
