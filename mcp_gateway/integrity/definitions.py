@@ -33,8 +33,10 @@ _TRAILING_SPACE = re.compile(r"[ \t]+(?=\n|\Z)")
 
 def normalized(definition: Mapping[str, Any], kind: Kind = "tool") -> dict[str, Any]:
     """The pinned fields of `definition`, each present one with its strings' line endings and trailing spaces
-    normalized (its keys are sorted when it is serialized)."""
-    return {key: _plain(definition[key]) for key in PINNED_FIELDS[kind] if definition.get(key) is not None}
+    normalized (its keys are sorted when it is serialized). An empty text is no text, and a tool without an input
+    schema takes `{"type": "object"}`, as the catalog keeps it: a listing and its cached copy pin alike."""
+    given = {**({"inputSchema": {"type": "object"}} if kind == "tool" else {}), **definition}
+    return {key: _plain(given[key]) for key in PINNED_FIELDS[kind] if given.get(key) not in (None, "")}
 
 
 def canonical(value: object) -> str:

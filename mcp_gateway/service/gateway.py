@@ -268,13 +268,13 @@ class Gateway:
         of its tools are known."""
         await self.loaded()
         await self._catalog.sync_from_disk()
-        await self._trust.sync()
         named = self._resolver.configured_name(server) if server else None  # read as list_tools reads it
         if named is not None and self._catalog.entry(named) is None and named not in self._catalog.loading():
             with contextlib.suppress(DownstreamError):  # noted below, with why its tools are missing
                 await self._ensure_listed(named)  # asked for by name: listed now, as list_tools would
         await self._waiting.settle(None if named is None else [named], on_progress)
         limit = limit or self._config.settings.tool_search_limit
+        await self._trust.sync()  # after the wait: what it listed is pinned, a decision at the shell taken in
         found = await self._catalog.search(query, alternatives=alternatives, server=server, limit=limit)
         if named is not None and self._catalog.entry(named) is None and not self._config.servers[named].spec.disabled:
             found = SearchResult((), (), named)  # not the other servers' tools, as if the hint named none
