@@ -77,6 +77,12 @@ class Workspace(NamedTuple):
         config, not in the cache directory: a sign-in must outlive a cleaned cache."""
         return self.config_dir / "oauth"
 
+    @property
+    def pins_path(self) -> Path:
+        """What a person (or a server's first listing) approved of each server's tools (`mcp_gateway.integrity`);
+        beside the config, like sign-ins: an approval must outlive a cleaned cache."""
+        return self.config_dir / "pins.json"
+
     def stderr_log_path(self, server: str) -> Path:
         return self.logs_dir / f"{safe_file_name(server)}.stderr.log"
 

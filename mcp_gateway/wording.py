@@ -23,10 +23,11 @@ DESCRIBE_TOOL = "describe_tool"
 EXECUTE_TOOL = "execute_tool"
 META_TOOL_NAMES = (SEARCH_TOOLS, LIST_TOOLS, DESCRIBE_TOOL, EXECUTE_TOOL)
 
-Action = Literal["search", "servers", "list", "describe", "execute", "repeat", "login", "enable"]
+Action = Literal["search", "servers", "list", "describe", "execute", "repeat", "login", "enable", "review"]
 """What a next step does: find a tool, see which servers there are, see a server's tools, read a tool's
 definition, run a tool, make the request just made again (with what the message says to change), sign in to a
-server or turn a disabled one on (a person's steps, both: the model can only pass them on)."""
+server, turn a disabled one on or review changed tools (a person's steps, all three: the model can only pass
+them on)."""
 PROGRAM = "mcp-gateway"
 
 META_TOOL_OF: dict[str, str] = {
@@ -94,6 +95,8 @@ def step_for_model(step: Step) -> str:
         return f"run `{PROGRAM} login {step.server or '<server>'}` in a terminal"
     if step.action == "enable":  # nor turns a server on
         return f"run `{PROGRAM} config enable {step.server or '<server>'}` in a terminal"
+    if step.action == "review":  # nor approves what changed: only a person may
+        return f"ask the user to run `{PROGRAM} review` in a terminal"
     # The model has no listing of servers: a search that fits nothing names them.
     words = META_TOOL_OF["search" if step.action == "servers" else step.action]
     if step.action == "list" and step.server is not None and not step.again:

@@ -64,6 +64,8 @@ class Catalog:
         self._engine_owner = anyio.CapacityLimiter(1)
         self._syncing: anyio.Event | None = None
         self._notice: str | None = None
+        self.admits: Callable[[ServerCatalog, str], bool] = lambda entry, tool: True
+        """Whether a tool of an entry is served at all (the integrity gate's say, `service/trust.py`)."""
 
     @property
     def config(self) -> GatewayConfig:
@@ -215,7 +217,7 @@ class Catalog:
         entry = self.entry(server)
         if entry is None or self._config.servers[server].spec.disabled:
             return []
-        return [tool for tool in entry.tools if self.allowed(server, tool.name)]
+        return [tool for tool in entry.tools if self.allowed(server, tool.name) and self.admits(entry, tool.name)]
 
     def find(self, server: str, tool: str) -> ToolRecord | None:
         entry = self.entry(server)
@@ -369,6 +371,10 @@ class Catalog:
                 self._entries[name] = incoming
                 changed.append(name)
         return changed
+
+    async def reindex(self, servers: Sequence[str]) -> None:
+        """Index these servers again: what `admits` says of their tools changed."""
+        await self._reindex(servers)
 
     async def _reindex(self, servers: Sequence[str]) -> None:
         """Bring the index in step with `_entries` for these servers, in the engine's thread.

@@ -33,7 +33,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     counter = token_counter()
     progress = ProgressLines()
 
-    async def work(gateway: Gateway) -> tuple[DoctorReport, dict[str, SignInState]]:
+    async def work(gateway: Gateway) -> tuple[DoctorReport, dict[str, SignInState], int]:
         try:
             names = [gateway.resolve_server(name) for name in args.servers] or None
         except ToolCallError as error:
@@ -42,12 +42,14 @@ def run_doctor(args: argparse.Namespace) -> int:
         progress.total = sum(1 for name in chosen if not config.servers[name].spec.disabled)
         report = await gateway.doctor(counter, servers=names, on_progress=progress.show)
         # Read after the checks: a start that was refused for want of a sign-in is part of the state.
-        states = {server.name: server.sign_in for server in (await gateway.status()).servers}
-        return report, {name: state for name, state in states.items() if state is not None}
+        status = await gateway.status()
+        states = {server.name: server.sign_in for server in status.servers}
+        return report, {name: state for name, state in states.items() if state is not None}, status.awaiting_review
 
-    report, sign_ins = with_gateway(args, work, config=config)
+    report, sign_ins, awaiting = with_gateway(args, work, config=config)
     if args.json:
         shown = _as_json(report, counter)
+        shown["awaitingReview"] = awaiting
         for row in shown["servers"]:
             state = sign_ins.get(row["name"])
             row["signIn"] = None if state is None else sign_in_json(state)
@@ -62,10 +64,17 @@ def run_doctor(args: argparse.Namespace) -> int:
                 print(f"{INDENT}sign-in: {sign_in_words(check.name, state, program)}")
         print()
         print(_summary_text(report, counter))
+        if awaiting:
+            print(awaiting_line(awaiting, PersonWords.of(args).program))
         secrets = secret_mask(config)
         for name, reason in config.rejected.items():
             print(f"{name}: not checked, its config entry is invalid: {secrets.mask(reason)}")
     return SOME_FAILED if any(not c.listed and not c.disabled for c in report.checks) else 0
+
+
+def awaiting_line(awaiting: int, program: str) -> str:
+    """What is held back from the model until a person reviews it (`status` says it too)."""
+    return f"{counted(awaiting, 'definition')} await your review, held back from the model: run {program} review"
 
 
 def _check_lines(check: ServerCheck, counter: TokenCounter) -> list[str]:

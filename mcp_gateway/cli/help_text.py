@@ -215,6 +215,32 @@ COMMANDS: dict[str, CommandHelp] = {
         ),
         examples=(("mcp-gateway status", ""), ("mcp-gateway --home ~/.mcp-gateway status --json", "")),
     ),
+    "review": CommandHelp(
+        summary="what awaits your review: new, changed or flagged tools, with a diff",
+        description=(
+            "Lists every tool, prompt and resource template held back from the model until you approve it: new "
+            "on a server already approved, changed since approved (a unified diff of its description and schema "
+            "against what was approved), its hints less safe (destructiveHint false to true), or flagged by the "
+            "poisoning screen (hidden characters, orders aimed at the model, references to secrets), and why; "
+            "then the ones you rejected, and the servers whose first listing was trusted as you put them "
+            "there. Secrets are masked; invisible and control characters are shown as their code points. "
+            "Approve with `mcp-gateway trust SERVER`."
+        ),
+        examples=(("mcp-gateway review", ""), ("mcp-gateway review --json", "")),
+    ),
+    "trust": CommandHelp(
+        summary="approve what awaits review on a server (or reject it)",
+        description=(
+            "Approves what of SERVER awaits review (only the TOOLs named, if any) as it is listed now: it is "
+            "searchable and callable again, in a running gateway too, at its next request. --reject keeps it "
+            "out and stops asking (review no longer lists it as new) until it changes again."
+        ),
+        examples=(
+            ("mcp-gateway trust github", "all that awaits review on github"),
+            ("mcp-gateway trust github create_issue", "only this tool"),
+            ("mcp-gateway trust github --reject", "keep it out, ask no more"),
+        ),
+    ),
     "refresh": CommandHelp(
         summary="fetch tool lists again (all servers, or one)",
         description=(

@@ -138,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "backgroundProblems, workspaceProblems, cacheNotice, configProblem",
     )
 
+    _add_review_commands(command)
+
     refresh = command("refresh")
     refresh.add_argument("server", nargs="?", help="only this server, by name or alias (default: every enabled one)")
 
@@ -208,6 +210,20 @@ def _config_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("server", help="the server's name in config.json, or one of its aliases")
 
 
+def _add_review_commands(command: Callable[[str], argparse.ArgumentParser]) -> None:
+    review = command("review")
+    review.add_argument(
+        "--json",
+        action="store_true",
+        help="print it as JSON: awaiting, rejected (server, kind, name, state, reason, diff), firstSight, notice",
+    )
+    trust = command("trust")
+    trust.add_argument("server", help="the server's name or one of its aliases")
+    trust.add_argument("tools", nargs="*", metavar="TOOL", help="only these (default: all that awaits review)")
+    trust.add_argument("--reject", action="store_true", help="keep it out of the model's reach and stop asking")
+    trust.add_argument("--json", action="store_true", help="print the decision as JSON: server, names, rejected")
+
+
 def _add_sign_in_commands(command: Callable[[str], argparse.ArgumentParser]) -> None:
     login = command("login")
     login.add_argument("server", help="the remote server's name or one of its aliases")
@@ -224,7 +240,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         # parsed here gets the same front: one way to serve, whichever way it was asked.
         return serve_session(ServeRequest(args.home, bool(getattr(args, "standalone", False))))
     _renamed(args)
-    from mcp_gateway.cli import inspect, live, manage
+    from mcp_gateway.cli import inspect, live, manage, review
 
     handlers: dict[str, Command] = {
         "search": inspect.run_search,
@@ -233,6 +249,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         "call": inspect.run_call,
         "refresh": manage.run_refresh,
         "status": manage.run_status,
+        "review": review.run,
+        "trust": review.run,
         "config": manage.run_config,
         "config reload": live.run_reload,
         "config enable": live.run_enable,

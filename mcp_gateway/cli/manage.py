@@ -27,6 +27,7 @@ from typing import Any
 
 from mcp_gateway.cli.context import load, read_status, with_gateway
 from mcp_gateway.cli.daemon_words import daemon_lines, daemons_json, process_lines
+from mcp_gateway.cli.doctor import awaiting_line
 from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_line, running_words
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
@@ -105,6 +106,7 @@ def status_json(report: StatusReport) -> dict[str, Any]:
         "workspaceProblems": list(report.workspace_problems),
         "cacheNotice": report.cache_notice,
         "configProblem": report.config_problem,
+        "awaitingReview": report.awaiting_review,
         **daemons_json(report),
     }
 
@@ -147,6 +149,8 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
         lines += _server_lines(server, program, nothing_listed=bool(nothing_listed))
         lines += process_lines(report, server.name)
     lines += [f"{name}: invalid config entry: {reason}" for name, reason in report.rejected.items()]
+    if report.awaiting_review:
+        lines.append(awaiting_line(report.awaiting_review, program))
     if report.background_failures:
         lines.append("background problems (the gateway served on; details in its log):")
     lines += [

@@ -61,5 +61,6 @@ class PersonWords:
             "execute": f"call {tool} --args {ARGUMENTS_PLACEHOLDER}",
             "login": f"login {server}",
             "enable": f"config enable {server}",
+            "review": "review",
         }
         return f"{self.program} {words[step.action]}"

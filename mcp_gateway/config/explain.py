@@ -39,6 +39,7 @@ FIELD_HINTS: dict[str, Hint] = {
     "closeTimeoutMs": _MILLISECONDS,
     "startupMetadataCheck": _BOOL,
     "debug": _BOOL,
+    "trust": Hint('"auto" (a new server\'s first listing is trusted) or "manual" (held for review)', '"auto"'),
     "shared": _BOOL,
     "daemonGraceSeconds": Hint("a number of seconds (0: stop as the last session leaves)", "30"),
     "maxCallsPerSession": Hint("a whole number of 1 or more", "16"),

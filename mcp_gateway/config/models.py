@@ -60,6 +60,8 @@ class Settings(_Model):
     failure_backoff_ms: int = Field(default=DEFAULT_FAILURE_BACKOFF_MS, ge=0)
     refresh_concurrency: int = Field(default=DEFAULT_REFRESH_CONCURRENCY, ge=1, le=MAX_REFRESH_CONCURRENCY)
     debug: bool = False
+    trust: Literal["auto", "manual"] = "auto"
+    """A new server's first listing is trusted as the user put it there (`auto`), or held for review (`manual`)."""
     shared: bool = True
     """The sessions of this workspace share one gateway daemon; false: each runs its own (`serve --standalone`)."""
     daemon_grace_seconds: float = Field(default=DEFAULT_DAEMON_GRACE_SECONDS, ge=0)

@@ -133,6 +133,8 @@ class Connection:
         self.idle.set()
         self.probing = False
         """A liveness probe is under way; one at a time is enough."""
+        self._first_tools: list[JsonObject] | None = None
+        self._first_listing = anyio.Lock()
 
     @property
     def protocol_version(self) -> str:
@@ -180,6 +182,17 @@ class Connection:
                 on_progress=on_progress,
                 deadline=deadline,
             )
+
+    async def first_tools(self, *, timeout_seconds: float) -> list[JsonObject]:
+        """The tools this connection listed first, listed once (concurrent first callers share it): what a
+        call on it is judged by before it is sent (`Pool(vet=…)`)."""
+        async with self._first_listing:
+            if self._first_tools is None:
+                listed = await self.list_all(
+                    lambda params: types.ListToolsRequest(params=params), "tools", timeout_seconds=timeout_seconds
+                )
+                self._first_tools = [cast(JsonObject, tool) for tool in listed if isinstance(tool, dict)]
+            return self._first_tools
 
     async def listing(self, *, timeout_seconds: float, secrets: SecretMask, process: str) -> Listing:
         """Every page of `tools/list` (each usable tool as the server listed it, see `Link` for the rest), what

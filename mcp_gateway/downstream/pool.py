@@ -136,6 +136,10 @@ class ProtocolMemory(Protocol):
     def remember(self, server: str, protocol_version: str) -> None: ...
 
 
+Vet = Callable[[str, str, list[JsonObject]], Exception | None]
+"""Judges a call before it is sent (server, tool, the tools its connection listed first): why it may not be sent,
+or None. A process started for a call may list other tools than the catalog holds."""
+
 Notified = Callable[[str, str, types.ServerNotification], Awaitable[None]]
 """Hears a server's notifications (its name, the key of the process that sent it, the notification): the
 gateway forwards `resources/updated` to those who subscribed on that process."""
@@ -157,6 +161,7 @@ class Pool:
         probe_seconds: float = PROBE_SECONDS,
         on_notification: Notified | None = None,
         on_change: PoolChangeHeard | None = None,
+        vet: Vet | None = None,
     ) -> None:
         """`problems`: where the pool's background tasks (connections, idle timers, probes) report failures.
         `secrets`: what to mask in errors and logs; by default, every secret of `servers` and `environ`.
@@ -165,6 +170,7 @@ class Pool:
         self._probe_seconds = probe_seconds
         self._on_notification = on_notification
         self._on_change = on_change
+        self._vet = vet
         self._settings = settings
         self._workspace = workspace
         self._environ = dict(os.environ if environ is None else environ)
@@ -256,9 +262,13 @@ class Pool:
             self._leased(self._slot(server, origin), origin) as supervisor,
             supervisor.borrowed(tool, retry_safe=retry_safe) as (connection, timeout),
         ):
-            return await connection.call_tool(
-                tool, arguments, timeout_seconds=timeout, on_progress=on_progress, asking=asking
-            )
+            listed = None if self._vet is None else await connection.first_tools(timeout_seconds=timeout)
+            refusal = None if self._vet is None or listed is None else self._vet(server, tool, listed)
+            if refusal is None:
+                return await connection.call_tool(
+                    tool, arguments, timeout_seconds=timeout, on_progress=on_progress, asking=asking
+                )
+        raise refusal  # outside the borrowing: not a failure of the server's
 
     async def list_tools(self, server: str, *, origin: Origin | None = None, process: str | None = None) -> Listing:
         """List `server` as resolved for `origin`; with no origin, on the process `process` (a key, as

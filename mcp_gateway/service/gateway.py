@@ -17,6 +17,7 @@ stderr logs) and used here on whatever else carries a server's words to a model 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import time
@@ -41,6 +42,7 @@ from mcp_gateway.downstream.process_records import ProcessRecords, reap_stale_gr
 from mcp_gateway.downstream.slots import ProcessView
 from mcp_gateway.downstream.supervisor import PROBE_SECONDS
 from mcp_gateway.errors import CatalogError, DownstreamError, UnknownToolError
+from mcp_gateway.integrity import Review
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
@@ -71,6 +73,7 @@ from mcp_gateway.service.reports import (
 from mcp_gateway.service.resolving import CatalogDirectory, ToolResolver
 from mcp_gateway.service.status import status_report
 from mcp_gateway.service.surface import current_instructions, next_session_context, no_servers_hint
+from mcp_gateway.service.trust import Decision, TrustKeeper
 from mcp_gateway.tokens import TokenCounter
 from mcp_gateway.wording import Message
 
@@ -111,6 +114,8 @@ class Gateway:
         self._arguments = ArgumentChecker()
         trail = AuditTrail(workspace.logs_dir, self._secrets, self._audit_problem)
         self._audit = Auditor(trail, lambda: self._config.settings.audit_values, clients)
+        self._trust = TrustKeeper(workspace, self._catalog, self.mask)  # what awaits review is not served
+        self._catalog.admits = self._trust.admits
         # `subscribe` to it; the views are made below, with the pool.
         self.changes = ChangeFollower(
             self._catalog,
@@ -134,6 +139,7 @@ class Gateway:
                 server, process, notification
             ),
             on_change=self.changes.heard,
+            vet=self._trust.vet,
         )
         self._live = LiveConfig(
             config,
@@ -276,6 +282,7 @@ class Gateway:
                 await self._ensure_listed(named)  # asked for by name: listed now, as list_tools would
         await self._waiting.settle(None if named is None else [named], on_progress)
         limit = limit or self._config.settings.tool_search_limit
+        await self._trust.sync()  # after the wait: what it listed is pinned, a decision at the shell taken in
         found = await self._catalog.search(query, alternatives=alternatives, server=server, limit=limit)
         if named is not None and self._catalog.entry(named) is None and not self._config.servers[named].spec.disabled:
             found = SearchResult((), (), named)  # not the other servers' tools, as if the hint named none
@@ -289,7 +296,12 @@ class Gateway:
         return SearchReport(
             query=query,
             hits=hits,
-            notes=(*self._live.search_notes(), *found.notes, *map(_listed_otherwise, hidden)),
+            notes=(
+                *self._live.search_notes(),
+                *found.notes,
+                *map(_listed_otherwise, hidden),
+                *self._trust.notes([named] if named else self._config.enabled_servers),
+            ),
             focused_server=found.focused_server,
             loading=missing.loading,
             failed=missing.failed,
@@ -321,11 +333,15 @@ class Gateway:
         if self._catalog.entry(name) is None and await self._waiting.settle([name], on_progress):
             raise self._waiting.still_loading(name, "list")
         await self._ensure_listed(name)
+        await self._trust.sync()
         view = await self._views.listed_for_session(name, origin)
-        tools = [tool for tool in view.tools if self._catalog.allowed(name, tool.name)] if view is not None else []
+        held = self._trust.held(name, view)
+        listed = view.tools if view is not None else ()
+        tools = [tool for tool in listed if self._catalog.allowed(name, tool.name) and tool.name not in held]
         end = len(tools) if limit is None else offset + limit
         page = tuple(ToolDefinition(name, tool) for tool in tools[offset:end])
-        notes = (self._live.problem,) if self._live.problem else ()
+        trust = tuple(note.for_model() for note in self._trust.notes([name]))
+        notes = (*((self._live.problem,) if self._live.problem else ()), *trust)
         return ToolPage(name, page, len(tools), offset, self._server_instructions(name, view), notes)
 
     async def describe(
@@ -392,9 +408,29 @@ class Gateway:
         """Enabled servers whose cached tools are missing, stale, failed or due a refresh at start."""
         return self._catalog.needs_refresh()
 
+    async def review(self) -> Review:
+        """What awaits a person's review (held definitions, with why and a diff), and what was seen first."""
+        await self.loaded()
+        await self._catalog.sync_from_disk()
+        await self._trust.sync()
+        return self._trust.review()
+
+    async def trust(self, server: str, tools: Sequence[str] = (), *, reject: bool = False) -> Decision:
+        """Approve what of `server` awaits review (only `tools`, if named) as listed now; `reject`: keep it out
+        and stop asking. A running daemon takes it in at its next request (it watches the pins file)."""
+        await self.loaded()
+        await self._catalog.sync_from_disk()
+        await self._trust.sync()
+        return await self._trust.decide(self._resolver.server(server), tools, reject=reject)
+
     async def status(self) -> StatusReport:
         await self.loaded()
         await self._catalog.sync_from_disk()
+        await self._trust.sync()
+        report = await self._status()
+        return dataclasses.replace(report, awaiting_review=self._trust.awaiting_count())
+
+    async def _status(self) -> StatusReport:
         return await status_report(
             self._config,
             self._catalog,
@@ -469,6 +505,20 @@ class Gateway:
     ) -> tuple[ResolvedTool, ServerCatalog | None]:
         """The tool `tool` names for the session from `origin`, and its server as that session sees it: its own
         process's listing where that is not the catalog's (`process_views`)."""
+        await self._trust.sync()
+        resolved, view = await self._found_for(tool, server, origin, patient=patient, on_progress=on_progress)
+        self._trust.refuse_held(resolved, view)
+        return resolved, view
+
+    async def _found_for(
+        self,
+        tool: str,
+        server: str | None,
+        origin: Origin | None,
+        *,
+        patient: bool,
+        on_progress: ProgressCallback | None,
+    ) -> tuple[ResolvedTool, ServerCatalog | None]:
         try:
             with self._live.naming_the_problem():
                 resolved = await self._resolver.tool(tool, server, patient=patient, on_progress=on_progress)

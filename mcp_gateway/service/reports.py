@@ -190,6 +190,8 @@ class StatusReport:
     """The workspace's running daemons (one, or two across an upgrade), as their state files say."""
     stale_daemons: tuple[DaemonState, ...] = ()
     """State files of daemons that no longer run (SIGKILLed): left until the next daemon starts."""
+    awaiting_review: int = 0
+    """Definitions held until a person reviews them (`mcp-gateway review`)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,125 @@
+"""The integrity gate as the gateway serves it: held definitions kept away from the model, decisions at the shell.
+
+One per `Gateway`. A held tool (new on a known server, changed since approved, flagged by the screen, or from a
+new server when trust is manual) is left out of the search index (the catalog asks `admits`), of list_tools
+(a note counts what is held) and refused by describe_tool and execute_tool with one sentence saying why and
+naming `mcp-gateway review`. A process started for a call is judged on its own listing before the call is sent
+(`vet`, the pool's hook): the catalog may be older than the process. `review` and `decide` serve the shell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import anyio.to_thread
+
+from mcp_gateway.catalog import Catalog, ServerCatalog, fingerprint
+from mcp_gateway.errors import ToolNotAllowedError, UsageError
+from mcp_gateway.integrity import FirstSight, Integrity, PinsFile, Review, Verdict, held_items
+from mcp_gateway.json_object import JsonObject
+from mcp_gateway.paths import Workspace
+from mcp_gateway.service.names import ResolvedTool
+from mcp_gateway.wording import Message, Step, counted
+
+
+@dataclass(frozen=True)
+class Decision:
+    server: str
+    names: tuple[str, ...]
+    rejected: bool
+
+
+class TrustKeeper:
+    def __init__(self, workspace: Workspace, catalog: Catalog, mask: Callable[[str], str]) -> None:
+        self._catalog = catalog
+        self._mask = mask
+        self.gate = Integrity(PinsFile(workspace.pins_path), lambda: catalog.config.settings.trust == "manual")
+
+    def admits(self, entry: ServerCatalog, tool: str) -> bool:
+        return self.gate.admits(entry, tool)
+
+    async def sync(self) -> None:
+        """Pin first sightings and take in the shell's decisions (a reindex of the servers they concern)."""
+        changed = await self.gate.sync()
+        await self._catalog.reindex([name for name in changed if name in self._catalog.config.servers])
+
+    def held(self, server: str, view: ServerCatalog | None = None) -> dict[str, Verdict]:
+        entry = view if view is not None else self._catalog.entry(server)
+        return {} if entry is None else self.gate.verdicts(entry).held()
+
+    def refuse_held(self, resolved: ResolvedTool, view: ServerCatalog | None) -> None:
+        verdict = self.held(resolved.server, view).get(resolved.tool.name)
+        if verdict is not None:
+            raise self._refusal(resolved.server, verdict)
+
+    def vet(self, server: str, tool: str, listed: Sequence[JsonObject]) -> ToolNotAllowedError | None:
+        """Why `tool` may not be called on a connection that listed `listed`, if it may not."""
+        found = next((definition for definition in listed if definition.get("name") == tool), None)
+        if found is None or server not in self._catalog.config.servers:
+            return None  # the server answers for a tool it does not list
+        entry = self._catalog.entry(server)
+        key = entry.fingerprint if entry is not None else fingerprint(self._catalog.config.servers[server].identity)
+        verdict = self.gate.judge_listed(server, key, "tool", found)
+        return self._refusal(server, verdict) if verdict.held else None
+
+    def notes(self, servers: Sequence[str]) -> list[Message]:
+        """One sentence per server of `servers` with tools held for review."""
+        notes: list[Message] = []
+        for server in servers:
+            entry = self._catalog.entry(server)
+            held = [name for name in self.held(server) if self._catalog.allowed(server, name)]
+            awaiting = [name for name in held if self.held(server)[name].state == "awaiting"]
+            if entry is None or not awaiting:
+                continue
+            of = f"{len(awaiting)} of {counted(len(entry.tools), 'tool')} of '{server}'"
+            notes.append(Message.of(f"{of} await review (new, changed or flagged) and are left out; ", _REVIEW, "."))
+        return notes
+
+    def awaiting_count(self) -> int:
+        return sum(
+            verdict.state == "awaiting"
+            for server in self._listed_servers()
+            for verdict in self.gate.verdicts(server).verdicts
+        )
+
+    def review(self) -> Review:
+        items = held_items((self.gate.verdicts(entry) for entry in self._listed_servers()), self._mask)
+        seen = [(entry.server, self.gate.first_sight(entry.server)) for entry in self._listed_servers()]
+        return Review(
+            awaiting=tuple(item for item in items if item.state == "awaiting"),
+            rejected=tuple(item for item in items if item.state == "rejected"),
+            first_sight=tuple(FirstSight(server, *sight) for server, sight in seen if sight is not None),
+            notice=self.gate.notice,
+        )
+
+    async def decide(self, server: str, names: Sequence[str], *, reject: bool) -> Decision:
+        """Approve (or reject) what of `server` is held (only `names`, if given), as it is listed now."""
+        entry = self._catalog.entry(server)
+        held = self.gate.verdicts(entry).verdicts if entry is not None else ()
+        chosen = [
+            verdict
+            for verdict in held
+            if verdict.held and (verdict.name in names if names else not (reject and verdict.state == "rejected"))
+        ]
+        unknown = sorted(set(names) - {verdict.name for verdict in chosen})
+        if unknown:
+            raise UsageError(f"nothing named {', '.join(map(repr, unknown))} awaits review on '{server}'")
+        if entry is not None and chosen:
+            changed = await anyio.to_thread.run_sync(
+                lambda: self.gate.decide(chosen, server, entry.fingerprint, reject=reject)
+            )
+            await self._catalog.reindex(changed)
+        return Decision(server, tuple(verdict.name for verdict in chosen), reject)
+
+    def _listed_servers(self) -> list[ServerCatalog]:
+        entries = (self._catalog.entry(name) for name in self._catalog.config.enabled_servers)
+        return [entry for entry in entries if entry is not None]
+
+    def _refusal(self, server: str, verdict: Verdict) -> ToolNotAllowedError:
+        return ToolNotAllowedError(
+            Message.of(f"'{server}.{verdict.name}' was not called: {self._mask(verdict.reason)}; ", _REVIEW, ".")
+        )
+
+
+_REVIEW = Step("review")
