@@ -8,7 +8,7 @@ file; `review` words what awaits a person, with a diff. The service (`service/tr
 """
 
 from mcp_gateway.integrity.decisions import Verdict, judge
-from mcp_gateway.integrity.definitions import digest, less_safe, normalized
+from mcp_gateway.integrity.definitions import Kind, digest, less_safe, normalized
 from mcp_gateway.integrity.gate import Integrity, ServerVerdicts
 from mcp_gateway.integrity.pins import PinsFile
 from mcp_gateway.integrity.review import Awaiting, FirstSight, Review, held_items, visible
@@ -18,6 +18,7 @@ __all__ = [
     "Awaiting",
     "FirstSight",
     "Integrity",
+    "Kind",
     "PinsFile",
     "Review",
     "ServerVerdicts",

@@ -152,7 +152,9 @@ class Gateway:
             problem=config_problem,
         )
         self._waiting = ListingWait(self._catalog, listing_wait_seconds)
-        self.offerings = Offerings(self._catalog, self._pool, self._waiting, self.loaded, self._audit)
+        self.offerings = Offerings(
+            self._catalog, self._pool, self._waiting, self.loaded, audit=self._audit, trust=self._trust
+        )
         self._views = ProcessViews(self._catalog, self._pool, self._catalog.mark_varies)
         directory = CatalogDirectory(self._catalog)
         self._resolver = ToolResolver(self._catalog, directory, self._ensure_listed, self._waiting)

@@ -16,7 +16,7 @@ import anyio.to_thread
 
 from mcp_gateway.catalog import Catalog, ServerCatalog, fingerprint
 from mcp_gateway.errors import ToolNotAllowedError, UsageError
-from mcp_gateway.integrity import FirstSight, Integrity, PinsFile, Review, Verdict, held_items
+from mcp_gateway.integrity import FirstSight, Integrity, Kind, PinsFile, Review, Verdict, held_items
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.names import ResolvedTool
@@ -47,6 +47,12 @@ class TrustKeeper:
     def held(self, server: str, view: ServerCatalog | None = None) -> dict[str, Verdict]:
         entry = view if view is not None else self._catalog.entry(server)
         return {} if entry is None else self.gate.verdicts(entry).held()
+
+    def withheld(self, server: str, kind: Kind) -> dict[str, str]:
+        """The prompts or resource templates of `server` held for review, each with why (masked)."""
+        entry = self._catalog.entry(server)
+        held = {} if entry is None else self.gate.verdicts(entry).held(kind)
+        return {name: self._mask(verdict.reason) for name, verdict in held.items()}
 
     def refuse_held(self, resolved: ResolvedTool, view: ServerCatalog | None) -> None:
         verdict = self.held(resolved.server, view).get(resolved.tool.name)

@@ -33,8 +33,16 @@ from e2e_gateway import (
     wait_gone,
 )
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from test_e2e_live_config import until
-from workspaces import GRACE_SECONDS, daemon_cleanup, fake_server, shared_session, write_workspace
+from workspaces import (
+    GRACE_SECONDS,
+    daemon_cleanup,
+    fake_server,
+    refreshed_workspace,
+    shared_session,
+    write_workspace,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -154,3 +162,27 @@ async def test_a_changed_tool_is_held_before_its_new_process_gets_the_call_until
         assert [item["name"] for item in after["rejected"]] == ["add"]
         status = json.loads((await run_cli_async("status", "--json", home=home)).stdout)
         assert status["awaitingReview"] == 0
+
+
+async def test_a_poisoned_prompt_and_template_are_held_out_of_their_listings_and_the_prompt_is_refused(
+    tmp_path: Path, runtime_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    servers = {"tainted": fake_server(surface="poisoned"), "clean": fake_server(surface="serve")}
+    await refreshed_workspace(home, servers, {"daemonGraceSeconds": GRACE_SECONDS})
+    async with daemon_cleanup(runtime_dir), shared_session(home, runtime_dir) as client:
+        with anyio.fail_after(SESSION_SECONDS):
+            prompts = {prompt.name for prompt in (await client.list_prompts()).prompts}
+            assert {"tainted__simple-prompt", "clean__simple-prompt", "clean__args-prompt"} <= prompts, prompts
+            assert "tainted__args-prompt" not in prompts, "the flagged prompt is left out"
+            templates = (await client.list_resource_templates()).resource_templates
+            assert [template.name for template in templates] == ["fake-dynamic-text"], "the clean server's only"
+            with pytest.raises(MCPError) as refused:
+                await client.get_prompt("tainted__args-prompt", {"city": "Oslo"})
+            assert "flagged" in refused.value.error.message, refused.value.error.message
+            assert "mcp-gateway review" in refused.value.error.message
+            got = await client.get_prompt("clean__args-prompt", {"city": "Oslo"})
+            assert "Oslo" in str(got.messages[0].content)
+    review = json.loads((await run_cli_async("review", "--json", home=home)).stdout)
+    held = {(item["server"], item["kind"], item["name"]) for item in review["awaiting"]}
+    assert held == {("tainted", "prompt", "args-prompt"), ("tainted", "template", "fake-dynamic-text")}, held

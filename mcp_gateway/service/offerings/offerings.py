@@ -9,6 +9,10 @@ Contract:
 - `prompts/get`, `resources/read`, `completion/complete` and `resources/(un)subscribe` go to the owning server
   through the pool (started lazily, with the pool's timeouts, backoff and errors); their results pass through
   as the server sent them, except that a read's `contents[].uri` is what the client knows the resource by.
+- A prompt or resource template held for review (new on a known server, changed since approved, or flagged:
+  `service/trust.py`) is left out of its listing, and `prompts/get` or a completion of a held prompt is refused
+  naming `mcp-gateway review`, before its server is asked. A resource read is not gated by its template's pin:
+  which template a URI came from is not known.
 - What cannot be served is a `RequestError` (a JSON-RPC error, one sentence): an unknown prompt or URI, a
   disabled server, a server that does not support what was asked. A downstream failure stays the pool's
   `DownstreamError` (masked there), which the server layer turns into a JSON-RPC error too.
@@ -45,6 +49,7 @@ from mcp_gateway.origin import Origin
 from mcp_gateway.service.listing_wait import ListingWait
 from mcp_gateway.service.offerings.prompt_names import PromptNames, PromptRef
 from mcp_gateway.service.offerings.resource_uris import Route, UriMap, uri_map
+from mcp_gateway.service.trust import TrustKeeper
 
 logger = logging.getLogger(__name__)
 
@@ -78,10 +83,14 @@ class Offerings:
         pool: Pool,
         waiting: ListingWait,
         loaded: Callable[[], Awaitable[None]],
+        *,
         audit: Auditor,
+        trust: TrustKeeper,
     ):
-        """`audit`: what each `prompts/get` and `resources/read` is recorded in (logs/audit.jsonl)."""
+        """`audit`: what each `prompts/get` and `resources/read` is recorded in (logs/audit.jsonl); `trust`: which
+        prompts and templates are held for review."""
         self._catalog = catalog
+        self._trust = trust
         self._audit = audit
         self._pool = pool
         self._waiting = waiting
@@ -99,7 +108,9 @@ class Offerings:
         prompts = [
             _with_origin({**prompt, "name": names.name(PromptRef(server, str(prompt["name"])))}, server, prompt, "name")
             for server, surface in self._surfaces()
+            for held in [self._trust.withheld(server, "prompt")]
             for prompt in surface.prompts
+            if str(prompt["name"]) not in held
         ]
         return _page("prompts", prompts, cursor)
 
@@ -121,7 +132,9 @@ class Offerings:
                 {**item, "uriTemplate": uris.client_uri(server, str(item["uriTemplate"]))}, server, item, "uriTemplate"
             )
             for server, surface in self._surfaces()
+            for held in [self._trust.withheld(server, "template")]
             for item in surface.templates
+            if str(item.get("name")) not in held
         ]
         return _page("resourceTemplates", templates, cursor)
 
@@ -134,6 +147,7 @@ class Offerings:
             await self._ready()
             ref = self._prompt(name)
             audited.server, audited.name = ref.server, ref.prompt
+            self._refuse_held(name, ref)
             request = types.GetPromptRequest(params=types.GetPromptRequestParams(name=ref.prompt, arguments=arguments))
             audited.result = await self._pool.request(ref.server, request, origin=origin)
             return audited.result
@@ -158,6 +172,7 @@ class Offerings:
         ref = cast(JsonObject, params.get("ref") or {})
         if ref.get("type") == "ref/prompt":
             prompt = self._prompt(str(ref.get("name")))
+            self._refuse_held(str(ref.get("name")), prompt)
             server, own_ref = prompt.server, {**ref, "name": prompt.prompt}
         else:
             route = self._route(self._uri_map(), str(ref.get("uri")))
@@ -267,6 +282,15 @@ class Offerings:
         await self._loaded()
         await self._catalog.sync_from_disk()
         await self._waiting.settle(None)
+        await self._trust.sync()  # what was listed meanwhile is pinned; a decision at the shell is taken in
+
+    def _refuse_held(self, name: str, ref: PromptRef) -> None:
+        reason = self._trust.withheld(ref.server, "prompt").get(ref.prompt)
+        if reason is not None:
+            raise RequestError(
+                f"The prompt '{clip(name, MAX_ECHOED_NAME_CHARS)}' was not served: {reason}; ask the user to run "
+                "`mcp-gateway review` in a terminal to see what changed and approve it."
+            )
 
     def _surfaces(self) -> Iterator[tuple[str, Surface]]:
         """Each enabled server's surface, in config order (servers not listed yet have none)."""
