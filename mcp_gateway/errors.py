@@ -22,7 +22,7 @@ translated into these at one boundary in `downstream/`; everything above that bo
         ├── StillLoadingError        the server's tools are still being listed, past the wait for them
         ├── QuestionNotRelayedError  a tool's question (elicitation, sampling) cannot reach this client
         ├── SessionBusyError         a session has `maxCallsPerSession` requests in flight, past the wait for one
-        ├── CallRefusedError         the user's rules keep the call from its server (`settings.policy`)
+        ├── CallRefusedError         the user's rules keep the call from its server (`settings.policy`, a pin)
         └── DownstreamError          the downstream server failed us
             ├── ServerStartError     it could not be started or connected (or its listing failed)
             │   └── SignInRequiredError  it needs an OAuth sign-in (`mcp-gateway login`)
@@ -186,7 +186,8 @@ class SessionBusyError(ToolCallError):
 
 
 class CallRefusedError(ToolCallError):
-    """The call was kept from its server by what the user set (a policy's deny, a confirmation not given)."""
+    """The call was kept from its server by what the user set (a policy's deny, a confirmation not given) or has
+    yet to approve (a tool definition held for review)."""
 
 
 class DownstreamError(ToolCallError):

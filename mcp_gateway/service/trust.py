@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import anyio.to_thread
 
 from mcp_gateway.catalog import Catalog, ServerCatalog, fingerprint
-from mcp_gateway.errors import ToolNotAllowedError, UsageError
+from mcp_gateway.errors import CallRefusedError, UsageError
 from mcp_gateway.integrity import FirstSight, Integrity, Kind, PinsFile, Review, Verdict, held_items
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.paths import Workspace
@@ -59,7 +59,7 @@ class TrustKeeper:
         if verdict is not None:
             raise self._refusal(resolved.server, verdict)
 
-    def vet(self, server: str, tool: str, listed: Sequence[JsonObject]) -> ToolNotAllowedError | None:
+    def vet(self, server: str, tool: str, listed: Sequence[JsonObject]) -> CallRefusedError | None:
         """Why `tool` may not be called on a connection that listed `listed`, if it may not."""
         found = next((definition for definition in listed if definition.get("name") == tool), None)
         if found is None or server not in self._catalog.config.servers:
@@ -122,8 +122,8 @@ class TrustKeeper:
         entries = (self._catalog.entry(name) for name in self._catalog.config.enabled_servers)
         return [entry for entry in entries if entry is not None]
 
-    def _refusal(self, server: str, verdict: Verdict) -> ToolNotAllowedError:
-        return ToolNotAllowedError(
+    def _refusal(self, server: str, verdict: Verdict) -> CallRefusedError:
+        return CallRefusedError(
             Message.of(f"'{server}.{verdict.name}' was not called: {self._mask(verdict.reason)}; ", _REVIEW, ".")
         )
 

@@ -162,6 +162,9 @@ async def test_a_changed_tool_is_held_before_its_new_process_gets_the_call_until
         assert [item["name"] for item in after["rejected"]] == ["add"]
         status = json.loads((await run_cli_async("status", "--json", home=home)).stdout)
         assert status["awaitingReview"] == 0
+    audited = [json.loads(line) for line in read_lines(home / "logs" / "audit.jsonl")]
+    refusals = [(line["server"], line["name"]) for line in audited if line["outcome"] == "refused"]
+    assert ("dict", "lookup") in refusals, "a call held for review is audited as refused"
 
 
 async def test_a_poisoned_prompt_and_template_are_held_out_of_their_listings_and_the_prompt_is_refused(
