@@ -15,7 +15,7 @@ from mcp_gateway.audit.reading import (
     parse_since,
     read_audit,
 )
-from mcp_gateway.audit.record import AuditedCall, AuditSession, line_of, shape_of, values_of
+from mcp_gateway.audit.record import AuditedCall, AuditSession, json_size, line_of, shape_of, values_of
 from mcp_gateway.audit.trail import AUDIT_FILE, AuditTrail
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "as_csv",
     "as_jsonl",
     "checked_outcome",
+    "json_size",
     "line_of",
     "parse_since",
     "read_audit",

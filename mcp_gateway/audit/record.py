@@ -12,6 +12,7 @@ bookkeeping.
 from __future__ import annotations
 
 import datetime
+import json
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -21,7 +22,6 @@ from typing import Any, Literal, cast
 from mcp_gateway.bounds import MAX_ECHOED_NAME_CHARS, clip
 from mcp_gateway.errors import CallRefusedError, GatewayError
 from mcp_gateway.masking import MASK, SecretMask, declares_secret, looks_like_token
-from mcp_gateway.tokens import compact_json
 
 Kind = Literal["tool", "prompt", "resource"]
 Outcome = Literal["ok", "tool-error", "gateway-error", "refused", "cancelled"]
@@ -35,6 +35,7 @@ MAX_ITEMS = 20
 MAX_VALUE_CHARS = 200
 """Characters kept of one string value (with `auditValues`)."""
 MAX_REASON_CHARS = 500
+EXACT_STRING_CHARS = 64 * 1024
 _WORD = re.compile(r"[A-Za-z0-9_\-.=+/:]{8,}")
 
 
@@ -101,8 +102,37 @@ def line_of(call: AuditedCall, secrets: SecretMask) -> dict[str, Any]:
     if call.reason is not None:
         line["reason"] = secrets.mask_clipped(call.reason, MAX_REASON_CHARS)
     line["durationMs"] = call.duration_ms
-    line["resultBytes"] = len(compact_json(call.result).encode()) if call.result is not None else 0
+    line["resultBytes"] = json_size(call.result) if call.result is not None else 0
     return line
+
+
+def json_size(value: object) -> int:
+    """How many bytes `value` takes as compact JSON, exact but for the escapes of strings longer than
+    `EXACT_STRING_CHARS` (counted by their UTF-8 length): writing a 10 MB result out again to measure it would
+    hold the interpreter, in the writer's thread, for as long as every session's event loop can bear."""
+    size = 0
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if len(item) > EXACT_STRING_CHARS:
+                size += 2 + (len(item) if item.isascii() else len(item.encode("utf-8", "surrogatepass")))
+            elif item.isascii() and item.isprintable() and '"' not in item and "\\" not in item:
+                size += len(item) + 2  # nothing to escape: most keys and texts, at a fraction of dumps' cost
+            else:
+                size += len(json.dumps(item, ensure_ascii=False).encode())
+        elif isinstance(item, Mapping):
+            members = cast(Mapping[object, object], item)
+            size += 1 + max(len(members), 1) + len(members)  # braces, commas and colons
+            for key, member in members.items():
+                stack += (str(key), member)
+        elif isinstance(item, list | tuple):
+            items = cast(list[object], item)
+            size += 1 + max(len(items), 1)  # brackets and commas
+            stack += items
+        else:
+            size += len(json.dumps(item))
+    return size
 
 
 def shape_of(value: object, secrets: SecretMask, depth: int = 0) -> object:

@@ -18,6 +18,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,6 +37,9 @@ MAX_QUEUED = 256
 """Calls waiting for their line: each holds its arguments and result until it is written, so a disk that hangs
 must not let them pile up; a healthy writer drains a batch in milliseconds."""
 MAX_BATCH = 200
+GATHER_SECONDS = 0.25
+"""How long the writer gathers lines after the first: woken and writing once per call, its thread took the
+interpreter from the event loop at every call (about 0.1 ms of the daemon's CPU per warm call, measured)."""
 CLOSE_SECONDS = 1.0
 """How long a stopping gateway waits for the lines still queued: a client kills it soon after asking it to stop."""
 
@@ -98,6 +102,8 @@ class AuditTrail:
     def _run(self) -> None:
         while True:
             batch = [self._queue.get()]
+            if batch[0] is not None:
+                time.sleep(GATHER_SECONDS)  # the calls of a busy moment, gathered: one wake-up and one write
             while len(batch) < MAX_BATCH:
                 try:
                     batch.append(self._queue.get_nowait())

@@ -186,6 +186,8 @@ class Connection:
     async def first_tools(self, *, timeout_seconds: float) -> list[JsonObject]:
         """The tools this connection listed first, listed once (concurrent first callers share it): what a
         call on it is judged by before it is sent (`Pool(vet=…)`)."""
+        if self._first_tools is not None:
+            return self._first_tools  # every call asks: no lock once listed
         async with self._first_listing:
             if self._first_tools is None:
                 listed = await self.list_all(

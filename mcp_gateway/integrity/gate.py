@@ -9,6 +9,7 @@ decision taken at the shell (`mcp-gateway trust`) reaches a running daemon witho
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,16 @@ class ServerVerdicts:
     verdicts: tuple[Verdict, ...]
 
     def held(self, kind: Kind = "tool") -> dict[str, Verdict]:
-        return {verdict.name: verdict for verdict in self.verdicts if verdict.kind == kind and verdict.held}
+        return self._held.get(kind, {})
+
+    @functools.cached_property
+    def _held(self) -> dict[Kind, dict[str, Verdict]]:
+        """Made once: every call asks it, and indexing asks it once per tool."""
+        held: dict[Kind, dict[str, Verdict]] = {}
+        for verdict in self.verdicts:
+            if verdict.held:
+                held.setdefault(verdict.kind, {})[verdict.name] = verdict
+        return held
 
 
 def listed_definitions(entry: ServerCatalog) -> list[tuple[Kind, JsonObject]]:

@@ -42,9 +42,9 @@ async def enforce(
 ) -> None:
     """Return when the call of `qualified` may go to its server; raise `CallRefusedError` when it may not."""
     decision = decide(rules, qualified, annotations)
-    name = clip(qualified, MAX_ECHOED_NAME_CHARS)
     if decision.action == "allow":
         return
+    name = clip(qualified, MAX_ECHOED_NAME_CHARS)
     if decision.action == "deny":
         raise CallRefusedError(
             f"'{name}' is denied by this gateway's policy ({_rule(decision)} in settings.policy of config.json), "

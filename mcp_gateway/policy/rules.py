@@ -32,6 +32,8 @@ ALLOWED = Decision("allow", None)
 
 def decide(rules: Mapping[str, PolicyAction], qualified: str, annotations: Mapping[str, object] | None) -> Decision:
     """What `rules` decide for the tool named `qualified` (`server.tool`) with `annotations` (as listed)."""
+    if not rules:
+        return ALLOWED  # the usual case, at every call
     exact = rules.get(qualified)
     if exact is not None and not _WILDCARDS & set(qualified):
         return Decision(exact, qualified)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -64,6 +65,13 @@ class BackgroundJournal:
         if len(kept) != len(problems):
             own["problems"] = kept
             self._write(entries)
+
+    def said_of(self, task: str, problem: str | None) -> None:
+        """Record why `task` fails now, or forget it once `problem` is None (blocking file I/O: a worker thread)."""
+        if problem is None:
+            self.forget(task)
+        else:
+            self.record(BackgroundProblem(task, problem, time.time()))
 
     def read(self) -> list[GatewayProblem]:
         """The problems of every gateway still running, oldest first."""

@@ -20,7 +20,6 @@ import contextlib
 import dataclasses
 import logging
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from functools import partial
@@ -31,7 +30,7 @@ import anyio
 import anyio.to_thread
 
 from mcp_gateway.audit import Auditor, AuditTrail, ClientInfo
-from mcp_gateway.background import BackgroundProblem, BackgroundProblems, BackgroundTasks, background_tasks
+from mcp_gateway.background import BackgroundProblems, BackgroundTasks, background_tasks
 from mcp_gateway.bounds import MAX_SERVER_INSTRUCTIONS_CHARS
 from mcp_gateway.catalog import CacheStore, Catalog, Listing, ServerCatalog
 from mcp_gateway.config import GatewayConfig, load_config
@@ -112,7 +111,7 @@ class Gateway:
         self._journal = BackgroundJournal(workspace.background_problems_path)
         self._problems = BackgroundProblems(self._journal.record, self._secrets.mask, self._journal.forget)
         self._arguments = ArgumentChecker()
-        trail = AuditTrail(workspace.logs_dir, self._secrets, self._audit_problem)
+        trail = AuditTrail(workspace.logs_dir, self._secrets, partial(self._journal.said_of, AUDIT_TASK))  # for status
         self._audit = Auditor(trail, lambda: self._config.settings.audit_values, clients)
         self._trust = TrustKeeper(workspace, self._catalog, self.mask)  # what awaits review is not served
         self._catalog.admits = self._trust.admits
@@ -557,13 +556,6 @@ class Gateway:
     async def _list_process(self, server: str, process: str | None) -> Listing:
         """`_list_downstream` on the process of key `process` (a server's news came from it), if it runs."""
         return await self._pool.list_tools(server, process=process)
-
-    def _audit_problem(self, problem: str | None) -> None:
-        """In the audit writer's thread: why logs/audit.jsonl cannot be written, for `status`; None once it can."""
-        if problem is None:
-            self._journal.forget(AUDIT_TASK)
-        else:
-            self._journal.record(BackgroundProblem(AUDIT_TASK, problem, time.time()))
 
     async def _close_audit(self) -> None:
         with anyio.CancelScope(shield=True):

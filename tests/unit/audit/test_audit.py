@@ -23,6 +23,7 @@ from mcp_gateway.audit import (
     AuditTrail,
     as_csv,
     as_jsonl,
+    json_size,
     line_of,
     parse_since,
     read_audit,
@@ -31,6 +32,7 @@ from mcp_gateway.audit import (
 )
 from mcp_gateway.errors import CallRefusedError, UnknownToolError, UsageError
 from mcp_gateway.masking import MASK, SecretMask
+from mcp_gateway.tokens import compact_json
 
 SECRET = "Zx9-secretValue-0123456789"
 SECRETS = SecretMask([SECRET])
@@ -201,3 +203,16 @@ def test_exports_hold_every_field_as_jsonl_and_csv() -> None:
     assert (row["server"], row["name"], row["outcome"], row["durationMs"]) == ("fs", "write", "ok", "1.5")
     assert json.loads(row["arguments"]) == {"path": "string"}
     assert row["values"] == ""
+
+
+def test_a_results_size_is_counted_without_writing_it_out_again() -> None:
+    small: list[object] = [
+        {"content": [{"type": "text", "text": "hi"}]},
+        {},
+        [[], {}],
+        {"a": [1, 2.5, None, True, False, {"b": 'x"\n\u00e9\t', "c": "a\\b", "d": "中文", "e": "\x07"}]},
+    ]
+    for value in small:
+        assert json_size(value) == len(compact_json(value).encode()), value
+    long_text = "line\n" * 20_000  # longer than counted exactly: its escapes are left out
+    assert json_size({"text": long_text}) == len(compact_json({"text": ""}).encode()) + len(long_text)
