@@ -135,6 +135,8 @@ class Connection:
         """A liveness probe is under way; one at a time is enough."""
         self._first_tools: list[JsonObject] | None = None
         self._first_listing = anyio.Lock()
+        self._listed = False
+        """Whether `listing` ran on it: its first one takes the tools a call's check already listed."""
 
     @property
     def protocol_version(self) -> str:
@@ -199,12 +201,16 @@ class Connection:
     async def listing(self, *, timeout_seconds: float, secrets: SecretMask, process: str) -> Listing:
         """Every page of `tools/list` (each usable tool as the server listed it, see `Link` for the rest), what
         else it offers (`_surface`), and what it said about itself at its handshake, masked and bounded."""
-        if self._link is not None:
-            self._link.take_skipped()
-        listed = await self.list_all(
-            lambda params: types.ListToolsRequest(params=params), "tools", timeout_seconds=timeout_seconds
-        )
-        tools = [cast(JsonObject, tool) for tool in listed if isinstance(tool, dict)]
+        if not self._listed:  # a process started for a call: listed once, for the call's check and the catalog
+            tools = await self.first_tools(timeout_seconds=timeout_seconds)
+        else:
+            if self._link is not None:
+                self._link.take_skipped()
+            listed = await self.list_all(
+                lambda params: types.ListToolsRequest(params=params), "tools", timeout_seconds=timeout_seconds
+            )
+            tools = [cast(JsonObject, tool) for tool in listed if isinstance(tool, dict)]
+        self._listed = True
         skipped = self._skipped_notes()
         surface = await self._surface(timeout_seconds=timeout_seconds, mask=secrets.mask)
         info = self._client.server_info

@@ -136,9 +136,9 @@ class ProtocolMemory(Protocol):
     def remember(self, server: str, protocol_version: str) -> None: ...
 
 
-Vet = Callable[[str, str, list[JsonObject]], Exception | None]
-"""Judges a call before it is sent (server, tool, the tools its connection listed first): why it may not be sent,
-or None. A process started for a call may list other tools than the catalog holds."""
+Vet = Callable[[str, str, str, list[JsonObject]], Exception | None]
+"""Judges a call before it is sent (server, the key of its process, tool, the tools its connection listed first):
+why it may not be sent, or None. A process started for a call may list other tools than the catalog holds."""
 
 Notified = Callable[[str, str, types.ServerNotification], Awaitable[None]]
 """Hears a server's notifications (its name, the key of the process that sent it, the notification): the
@@ -258,12 +258,14 @@ class Pool:
     ) -> JsonObject:
         """Call `tool` on `server` as resolved for `origin` (None: the pool's own)."""
         await self._slots.prepare(self._servers.get(server), origin)
+        slot = self._slot(server, origin)
         async with (
-            self._leased(self._slot(server, origin), origin) as supervisor,
+            self._leased(slot, origin) as supervisor,
             supervisor.borrowed(tool, retry_safe=retry_safe) as (connection, timeout),
         ):
             listed = None if self._vet is None else await connection.first_tools(timeout_seconds=timeout)
-            refusal = None if self._vet is None or listed is None else self._vet(server, tool, listed)
+            key = slot.definition.digest
+            refusal = None if self._vet is None or listed is None else self._vet(server, key, tool, listed)
             if refusal is None:
                 return await connection.call_tool(
                     tool, arguments, timeout_seconds=timeout, on_progress=on_progress, asking=asking

@@ -9,7 +9,7 @@ file; `review` words what awaits a person, with a diff. The service (`service/tr
 
 from mcp_gateway.integrity.decisions import Verdict, judge
 from mcp_gateway.integrity.definitions import Kind, digest, less_safe, normalized
-from mcp_gateway.integrity.gate import Integrity, ServerVerdicts
+from mcp_gateway.integrity.gate import Integrity, ServerVerdicts, resolution_of
 from mcp_gateway.integrity.pins import PinsFile
 from mcp_gateway.integrity.review import Awaiting, FirstSight, Review, held_items, visible
 from mcp_gateway.integrity.screen import screened
@@ -28,6 +28,7 @@ __all__ = [
     "judge",
     "less_safe",
     "normalized",
+    "resolution_of",
     "screened",
     "visible",
 ]

@@ -55,6 +55,11 @@ def listed_definitions(entry: ServerCatalog) -> list[tuple[Kind, JsonObject]]:
     return [(kind, definition) for kind, definitions in kinds for definition in definitions]
 
 
+def resolution_of(entry: ServerCatalog) -> str:
+    """The resolution `entry` was listed by: its process's key, or (listed by an older gateway) its config's."""
+    return entry.listed_for or entry.fingerprint
+
+
 class Integrity:
     def __init__(self, pins: PinsFile, manual: Callable[[], bool]) -> None:
         self._file = pins
@@ -63,7 +68,7 @@ class Integrity:
         self._signature: Signature | None = None
         self._read = False
         self._cache: dict[str, tuple[ServerCatalog, bool, ServerVerdicts]] = {}
-        self._first_seen: dict[str, ServerVerdicts] = {}
+        self._first_seen: dict[tuple[str, str], ServerVerdicts] = {}
         self._judged: dict[int, tuple[JsonObject, bool, Verdict]] = {}
         """A connection's first listing is judged once per definition and pins version, not at every call."""
         self._lock = threading.Lock()
@@ -81,15 +86,16 @@ class Integrity:
             cached = self._cache.get(entry.server)
             if cached is not None and cached[0] is entry and cached[1] == manual:
                 return cached[2]
-            server = self._server_pins(entry.server, entry.fingerprint)
+            resolution = resolution_of(entry)
+            server = self._server_pins(entry.server, resolution)
             found = ServerVerdicts(
                 entry.server,
-                entry.fingerprint,
+                resolution,
                 tuple(judge(server, kind, listed, manual=manual) for kind, listed in listed_definitions(entry)),
             )
             self._cache[entry.server] = (entry, manual, found)
             if server is None and any(verdict.first_sight for verdict in found.verdicts):
-                self._first_seen[entry.server] = found
+                self._first_seen[entry.server, resolution] = found
             return found
 
     def admits(self, entry: ServerCatalog, tool: str, kind: Kind = "tool") -> bool:
@@ -112,8 +118,7 @@ class Integrity:
         return verdict
 
     def _server_pins(self, server: str, fingerprint: str) -> ServerPins | None:
-        pins = self._pins.get(server)
-        return pins if pins is not None and pins.fingerprint == fingerprint else None
+        return self._pins.get(server, {}).get(fingerprint)
 
     # Keeping in step with the file.
 
@@ -143,10 +148,10 @@ class Integrity:
         def change(pins: Pins) -> bool:
             wrote = False
             for server in seen:
-                known = pins.get(server.server)
-                if known is not None and known.fingerprint == server.fingerprint:
+                resolutions = pins.setdefault(server.server, {})
+                if server.fingerprint in resolutions:
                     continue  # pinned meanwhile (another gateway saw it too): its pins stand
-                fresh = pins[server.server] = ServerPins(server.fingerprint)
+                fresh = resolutions[server.fingerprint] = ServerPins(server.fingerprint)
                 for verdict in server.verdicts:
                     if verdict.first_sight:
                         fresh.pins[verdict.kind][verdict.name] = pinned(
@@ -165,9 +170,7 @@ class Integrity:
         chosen = list(verdicts)
 
         def change(pins: Pins) -> bool:
-            known = pins.get(server)
-            if known is None or known.fingerprint != fingerprint:
-                known = pins[server] = ServerPins(fingerprint)
+            known = pins.setdefault(server, {}).setdefault(fingerprint, ServerPins(fingerprint))
             for verdict in chosen:
                 if reject:
                     known.rejected[verdict.kind][verdict.name] = verdict.digest
@@ -182,8 +185,12 @@ class Integrity:
 
     def first_sight(self, server: str) -> tuple[float, int] | None:
         """When `server` was first pinned as listed, and how many definitions were, if it was."""
-        known = self._pins.get(server)
-        if known is None:
-            return None
-        times = [pin.at for kind in known.pins.values() for pin in kind.values() if pin.by == "first sight"]
+        resolutions = self._pins.get(server, {}).values()
+        times = [
+            pin.at
+            for known in resolutions
+            for kind in known.pins.values()
+            for pin in kind.values()
+            if pin.by == "first sight"
+        ]
         return (min(times), len(times)) if times else None

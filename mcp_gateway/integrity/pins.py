@@ -1,12 +1,13 @@
 """The pins file, `pins.json` beside config.json: what a person (or a server's first listing) approved.
 
-Per server: the connection identity it was pinned for (`fingerprint`, the catalog's key of a resolved definition:
-an edit of the server's command or url is a new server, put there by the user), and per kind (tool, prompt,
-template) and name the approved definition (normalized, for the diff a review shows), its digest, its hints,
-when and how it was approved; and what was rejected, by digest, so a review stops asking about it. Beside
-config.json, not in the cache directory: an approval must outlive a cleaned cache. Read and written only through
-`workspace_files` (private, atomic, never through a link), every read-merge-write under a lock, in a worker
-thread. A file that cannot be parsed is set aside (kept for a person) and the pins start again.
+Per server and per resolution of it (`fingerprint`: the key of the process it resolves to, `Pool.process_key`, so
+a server resolved otherwise for another project or environment is pinned apart and nothing of one is judged by
+the other's pins; an edit of the server's command or url is a new resolution, put there by the user), and per
+kind (tool, prompt, template) and name the approved definition (normalized, for the diff a review shows), its
+digest, its hints, when and how it was approved; and what was rejected, by digest, so a review stops asking
+about it. Beside config.json, not in the cache directory: an approval must outlive a cleaned cache. Read and
+written only through `workspace_files` (private, atomic, never through a link), every read-merge-write under a
+lock, in a worker thread. A file that cannot be parsed is set aside (kept for a person) and the pins start again.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from mcp_gateway.errors import UnusableFileError
 from mcp_gateway.integrity.definitions import Kind
 from mcp_gateway.workspace_files import private_lock, read_regular, replace_file, set_aside
 
-VERSION = 1
+VERSION = 2
 MAX_PINS_BYTES = 256 * 1024 * 1024
 LOCK_SECONDS = 10.0
 KINDS: tuple[Kind, ...] = ("tool", "prompt", "template")
@@ -46,7 +47,8 @@ class ServerPins:
     rejected: dict[Kind, dict[str, str]] = field(default_factory=lambda: {kind: {} for kind in KINDS})
 
 
-Pins = dict[str, ServerPins]
+Pins = dict[str, dict[str, ServerPins]]
+"""Server name → resolution (`ServerPins.fingerprint`) → its pins."""
 Signature = tuple[int, int, int, int]
 
 
@@ -102,30 +104,37 @@ def _document(pins: Pins) -> dict[str, Any]:
         "version": VERSION,
         "servers": {
             name: {
-                "fingerprint": server.fingerprint,
-                **{
-                    kind: {key: pin.__dict__ for key, pin in server.pins[kind].items()}
-                    for kind in KINDS
-                    if server.pins[kind]
-                },
-                "rejected": {kind: names for kind, names in server.rejected.items() if names},
+                resolution: {
+                    **{
+                        kind: {key: pin.__dict__ for key, pin in server.pins[kind].items()}
+                        for kind in KINDS
+                        if server.pins[kind]
+                    },
+                    "rejected": {kind: names for kind, names in server.rejected.items() if names},
+                }
+                for resolution, server in resolutions.items()
             }
-            for name, server in pins.items()
+            for name, resolutions in pins.items()
         },
     }
 
 
 def _parsed(document: Any) -> Pins:
     if not isinstance(document, dict) or cast(dict[str, Any], document).get("version") != VERSION:
-        raise ValueError("not a version 1 pins file")
+        raise ValueError(f"not a version {VERSION} pins file")
     pins: Pins = {}
-    for name, entry in cast(dict[str, dict[str, Any]], document["servers"]).items():
-        server = ServerPins(str(entry["fingerprint"]))
-        for kind in KINDS:
-            for key, pin in cast(dict[str, dict[str, Any]], entry.get(kind, {})).items():
-                server.pins[kind][key] = Pin(
-                    str(pin["digest"]), dict(pin["definition"]), dict(pin["hints"]), float(pin["at"]), str(pin["by"])
-                )
-            server.rejected[kind] = {str(k): str(v) for k, v in entry.get("rejected", {}).get(kind, {}).items()}
-        pins[str(name)] = server
+    for name, resolutions in cast(dict[str, dict[str, dict[str, Any]]], document["servers"]).items():
+        for resolution, entry in resolutions.items():
+            server = ServerPins(str(resolution))
+            for kind in KINDS:
+                for key, pin in cast(dict[str, dict[str, Any]], entry.get(kind, {})).items():
+                    server.pins[kind][key] = Pin(
+                        str(pin["digest"]),
+                        dict(pin["definition"]),
+                        dict(pin["hints"]),
+                        float(pin["at"]),
+                        str(pin["by"]),
+                    )
+                server.rejected[kind] = {str(k): str(v) for k, v in entry.get("rejected", {}).get(kind, {}).items()}
+            pins.setdefault(str(name), {})[server.fingerprint] = server
     return pins

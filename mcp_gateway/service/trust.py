@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import anyio.to_thread
 
-from mcp_gateway.catalog import Catalog, ServerCatalog, fingerprint
+from mcp_gateway.catalog import Catalog, ServerCatalog
 from mcp_gateway.errors import CallRefusedError, UsageError
-from mcp_gateway.integrity import FirstSight, Integrity, Kind, PinsFile, Review, Verdict, held_items
+from mcp_gateway.integrity import FirstSight, Integrity, Kind, PinsFile, Review, Verdict, held_items, resolution_of
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.paths import Workspace
 from mcp_gateway.service.names import ResolvedTool
@@ -59,14 +59,13 @@ class TrustKeeper:
         if verdict is not None:
             raise self._refusal(resolved.server, verdict)
 
-    def vet(self, server: str, tool: str, listed: Sequence[JsonObject]) -> CallRefusedError | None:
-        """Why `tool` may not be called on a connection that listed `listed`, if it may not."""
+    def vet(self, server: str, process: str, tool: str, listed: Sequence[JsonObject]) -> CallRefusedError | None:
+        """Why `tool` may not be called on a connection (of the process `process`) that listed `listed`, if it
+        may not: judged by the pins of that process's resolution of the server."""
         found = next((definition for definition in listed if definition.get("name") == tool), None)
         if found is None or server not in self._catalog.config.servers:
             return None  # the server answers for a tool it does not list
-        entry = self._catalog.entry(server)
-        key = entry.fingerprint if entry is not None else fingerprint(self._catalog.config.servers[server].identity)
-        verdict = self.gate.judge_listed(server, key, "tool", found)
+        verdict = self.gate.judge_listed(server, process, "tool", found)
         return self._refusal(server, verdict) if verdict.held else None
 
     def notes(self, servers: Sequence[str]) -> list[Message]:
@@ -113,7 +112,7 @@ class TrustKeeper:
             raise UsageError(f"nothing named {', '.join(map(repr, unknown))} awaits review on '{server}'")
         if entry is not None and chosen:
             changed = await anyio.to_thread.run_sync(
-                lambda: self.gate.decide(chosen, server, entry.fingerprint, reject=reject)
+                lambda: self.gate.decide(chosen, server, resolution_of(entry), reject=reject)
             )
             await self._catalog.reindex(changed)
         return Decision(server, tuple(verdict.name for verdict in chosen), reject)

@@ -1,13 +1,12 @@
-"""A downstream server's changes reach the gateway's catalog, and the ones a client can see reach the client.
-
-The real `mcp-gateway` process, driven by the SDK client, in front of the fixture server started with
-`FAKE_MCP_CHANGES` (its `add_tool` registers a tool at runtime and sends `notifications/tools/list_changed`; its
-`announce` sends any list_changed notification, as often as asked). A tool added at runtime becomes searchable,
-callable and cached; a storm of notifications costs a bounded number of listings; prompts and resources changes
-reach the client in both protocol eras, tools changes do not; a server whose tools changed between sessions is
-noticed when it is next started for a call. Behind it also run a 2026-07-28 server whose tools change (it announces
-them only on a listen stream the gateway opens) and `@modelcontextprotocol/server-everything`, whose
-`gzip-file-as-resource` adds a resource at runtime and says so.
+"""A downstream server's changes reach the gateway's catalog, and the ones a client can see reach the client. The real
+`mcp-gateway` process, driven by the SDK client, in front of the fixture server started with `FAKE_MCP_CHANGES` (its
+`add_tool` registers a tool at runtime and sends `notifications/tools/list_changed`; its `announce` sends any
+list_changed notification, as often as asked). A tool added at runtime is held for review (new on a server already
+approved) and, once trusted at the shell, becomes searchable, callable and cached; a storm of notifications costs a
+bounded number of listings; prompts and resources changes reach the client in both protocol eras, tools changes do
+not; a server whose tools changed between sessions is noticed when it is next started for a call. Behind it also run
+a 2026-07-28 server whose tools change (it announces them only on a listen stream the gateway opens) and
+`@modelcontextprotocol/server-everything`, whose `gzip-file-as-resource` adds a resource at runtime and says so.
 """
 
 from __future__ import annotations
@@ -25,7 +24,17 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from e2e_gateway import SESSION_SECONDS, execute, gateway_params, ranked_tools, read_lines, search, text_of, wait_for
+from e2e_gateway import (
+    SESSION_SECONDS,
+    execute,
+    gateway_params,
+    ranked_tools,
+    read_lines,
+    run_cli_async,
+    search,
+    text_of,
+    wait_for,
+)
 from gateway_testing import ROOT
 from mcp import Client
 from mcp.client.session import IncomingMessage
@@ -58,6 +67,30 @@ async def _until_found(client: Client, query: str, tool: str) -> list[str]:
             if tool in ranked:
                 return ranked
             await anyio.sleep(0.05)
+
+
+async def _approved(home: Path, server: str, tool: str) -> None:
+    """A tool added at runtime is new on a server already approved, so it is held for review (issue 26) until a
+    person trusts it at the shell; the daemon takes the decision in at its next request."""
+
+    async def awaiting() -> bool:
+        review = await run_cli_async("review", "--json", home=home)
+        return any(item["name"] == tool for item in json.loads(review.stdout)["awaiting"])
+
+    def pinned() -> bool:  # a server listed anew before its first listing was pinned: that listing is its first
+        path = home / "pins.json"
+        servers: dict[str, dict[str, Any]] = json.loads(path.read_text())["servers"] if path.exists() else {}
+        return any(tool in resolution.get("tool", {}) for resolution in servers.get(server, {}).values())
+
+    with anyio.fail_after(CHANGE_SECONDS):
+        while True:
+            if pinned():
+                return
+            if await awaiting():
+                break
+            await anyio.sleep(0.1)
+    trusted = await run_cli_async("trust", server, tool, home=home)
+    assert trusted.returncode == 0, trusted.stderr
 
 
 async def _listed_once(client: Client, server: str) -> None:
@@ -98,6 +131,9 @@ async def test_a_tool_added_at_runtime_is_searchable_callable_and_cached(tmp_pat
                 client, "fake.add_tool", {"name": TIDES, "description": "Predict the ocean tides of a harbour."}
             )
             assert not added.is_error, text_of(added)
+            held = await client.call_tool("execute_tool", {"tool": f"fake.{TIDES}", "arguments": {"message": "x"}})
+            assert held.is_error, "new on an approved server: held until trusted"
+            await _approved(tmp_path, "fake", TIDES)
             ranked = await _until_found(client, "ocean tides harbour", f"fake.{TIDES}")
             assert ranked[0] == f"fake.{TIDES}", ranked
             called = await execute(client, f"fake.{TIDES}", {"message": "Brest"})
@@ -162,6 +198,7 @@ async def test_a_notification_storm_costs_a_bounded_number_of_listings(tmp_path:
                 # The gateway serves meanwhile, and a real change amid the storm is picked up.
                 added = await execute(client, "fake.add_tool", {"name": TIDES, "description": "Tides of a harbour."})
                 assert not added.is_error, text_of(added)
+                await _approved(tmp_path, "fake", TIDES)
                 await _until_found(client, "tides harbour", f"fake.{TIDES}")
             elapsed = time.monotonic() - started
     listings = len(read_lines(list_log)) - before
@@ -184,6 +221,7 @@ async def test_a_server_whose_tools_changed_between_sessions_is_noticed_when_a_c
             # cache.json is fresh: nothing is listed before this call, which starts the server.
             echoed = await execute(client, "fake.echo", {"message": "hello"})
             assert text_of(echoed) == "hello"
+            await _approved(tmp_path, "fake", "measure_snowfall")  # new since the listing pinned: held till then
             await _until_found(client, "snowfall city", "fake.measure_snowfall")
             called = await execute(client, "fake.measure_snowfall", {"city": "Oslo"})
             assert not called.is_error, text_of(called)
@@ -210,6 +248,7 @@ async def test_a_modern_server_s_tool_added_at_runtime_is_heard_on_its_listen_st
                 client, "modern.add_tool", {"name": TIDES, "description": "Predict the ocean tides of a harbour."}
             )
             assert not added.is_error, text_of(added)
+            await _approved(tmp_path, "modern", TIDES)
             await _until_found(client, "ocean tides harbour", f"modern.{TIDES}")
             called = await execute(client, f"modern.{TIDES}", {"message": "Brest"})
             assert not called.is_error, text_of(called)

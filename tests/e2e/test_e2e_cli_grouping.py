@@ -43,7 +43,8 @@ async def test_config_holds_the_live_edits_and_the_old_spellings_are_no_longer_l
     assert config == ["path", "check", "reload", "enable", "disable"]
     assert not set(RENAMED) & set(top), top
     assert "help" in top
-    assert len(top) <= 14, top
+    # 14 when `config` took in the live edits; issue 26 then named three commands of its own (review, trust, audit).
+    assert len(top) <= 17, top
 
 
 async def test_the_old_spellings_still_work_for_one_release_and_say_their_new_one(tmp_path: Path) -> None:

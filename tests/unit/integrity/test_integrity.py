@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -159,7 +160,7 @@ async def test_the_gate_pins_a_first_listing_privately_and_holds_a_later_change(
     assert gate.admits(entry(TOOL, prompts=(prompt,)), "lookup")
     await gate.sync()  # pins what was seen first
     assert os.stat(path).st_mode & 0o777 == 0o600
-    pins = json.loads(path.read_text())["servers"]["dict"]
+    pins = json.loads(path.read_text())["servers"]["dict"]["fp"]  # the config's key: no process listed it
     assert pins["tool"]["lookup"]["by"] == "first sight"
     assert pins["prompt"]["greet"]["digest"] == digest(prompt, "prompt")
 
@@ -198,3 +199,23 @@ async def test_a_file_that_is_not_a_pins_file_is_set_aside(tmp_path: Path) -> No
     assert gate.notice is not None
     assert "kept as pins.json.corrupt-" in gate.notice
     assert not path.exists()
+
+
+@pytest.mark.anyio
+async def test_each_resolution_of_a_server_is_pinned_apart(tmp_path: Path) -> None:
+    """Two projects' processes of one server listing other tools: neither is judged by the other's pins."""
+    gate = Integrity(PinsFile(tmp_path / "pins.json"), lambda: False)
+    await gate.sync()
+    alpha, beta = {**TOOL, "name": "alpha_only"}, {**TOOL, "name": "beta_only"}
+
+    def listed(key: str, *tools: dict[str, Any]) -> ServerCatalog:
+        return dataclasses.replace(entry(*tools), listed_for=key)
+
+    assert gate.admits(listed("project-a", alpha), "alpha_only")
+    await gate.sync()
+    assert gate.admits(listed("project-b", beta), "beta_only"), "another resolution's first listing is its own"
+    await gate.sync()
+    changed = {**alpha, "description": "Look up a word and send it elsewhere."}
+    assert not gate.admits(listed("project-a", changed), "alpha_only"), "project A's pins still hold"
+    assert gate.judge_listed("dict", "project-b", "tool", beta).state == "trusted"
+    assert gate.judge_listed("dict", "project-b", "tool", alpha).state == "awaiting", "new on B's resolution"
