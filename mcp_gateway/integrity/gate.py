@@ -1,7 +1,8 @@
 """The gate: each server's verdicts as its catalog entry and the pins file stand, kept in step with both.
 
-Verdicts are computed per catalog entry and pins version, once (the search index asks for every tool of a
-server when it indexes it, in the engine's thread; requests ask on the loop: a lock keeps the two apart). A
+Verdicts are computed per catalog entry, resolution and pins version, once, off the event loop (the search
+index asks for every tool of a server when it indexes it, in the engine's thread; a request has them judged in
+a worker thread first, `TrustKeeper.judged`); judging takes no lock, storing the result does. A
 server seen for the first time is trusted as listed and queued to be pinned so (`flush`, in a worker thread,
 before the next request is served). The pins file is looked at (an `lstat`) on each request (`sync`): a
 decision taken at the shell (`mcp-gateway trust`) reaches a running daemon without a restart.
@@ -67,7 +68,7 @@ class Integrity:
         self._pins: Pins = {}
         self._signature: Signature | None = None
         self._read = False
-        self._cache: dict[str, tuple[ServerCatalog, bool, ServerVerdicts]] = {}
+        self._cache: dict[tuple[str, str], tuple[ServerCatalog, bool, ServerVerdicts]] = {}
         self._first_seen: dict[tuple[str, str], ServerVerdicts] = {}
         self._judged: dict[int, tuple[JsonObject, bool, Verdict]] = {}
         """A connection's first listing is judged once per definition and pins version, not at every call."""
@@ -79,24 +80,33 @@ class Integrity:
 
     # Reading.
 
+    def judged(self, entry: ServerCatalog) -> bool:
+        """Whether `entry`'s verdicts are at hand: judging costs about 0.25 ms a definition (normalizing, hashing,
+        the screen), which a caller on the event loop does in a worker thread instead (`verdicts`)."""
+        cached = self._cache.get((entry.server, resolution_of(entry)))
+        return cached is not None and cached[0] is entry and cached[1] == self._manual()
+
     def verdicts(self, entry: ServerCatalog) -> ServerVerdicts:
-        """The verdict on each definition of `entry`, cached while the entry, the pins and the trust mode stand."""
+        """The verdict on each definition of `entry`, cached while the entry, the pins and the trust mode stand
+        (per resolution: two projects' processes of one server never displace each other's)."""
         manual = self._manual()
+        resolution = resolution_of(entry)
+        key = (entry.server, resolution)
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] is entry and cached[1] == manual:
+            return cached[2]
+        # Judged outside the lock: a reader on the event loop never waits for another thread's judging.
+        server = self._server_pins(entry.server, resolution)
+        found = ServerVerdicts(
+            entry.server,
+            resolution,
+            tuple(judge(server, kind, listed, manual=manual) for kind, listed in listed_definitions(entry)),
+        )
         with self._lock:
-            cached = self._cache.get(entry.server)
-            if cached is not None and cached[0] is entry and cached[1] == manual:
-                return cached[2]
-            resolution = resolution_of(entry)
-            server = self._server_pins(entry.server, resolution)
-            found = ServerVerdicts(
-                entry.server,
-                resolution,
-                tuple(judge(server, kind, listed, manual=manual) for kind, listed in listed_definitions(entry)),
-            )
-            self._cache[entry.server] = (entry, manual, found)
+            self._cache[key] = (entry, manual, found)
             if server is None and any(verdict.first_sight for verdict in found.verdicts):
                 self._first_seen[entry.server, resolution] = found
-            return found
+        return found
 
     def admits(self, entry: ServerCatalog, tool: str, kind: Kind = "tool") -> bool:
         return tool not in self.verdicts(entry).held(kind)
@@ -138,8 +148,8 @@ class Integrity:
         with self._lock:
             before, self._pins, self._signature, self._read = self._pins, pins, signature, True
             changed = [name for name in {*before, *pins} if before.get(name) != pins.get(name)]
-            for name in changed:
-                self._cache.pop(name, None)
+            for key in [key for key in self._cache if key[0] in changed]:
+                del self._cache[key]
             if changed:
                 self._judged.clear()
         return changed

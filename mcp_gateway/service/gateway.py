@@ -284,6 +284,7 @@ class Gateway:
         await self._waiting.settle(None if named is None else [named], on_progress)
         limit = limit or self._config.settings.tool_search_limit
         await self._trust.sync()  # after the wait: what it listed is pinned, a decision at the shell taken in
+        await self._trust.judged([named] if named else self._config.enabled_servers)
         found = await self._catalog.search(query, alternatives=alternatives, server=server, limit=limit)
         if named is not None and self._catalog.entry(named) is None and not self._config.servers[named].spec.disabled:
             found = SearchResult((), (), named)  # not the other servers' tools, as if the hint named none
@@ -336,6 +337,7 @@ class Gateway:
         await self._ensure_listed(name)
         await self._trust.sync()
         view = await self._views.listed_for_session(name, origin)
+        await self._trust.judged([name], view)
         held = self._trust.held(name, view)
         listed = view.tools if view is not None else ()
         tools = [tool for tool in listed if self._catalog.allowed(name, tool.name) and tool.name not in held]
@@ -508,6 +510,7 @@ class Gateway:
         process's listing where that is not the catalog's (`process_views`)."""
         await self._trust.sync()
         resolved, view = await self._found_for(tool, server, origin, patient=patient, on_progress=on_progress)
+        await self._trust.judged([resolved.server], view)
         self._trust.refuse_held(resolved, view)
         return resolved, view
 

@@ -9,7 +9,7 @@ naming `mcp-gateway review`. A process started for a call is judged on its own l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import anyio.to_thread
@@ -47,6 +47,14 @@ class TrustKeeper:
     def held(self, server: str, view: ServerCatalog | None = None) -> dict[str, Verdict]:
         entry = view if view is not None else self._catalog.entry(server)
         return {} if entry is None else self.gate.verdicts(entry).held()
+
+    async def judged(self, servers: Iterable[str], view: ServerCatalog | None = None) -> None:
+        """Have the verdicts on `servers` (as the catalog lists them, or as `view` does) at hand, judged in a worker
+        thread if they are not: a server of hundreds of tools takes tens of milliseconds to judge."""
+        entries = [view] if view is not None else [self._catalog.entry(server) for server in servers]
+        missing = [entry for entry in entries if entry is not None and not self.gate.judged(entry)]
+        if missing:
+            await anyio.to_thread.run_sync(lambda: [self.gate.verdicts(entry) for entry in missing])
 
     def withheld(self, server: str, kind: Kind) -> dict[str, str]:
         """The prompts or resource templates of `server` held for review, each with why (masked)."""

@@ -283,6 +283,7 @@ class Offerings:
         await self._catalog.sync_from_disk()
         await self._waiting.settle(None)
         await self._trust.sync()  # what was listed meanwhile is pinned; a decision at the shell is taken in
+        await self._trust.judged(name for name, _ in self._surfaces())
 
     def _refuse_held(self, name: str, ref: PromptRef) -> None:
         reason = self._trust.withheld(ref.server, "prompt").get(ref.prompt)

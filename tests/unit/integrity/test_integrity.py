@@ -219,3 +219,14 @@ async def test_each_resolution_of_a_server_is_pinned_apart(tmp_path: Path) -> No
     assert not gate.admits(listed("project-a", changed), "alpha_only"), "project A's pins still hold"
     assert gate.judge_listed("dict", "project-b", "tool", beta).state == "trusted"
     assert gate.judge_listed("dict", "project-b", "tool", alpha).state == "awaiting", "new on B's resolution"
+
+
+def test_verdicts_are_kept_per_resolution_and_said_to_be_at_hand(tmp_path: Path) -> None:
+    gate = Integrity(PinsFile(tmp_path / "pins.json"), lambda: False)
+    a, b = (dataclasses.replace(entry(TOOL), listed_for=key) for key in ("project-a", "project-b"))
+    assert not gate.judged(a)
+    gate.verdicts(a)
+    gate.verdicts(b)
+    assert gate.judged(a), "project B's verdicts did not displace project A's"
+    assert gate.judged(b)
+    assert not gate.judged(entry(TOOL)), "a new listing is judged again"
