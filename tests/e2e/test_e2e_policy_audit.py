@@ -20,8 +20,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from e2e_gateway import SESSION_SECONDS, gateway_command, read_lines, run_cli_async, text_of, wait_for
-from mcp import Client, StdioServerParameters
+from e2e_gateway import SESSION_SECONDS, read_lines, run_cli_async, text_of, wait_for
+from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp_types import Implementation
 from workspaces import (
@@ -29,7 +29,7 @@ from workspaces import (
     daemon_settings,
     fake_server,
     refreshed_workspace,
-    shared_environment,
+    shared_session,
     write_workspace,
 )
 
@@ -59,10 +59,8 @@ def workspace(home: Path, calls: Path, **settings: Any) -> None:
 async def session(
     home: Path, runtime_dir: Path, project: Path, mode: str = "legacy", **callbacks: Any
 ) -> AsyncGenerator[Client]:
-    command, *args = gateway_command(home)
-    params = StdioServerParameters(command=command, args=args, env=shared_environment(runtime_dir), cwd=str(project))
     with anyio.fail_after(SESSION_SECONDS):
-        async with Client(params, mode=mode, cache=None, client_info=CLIENT, **callbacks) as client:
+        async with shared_session(home, runtime_dir, cwd=project, mode=mode, client_info=CLIENT, **callbacks) as client:
             yield client
 
 

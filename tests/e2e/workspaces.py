@@ -124,11 +124,15 @@ def shared_environment(runtime_dir: Path) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def shared_session(home: Path, runtime_dir: Path) -> AsyncGenerator[Client]:
-    """An SDK client of a front started as a client starts it, behind the shared daemon of `runtime_dir`."""
+async def shared_session(
+    home: Path, runtime_dir: Path, *, cwd: Path | None = None, mode: str = "legacy", **client_options: Any
+) -> AsyncGenerator[Client]:
+    """An SDK client of a front started as a client starts it (in the project `cwd`, if given), behind the shared
+    daemon of `runtime_dir`; `client_options` go to the `Client` (its `client_info`, an `elicitation_callback`)."""
     command, *args = gateway_command(home)
-    params = StdioServerParameters(command=command, args=args, env=shared_environment(runtime_dir))
-    async with Client(params, mode="legacy", cache=None) as client:
+    env = shared_environment(runtime_dir)
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=None if cwd is None else str(cwd))
+    async with Client(params, mode=mode, cache=None, **client_options) as client:  # pyright: ignore[reportArgumentType]
         yield client
 
 
