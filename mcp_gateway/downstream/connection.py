@@ -185,6 +185,10 @@ class Connection:
                 deadline=deadline,
             )
 
+    def tools_changed(self) -> None:
+        """The server said its tools changed: its next listing asks it again, even its first."""
+        self._listed = True
+
     async def first_tools(self, *, timeout_seconds: float) -> list[JsonObject]:
         """The tools this connection listed first, listed once (concurrent first callers share it): what a
         call on it is judged by before it is sent (`Pool(vet=…)`)."""

@@ -449,6 +449,8 @@ class Pool:
 
     def _heard(self, server: str, process: str, kind: ListKind) -> None:
         assert self._on_change is not None
+        if kind == "tools" and (slot := self._slots.find(server, process)) is not None:
+            slot.supervisor.tools_changed()  # before the relisting it causes, which must not take the first tools
         self._on_change(server, kind, process)
 
     def _notifications_of(self, server: str, process: str) -> MessageHandlerFnT | None:

@@ -211,6 +211,11 @@ class Supervisor:
             if connection.pid is not None:
                 signal_group(connection.pid, signal.SIGKILL)
 
+    def tools_changed(self) -> None:
+        """The server said its tools changed: what its connection listed first is no longer the news."""
+        if self._current is not None:
+            self._current.tools_changed()
+
     def status(self) -> ServerStatus:
         connection = self._current
         return ServerStatus(
