@@ -207,8 +207,12 @@ def segment_spans(run: str) -> list[tuple[int, str]]:
 
 
 def cjk_units(run: str) -> list[str]:
-    """A CJK run as units of meaning: its lexicon words, and the bigrams of the stretches between them (single
-    characters only where nothing longer exists)."""
+    """A CJK run as units of meaning: its lexicon words, the glossary words of the stretches between them, and the
+    bigrams of what is left (single characters only where nothing longer exists).
+
+    A stretch read as bigrams alone yields pieces that straddle two words (`些字`, `段会` in `哪些字段会`): no tool
+    has them, so they read as what the request asks for that no server here is about, and a right hit for a
+    Chinese request explained less than it does."""
     units = list(chinese_words(run))
     covered = [False] * len(run)
     for start, word in segment_spans(run):
@@ -219,11 +223,23 @@ def cjk_units(run: str) -> list[str]:
         if character and not covered[position] and character not in CJK_FILLER:
             stretch += character
             continue
-        if len(stretch) == 1:
-            units.append(stretch)
-        units.extend(stretch[i : i + 2] for i in range(len(stretch) - 1))
+        units.extend(_stretch_units(stretch))
         stretch = ""
     return list(dict.fromkeys(units))
+
+
+def _stretch_units(stretch: str) -> list[str]:
+    """The glossary words of a stretch no lexicon word covers, and the bigrams (or lone character) of each piece
+    between them."""
+    units: list[str] = []
+    rest = 0
+    for start, word in [*longest_matches(stretch, glossary(), _glossary_lengths()), (len(stretch), "")]:
+        piece = stretch[rest:start]
+        units.extend([piece] if len(piece) == 1 else [piece[i : i + 2] for i in range(len(piece) - 1)])
+        if word:
+            units.append(word)
+        rest = start + len(word)
+    return units
 
 
 def bigram_weights(run: str) -> dict[str, float]:

@@ -12,6 +12,7 @@ import pytest
 from search_catalog import engine_with
 
 from mcp_gateway.search import SearchEngine, ServerEntry, ToolEntry
+from mcp_gateway.search.lexicon import cjk_units
 
 Tool = tuple[str, str]
 
@@ -152,3 +153,12 @@ def test_a_tool_only_on_the_topic_of_the_request_is_not_high(engine: SearchEngin
     hits = {f"{hit.server}.{hit.tool}": hit for hit in engine.search("查询比特币价格").hits}
     assert hits["crypto.get_price"].confidence != "low"
     assert all(hit.confidence != "high" for name, hit in hits.items() if name != "crypto.get_price")
+
+
+def test_a_chinese_request_is_judged_by_its_glossary_words_not_by_pieces_straddling_them() -> None:
+    # 搜索 is a lexicon word; 字段 and 结果 are glossary words between lexicon words. Read as bigrams, the stretch
+    # gave 些字, 段会 and 果里, pieces no tool has, which counted as what no server here is about.
+    units = cjk_units("哪些字段会在搜索结果里返回")
+
+    assert {"搜索", "字段", "结果", "返回"} <= set(units)
+    assert {"些字", "段会", "果里"}.isdisjoint(units)
