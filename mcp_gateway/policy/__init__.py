@@ -6,7 +6,7 @@ a call to it before it reaches its server, asking the person through the client'
 (`config/policy_rules.py`).
 """
 
-from mcp_gateway.policy.enforce import enforce
+from mcp_gateway.policy.enforce import enforce, refuse_if_denied
 from mcp_gateway.policy.rules import Decision, decide
 
-__all__ = ["Decision", "decide", "enforce"]
+__all__ = ["Decision", "decide", "enforce", "refuse_if_denied"]

@@ -41,15 +41,10 @@ async def enforce(
     secrets: SecretMask,
 ) -> None:
     """Return when the call of `qualified` may go to its server; raise `CallRefusedError` when it may not."""
-    decision = decide(rules, qualified, annotations)
+    decision = refuse_if_denied(rules, qualified, annotations)
     if decision.action == "allow":
         return
     name = clip(qualified, MAX_ECHOED_NAME_CHARS)
-    if decision.action == "deny":
-        raise CallRefusedError(
-            f"'{name}' is denied by this gateway's policy ({_rule(decision)} in settings.policy of config.json), "
-            "so it was not called."
-        )
     shown = await anyio.to_thread.run_sync(_shown_arguments, arguments, secrets)
     question = types.ElicitRequest(
         params=types.ElicitRequestFormParams(
@@ -71,6 +66,20 @@ async def enforce(
         f"'{name}' needs the user's confirmation ({_rule(decision)} says confirm) and this client {why}, so it "
         f'was not called; to allow it without asking, set "{name}": "allow" in settings.policy of config.json.'
     )
+
+
+def refuse_if_denied(
+    rules: Mapping[str, PolicyAction], qualified: str, annotations: Mapping[str, object] | None
+) -> Decision:
+    """The policy's decision on a call of `qualified`, unless it is `deny`: then `CallRefusedError`. Checked before
+    the call's arguments are, so a model is never asked to fix the arguments of a call that will be refused."""
+    decision = decide(rules, qualified, annotations)
+    if decision.action == "deny":
+        raise CallRefusedError(
+            f"'{clip(qualified, MAX_ECHOED_NAME_CHARS)}' is denied by this gateway's policy ({_rule(decision)} in "
+            "settings.policy of config.json), so it was not called."
+        )
+    return decision
 
 
 def _rule(decision: Decision) -> str:

@@ -45,7 +45,7 @@ from mcp_gateway.integrity import Review
 from mcp_gateway.json_object import JsonObject
 from mcp_gateway.masking import SecretMask
 from mcp_gateway.paths import Workspace
-from mcp_gateway.policy import enforce
+from mcp_gateway.policy import enforce, refuse_if_denied
 from mcp_gateway.questions import Asking
 from mcp_gateway.search import SearchEngine, SearchResult
 from mcp_gateway.service.arguments import ArgumentChecker
@@ -380,10 +380,10 @@ class Gateway:
             # No progress from a wait for a listing: the tool's own follows on this token, and it must only grow.
             resolved, _ = await self._resolved_for(tool, server, origin)
             audited.server, audited.name = resolved.server, resolved.tool.name
+            annotations, rules = resolved.tool.annotations or {}, self._config.settings.policy
+            refuse_if_denied(rules, resolved.qualified, annotations)  # whatever its arguments: never "fix them"
             await self._arguments.ensure_sendable(resolved, arguments)
-            annotations = resolved.tool.annotations or {}
             ask = asking.asker.ask if asking is not None and asking.asker is not None else None
-            rules = self._config.settings.policy
             await enforce(rules, resolved.qualified, annotations, arguments, ask=ask, secrets=self._secrets)
             safe = annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
             call = partial(self._pool.call_tool, on_progress=on_progress, retry_safe=safe, asking=asking, origin=origin)

@@ -91,17 +91,20 @@ async def test_deny_refuses_before_the_server_and_every_call_is_one_private_line
     workspace(home, calls, policy={"fake.wipe": "deny"})
     async with daemon_cleanup(runtime_dir), session(home, runtime_dir, project) as client:
         denied = await execute(client, "fake.wipe", path="/")
+        denied_misfit = await execute(client, "fake.wipe", path=5)  # refused as denied, never "fix the arguments"
         echoed = await execute(client, "fake.echo", message=f"the token {SECRET}")
     assert denied.is_error
+    assert denied_misfit.is_error
+    assert text_of(denied_misfit) == text_of(denied)
     assert text_of(denied) == (
         "'fake.wipe' is denied by this gateway's policy (the rule 'fake.wipe' in settings.policy of config.json), "
         "so it was not called."
     )
     assert not echoed.is_error
     assert read_lines(calls) == ["echo"]
-    refused, ok = await audit_lines(home, 2)
+    refused, refused_misfit, ok = await audit_lines(home, 3)
     assert stat.S_IMODE((home / "logs" / "audit.jsonl").stat().st_mode) == 0o600
-    for line in (refused, ok):
+    for line in (refused, refused_misfit, ok):
         assert line["session"]["client"] == "policy-client"
         assert line["session"]["clientVersion"] == "3.1.4"
         assert line["session"]["project"] == str(project)
@@ -109,6 +112,7 @@ async def test_deny_refuses_before_the_server_and_every_call_is_one_private_line
         assert "values" not in line
     assert (refused["name"], refused["outcome"], refused["arguments"]) == ("wipe", "refused", {"path": "string"})
     assert refused["reason"] == text_of(denied)
+    assert (refused_misfit["outcome"], refused_misfit["arguments"]) == ("refused", {"path": "number"})
     assert (ok["name"], ok["outcome"], ok["arguments"]) == ("echo", "ok", {"message": "string"})
     assert ok["resultBytes"] > len(SECRET)
     assert "/" not in json.dumps(refused["arguments"])
