@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 import pytest
 from e2e_gateway import (
     SESSION_SECONDS,
@@ -47,6 +48,8 @@ from workspaces import (
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 QUERY = "look up a word in the dictionary"
+DYNAMIC_TEXT = "demo://resource/dynamic/text/"
+"""What the fake server's template `fake-dynamic-text` expands to, less its `{resourceId}`."""
 LOOKUP: dict[str, Any] = {
     "name": "lookup",
     "description": "Look up a word in the dictionary and return its definitions.",
@@ -186,6 +189,17 @@ async def test_a_poisoned_prompt_and_template_are_held_out_of_their_listings_and
             assert "mcp-gateway review" in refused.value.error.message
             got = await client.get_prompt("clean__args-prompt", {"city": "Oslo"})
             assert "Oslo" in str(got.messages[0].content)
+            # A URI only the held template makes is not read (the two servers share the scheme: each is named).
+            with pytest.raises(MCPError) as unread:
+                await client.read_resource(f"mcp-gateway://tainted/{DYNAMIC_TEXT}7")
+            assert "held for review" in unread.value.error.message, unread.value.error.message
+            assert "mcp-gateway review" in unread.value.error.message
+            read = await client.read_resource(f"mcp-gateway://clean/{DYNAMIC_TEXT}7")
+            assert read.contents, "the trusted server's template still serves"
+            held_template = types.ResourceTemplateReference(uri=f"mcp-gateway://tainted/{DYNAMIC_TEXT}{{resourceId}}")
+            with pytest.raises(MCPError) as uncompleted:
+                await client.complete(held_template, {"name": "resourceId", "value": "4"})
+            assert "mcp-gateway review" in uncompleted.value.error.message
     review = json.loads((await run_cli_async("review", "--json", home=home)).stdout)
     held = {(item["server"], item["kind"], item["name"]) for item in review["awaiting"]}
     assert held == {("tainted", "prompt", "args-prompt"), ("tainted", "template", "fake-dynamic-text")}, held

@@ -11,8 +11,9 @@ Contract:
   as the server sent them, except that a read's `contents[].uri` is what the client knows the resource by.
 - A prompt or resource template held for review (new on a known server, changed since approved, or flagged:
   `service/trust.py`) is left out of its listing, and `prompts/get` or a completion of a held prompt is refused
-  naming `mcp-gateway review`, before its server is asked. A resource read is not gated by its template's pin:
-  which template a URI came from is not known.
+  naming `mcp-gateway review`, before its server is asked. So is a read of a URI its server does not list whose
+  every template of that server that could expand to it is held (and a completion of a held template): such a URI
+  can only come from a template the user has not approved; one that a trusted template matches too is served.
 - What cannot be served is a `RequestError` (a JSON-RPC error, one sentence): an unknown prompt or URI, a
   disabled server, a server that does not support what was asked. A downstream failure stays the pool's
   `DownstreamError` (masked there), which the server layer turns into a JSON-RPC error too.
@@ -48,7 +49,7 @@ from mcp_gateway.json_object import JsonObject
 from mcp_gateway.origin import Origin
 from mcp_gateway.service.listing_wait import ListingWait
 from mcp_gateway.service.offerings.prompt_names import PromptNames, PromptRef
-from mcp_gateway.service.offerings.resource_uris import Route, UriMap, uri_map
+from mcp_gateway.service.offerings.resource_uris import Route, UriMap, matches, uri_map
 from mcp_gateway.service.trust import TrustKeeper
 
 logger = logging.getLogger(__name__)
@@ -158,6 +159,7 @@ class Offerings:
             uris = self._uri_map()
             route = self._route(uris, uri)
             audited.server, audited.name = route.server, route.uri
+            self._refuse_held_template(uri, route)
             request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=route.uri))
             result = await self._pool.request(route.server, request, origin=origin)
             contents: Any = result.get("contents")
@@ -176,6 +178,7 @@ class Offerings:
             server, own_ref = prompt.server, {**ref, "name": prompt.prompt}
         else:
             route = self._route(self._uri_map(), str(ref.get("uri")))
+            self._refuse_held_template(str(ref.get("uri")), route)
             server, own_ref = route.server, {**ref, "uri": route.uri}
         surface = self._surface(server)
         if surface is None or not surface.completions:
@@ -290,6 +293,26 @@ class Offerings:
         if reason is not None:
             raise RequestError(
                 f"The prompt '{clip(name, MAX_ECHOED_NAME_CHARS)}' was not served: {reason}; ask the user to run "
+                "`mcp-gateway review` in a terminal to see what changed and approve it."
+            )
+
+    def _refuse_held_template(self, uri: str, route: Route) -> None:
+        """Refuse `uri` (a resource's, or a template's for a completion) when it is not a resource its server lists
+        and only templates held for review could have made it."""
+        held = self._trust.withheld(route.server, "template")
+        surface = self._surface(route.server)
+        if not held or surface is None or any(item.get("uri") == route.uri for item in surface.resources):
+            return
+        makers = [
+            item
+            for item in surface.templates
+            if item.get("uriTemplate") == route.uri or matches(str(item.get("uriTemplate")), route.uri)
+        ]
+        names = [str(item.get("name")) for item in makers]
+        if names and all(name in held for name in names):
+            raise RequestError(
+                f"The resource '{clip(uri, MAX_ECHOED_NAME_CHARS)}' was not served: its template "
+                f"'{clip(names[0], MAX_ECHOED_NAME_CHARS)}' is held for review ({held[names[0]]}); ask the user to run "
                 "`mcp-gateway review` in a terminal to see what changed and approve it."
             )
 
