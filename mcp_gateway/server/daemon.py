@@ -132,12 +132,18 @@ async def run_daemon(
     async def welcome(stream: anyio.abc.SocketStream) -> None:
         await _guarded("greeting a session", welcome_session(stream, handshake, greeted_send.clone(), sessions))
 
+    async def accept() -> None:
+        # Once the door has no session left to give, serving ends with the last one served: a private door's one
+        # connection gives at most one, and none when its front left before its hello was answered.
+        with greeted_send:
+            await door.accept_each(welcome)
+
     try:
         with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
             async with anyio.create_task_group() as watchers:
                 watchers.start_soon(stopper.watch, signals)
                 watchers.start_soon(stopper.enforce_bound)
-                watchers.start_soon(door.accept_each, welcome)
+                watchers.start_soon(accept)
                 if door.socket_path is not None:  # what earlier daemons and versions left in the runtime directory
                     watchers.start_soon(anyio.to_thread.run_sync, sweep, door.socket_path.parent)
                 # Imported while the door already answers hellos: the SDK, the service, the catalog and the pool.

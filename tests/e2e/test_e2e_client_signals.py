@@ -24,12 +24,15 @@ from pathlib import Path
 
 import anyio
 import anyio.abc
+import psutil
 import pytest
 from e2e_gateway import (
     POLL_SECONDS,
     PROCESS_GONE_SECONDS,
     SESSION_SECONDS,
     RawGateway,
+    client_environment,
+    gateway_command,
     kill_groups_quietly,
     raw_gateway,
     read_lines,
@@ -194,3 +197,33 @@ async def test_ctrl_c_three_times_in_a_terminal_kills_every_server_at_once(tmp_p
         assert time.monotonic() - stopping < STOPPED_WITHIN_SECONDS
     finally:
         kill_groups_quietly(learned)
+
+
+def private_daemons(home: Path) -> list[psutil.Process]:
+    found: list[psutil.Process] = []
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline: list[str] = process.info["cmdline"] or []
+        if "daemon" in cmdline and "--home" in cmdline and str(home) in cmdline:
+            found.append(process)
+    return found
+
+
+async def test_a_standalone_front_killed_before_its_daemon_answered_leaves_no_daemon(tmp_path: Path) -> None:
+    # A client quitting in its first second (Claude Code: SIGINT, SIGTERM, SIGKILL within 600 ms) kills the front
+    # while its private daemon is still importing: no session ever reaches that daemon, and it must still leave.
+    home = tmp_path / "home"
+    write_workspace(home, {"fake": fake_server()}, STANDALONE)
+    front = await anyio.open_process(gateway_command(home), env=client_environment(), stdin=subprocess.PIPE)
+    daemons: list[psutil.Process] = []
+    try:
+        with anyio.fail_after(SESSION_SECONDS):
+            while not (daemons := private_daemons(home)):  # noqa: ASYNC110  # a process appearing has no event
+                await anyio.sleep(POLL_SECONDS / 5)
+        front.kill()  # its hello takes the daemon's imports, hundreds of milliseconds: not answered yet
+        await front.wait()
+        _, alive = await anyio.to_thread.run_sync(lambda: psutil.wait_procs(daemons, timeout=PROCESS_GONE_SECONDS))
+        assert alive == [], f"the private daemon outlived its front: {alive}"
+    finally:
+        for daemon in daemons:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                daemon.kill()
