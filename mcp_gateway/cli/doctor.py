@@ -17,7 +17,6 @@ from mcp_gateway.cli.context import load, secret_mask, with_gateway
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines, seconds
 from mcp_gateway.cli.signing_in import sign_in_json, sign_in_words
-from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.doctor import DoctorReport, ServerCheck
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.sign_in import SignInState
@@ -34,10 +33,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     progress = ProgressLines()
 
     async def work(gateway: Gateway) -> tuple[DoctorReport, dict[str, SignInState], int]:
-        try:
-            names = [gateway.resolve_server(name) for name in args.servers] or None
-        except ToolCallError as error:
-            raise PersonWords.of(args).failure(error) from error
+        names = [gateway.resolve_server(name) for name in args.servers] or None
         chosen = names if names is not None else list(config.servers)
         progress.total = sum(1 for name in chosen if not config.servers[name].spec.disabled)
         report = await gateway.doctor(counter, servers=names, on_progress=progress.show)

@@ -337,12 +337,11 @@ def _run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args)
-    except ToolCallError as error:  # one no command turned into its own failure: told to a person all the same
-        from mcp_gateway.cli.people import PersonWords
-
-        print(f"mcp-gateway: {PersonWords.of(args).told(error.said)}", file=sys.stderr)
-        return error.exit_code
     except GatewayError as error:
+        if isinstance(error, ToolCallError):  # worded for the model: its next steps become commands to type
+            from mcp_gateway.cli.people import PersonWords
+
+            error = PersonWords.of(args).failure(error)
         print(f"mcp-gateway: {error.message}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:

@@ -32,7 +32,6 @@ from mcp_gateway.cli.overview import ago, failing, never_listed, nothing_listed_
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.cli.progress import ProgressLines
 from mcp_gateway.cli.signing_in import sign_in_json, sign_in_words
-from mcp_gateway.errors import ToolCallError
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.home import ensure_config_file
 from mcp_gateway.service.reports import RefreshReport, ServerState, StatusReport
@@ -48,10 +47,7 @@ def run_refresh(args: argparse.Namespace) -> int:
     progress = ProgressLines()
 
     async def work(gateway: Gateway) -> RefreshReport:
-        try:
-            names = [gateway.resolve_server(args.server)] if args.server else None
-        except ToolCallError as error:
-            raise PersonWords.of(args).failure(error) from error
+        names = [gateway.resolve_server(args.server)] if args.server else None
         # Named servers are listed as named; without names, the enabled ones are (see `Gateway.refresh`).
         progress.total = len(names) if names is not None else len(config.enabled_servers)
         return await gateway.refresh(names, on_progress=progress.show)
