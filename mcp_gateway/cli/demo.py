@@ -40,7 +40,7 @@ DEMO_SERVERS = {
 }
 
 
-def run_demo(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     workspace = Path(tempfile.mkdtemp(prefix="mcp-gateway-demo-"))
     try:
         write_demo_config(workspace)

@@ -188,23 +188,6 @@ COMMANDS: dict[str, CommandHelp] = {
             ("mcp-gateway call memory.read_graph --json", "the result as the server sent it"),
         ),
     ),
-    "audit": CommandHelp(
-        summary="the last tool calls, prompt gets, resource reads and refusals, from the audit trail",
-        description=(
-            "Reads the audit trail (logs/audit.jsonl in the workspace, and its rotated files) and prints the last "
-            "calls as a table: when, which client, which server and tool, how it ended (ok, tool-error, "
-            "gateway-error, refused, cancelled) and why, how long it took and how large its result was. Filters "
-            "by server, tool, outcome and time; --format exports the calls as JSONL or CSV. The trail records "
-            'argument shapes (keys and types), and argument values only with "auditValues": true in settings, '
-            "masked. Starts nothing; exits 2 for a filter that cannot be read."
-        ),
-        examples=(
-            ("mcp-gateway audit", "the last 20 calls"),
-            ("mcp-gateway audit --outcome refused --since 1d", ""),
-            ("mcp-gateway audit --server github --tool 'github.delete_*'", ""),
-            ("mcp-gateway audit --format csv", "every call, for a spreadsheet"),
-        ),
-    ),
     "status": CommandHelp(
         summary="each server: cache state, tools, running or not, last error",
         description=(
@@ -288,6 +271,23 @@ COMMANDS: dict[str, CommandHelp] = {
             "the server then says to sign in again. Exits 0, also when there was no sign-in to remove."
         ),
         examples=(("mcp-gateway logout linear", ""),),
+    ),
+    "audit": CommandHelp(
+        summary="the last tool calls, prompt gets, resource reads and refusals, from the audit trail",
+        description=(
+            "Reads the audit trail (logs/audit.jsonl in the workspace, and its rotated files) and prints the last "
+            "calls as a table: when, which client, which server and tool, how it ended (ok, tool-error, "
+            "gateway-error, refused, cancelled) and why, how long it took and how large its result was. Filters "
+            "by server, tool, outcome and time; --format exports the calls as JSONL or CSV. The trail records "
+            'argument shapes (keys and types), and argument values only with "auditValues": true in settings, '
+            "masked. Starts nothing; exits 2 for a filter that cannot be read."
+        ),
+        examples=(
+            ("mcp-gateway audit", "the last 20 calls"),
+            ("mcp-gateway audit --outcome refused --since 1d", ""),
+            ("mcp-gateway audit --server github --tool 'github.delete_*'", ""),
+            ("mcp-gateway audit --format csv", "every call, for a spreadsheet"),
+        ),
     ),
     "config": CommandHelp(
         summary="the config file: where it is, whether it is valid, which servers are on",

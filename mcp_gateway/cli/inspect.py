@@ -14,8 +14,7 @@ import json
 import sys
 from typing import Any, cast
 
-from mcp_gateway.cli.context import load, load_missing, read_status, with_gateway
-from mcp_gateway.cli.overview import overview_json, overview_lines
+from mcp_gateway.cli.context import load_missing, with_gateway
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError, UsageError
 from mcp_gateway.json_object import JsonObject
@@ -30,7 +29,11 @@ TOOL_FAILED = 1
 DESCRIPTION_WIDTH = 100
 
 
-def run_search(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    return {"search": _search, "list": _list, "describe": _describe, "call": _call}[args.command](args)
+
+
+def _search(args: argparse.Namespace) -> int:
     words = PersonWords.of(args)
     alternatives: list[str] = args.alternatives
     if len(alternatives) > MAX_SEARCH_ALTERNATIVES:
@@ -72,9 +75,11 @@ def _configured(gateway: Gateway, server: str | None) -> str | None:
         return None
 
 
-def run_list(args: argparse.Namespace) -> int:
+def _list(args: argparse.Namespace) -> int:
     if args.server is None:
-        return _list_servers(args)
+        from mcp_gateway.cli import status  # the servers at a glance
+
+        return status.run(args)
 
     async def work(gateway: Gateway) -> int:
         page = await gateway.list_tools(args.server)
@@ -89,17 +94,7 @@ def run_list(args: argparse.Namespace) -> int:
     return with_gateway(args, work)
 
 
-def _list_servers(args: argparse.Namespace) -> int:
-    config = load(args, quiet=args.json)
-    report = read_status(args, config)
-    if args.json:
-        print(compact_json(overview_json(report)))
-    else:
-        print("\n".join(overview_lines(report, PersonWords.of(args).program)))
-    return 0
-
-
-def run_describe(args: argparse.Namespace) -> int:
+def _describe(args: argparse.Namespace) -> int:
     async def work(gateway: Gateway) -> int:
         await _load_for_bare_name(gateway, args)
         description = await gateway.describe(args.tool, server=args.server)
@@ -109,7 +104,7 @@ def run_describe(args: argparse.Namespace) -> int:
     return with_gateway(args, work)
 
 
-def run_call(args: argparse.Namespace) -> int:
+def _call(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.args)
     except ValueError as error:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import time
 
 from mcp_gateway.errors import CommandFailedError, ToolCallError
 from mcp_gateway.wording import Step, Words, said
@@ -64,3 +65,16 @@ class PersonWords:
             "review": "review",
         }
         return f"{self.program} {words[step.action]}"
+
+
+def ago(epoch: float) -> str:
+    return f"{span(time.time() - epoch)} ago"
+
+
+def span(seconds: float) -> str:
+    """ "3m", "2h", "40s": in its largest whole unit."""
+    seconds = max(0.0, seconds)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{seconds:.0f}s"

@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 
 from mcp_gateway.cli.context import load, secret_mask
-from mcp_gateway.cli.overview import ago
+from mcp_gateway.cli.people import ago, span
 from mcp_gateway.errors import GatewayError
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.paths import Workspace
@@ -104,16 +104,9 @@ def sign_in_words(server: str, state: SignInState, program: str) -> str:
     if state.expires_at is None:
         return "signed in (its token does not expire)"
     left = state.expires_at - time.time()
-    when = f"expired {ago(state.expires_at)}" if left <= 0 else f"expires in {_span(left)}"
+    when = f"expired {ago(state.expires_at)}" if left <= 0 else f"expires in {span(left)}"
     renewal = "the gateway renews it" if state.renewable else "then sign in again"
     return f"signed in, token {when} ({renewal})"
-
-
-def _span(seconds: float) -> str:
-    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.0f}{unit}"
-    return f"{seconds:.0f}s"
 
 
 def sign_in_json(state: SignInState) -> dict[str, Any]:
