@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp_gateway.cli.context import load, secret_mask, with_gateway
 from mcp_gateway.cli.people import PersonWords
-from mcp_gateway.cli.signing_in import sign_in_json, sign_in_words
+from mcp_gateway.cli.signing_in import sign_in_json, sign_in_lines
 from mcp_gateway.cli.status import awaiting_line
 from mcp_gateway.service.doctor import DoctorReport, ServerCheck
 from mcp_gateway.service.gateway import Gateway
@@ -98,32 +98,29 @@ def _doctor(args: argparse.Namespace) -> int:
     counter = token_counter()
     progress = ProgressLines()
 
-    async def work(gateway: Gateway) -> tuple[DoctorReport, dict[str, SignInState], int]:
+    async def work(gateway: Gateway) -> tuple[DoctorReport, dict[str, SignInState | None], int]:
         names = [gateway.resolve_server(name) for name in args.servers] or None
         chosen = names if names is not None else list(config.servers)
         progress.total = sum(1 for name in chosen if not config.servers[name].spec.disabled)
         report = await gateway.doctor(counter, servers=names, on_progress=progress.show)
         # Read after the checks: a start that was refused for want of a sign-in is part of the state.
         status = await gateway.status()
-        states = {server.name: server.sign_in for server in status.servers}
-        return report, {name: state for name, state in states.items() if state is not None}, status.awaiting_review
+        return report, {server.name: server.sign_in for server in status.servers}, status.awaiting_review
 
     report, sign_ins, awaiting = with_gateway(args, work, config=config)
     if args.json:
         shown = _as_json(report, counter)
         shown["awaitingReview"] = awaiting
         for row in shown["servers"]:
-            state = sign_ins.get(row["name"])
-            row["signIn"] = None if state is None else sign_in_json(state)
+            row["signIn"] = sign_in_json(sign_ins.get(row["name"]))
         print(json.dumps(shown, indent=2))
     else:
         print(f"config: {config.path}")
         program = PersonWords.of(args).program
         for check in report.checks:
-            print("\n".join(_check_lines(check, counter)))
-            state = sign_ins.get(check.name)
-            if state is not None and state.state != "not needed":
-                print(f"{INDENT}sign-in: {sign_in_words(check.name, state, program)}")
+            print(
+                "\n".join(_check_lines(check, counter) + sign_in_lines(check.name, sign_ins.get(check.name), program))
+            )
         print()
         print(_summary_text(report, counter))
         if awaiting:

@@ -31,9 +31,9 @@ NO_DISPLAY_PLATFORMS = ("linux", "freebsd", "openbsd", "netbsd")
 
 
 def can_open_browser(environ: Mapping[str, str], platform: str = sys.platform) -> bool:
-    if not platform.startswith(NO_DISPLAY_PLATFORMS):
-        return True
-    return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+    return not platform.startswith(NO_DISPLAY_PLATFORMS) or bool(
+        environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,19 +95,23 @@ def _signed_out(server: str, revoked: Revoked | None) -> str:
     return f"Signed out of '{server}': its tokens were removed from this workspace, and {said}."
 
 
-def sign_in_words(server: str, state: SignInState, program: str) -> str:
-    """ "signed in, token expires in 40m (the gateway renews it)", or what to run to sign in."""
+def sign_in_lines(server: str, state: SignInState | None, program: str) -> list[str]:
+    """ "signed in, token expires in 40m (the gateway renews it)", or what to run to sign in; none when no sign-in
+    is needed."""
+    if state is None or state.state == "not needed":
+        return []
     if state.state == "needs sign-in":
-        return f"needs sign-in (run {program} login {shlex.quote(server)})"
-    if state.state == "not needed":
-        return "not needed"
-    if state.expires_at is None:
-        return "signed in (its token does not expire)"
-    left = state.expires_at - time.time()
-    when = f"expired {ago(state.expires_at)}" if left <= 0 else f"expires in {span(left)}"
-    renewal = "the gateway renews it" if state.renewable else "then sign in again"
-    return f"signed in, token {when} ({renewal})"
+        words = f"needs sign-in (run {program} login {shlex.quote(server)})"
+    elif state.expires_at is None:
+        words = "signed in (its token does not expire)"
+    else:
+        left = state.expires_at - time.time()
+        when = f"expired {ago(state.expires_at)}" if left <= 0 else f"expires in {span(left)}"
+        words = f"signed in, token {when} ({'the gateway renews it' if state.renewable else 'then sign in again'})"
+    return [f"    sign-in: {words}"]
 
 
-def sign_in_json(state: SignInState) -> dict[str, Any]:
-    return {"state": state.state, "expiresAt": state.expires_at, "renewable": state.renewable}
+def sign_in_json(state: SignInState | None) -> dict[str, Any] | None:
+    return (
+        None if state is None else {"state": state.state, "expiresAt": state.expires_at, "renewable": state.renewable}
+    )

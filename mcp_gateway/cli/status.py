@@ -1,13 +1,11 @@
 """What this workspace knows, read without starting anything: `status`, and `list` with no server (the servers
 at a glance).
 
-Everything comes from `StatusReport`: cache.json, the process records running gateways keep, errors.json (written
-by whichever gateway saw an error) and the daemons' state files. A server never listed says so and what to run,
-and so does a workspace where nothing has been listed yet, rather than a table of zeros. What keeps the
-workspace from working fully is said, and is not a failure: a serving gateway carries on through it, so
-`status` exits 0. A daemon SIGKILLed left its file behind: it is said to be not running, with when it was last
-heard of. Every message passes through the config's `SecretMask`: errors.json may have been written by a
-gateway that did not mask.
+Everything comes from `StatusReport` (cache.json, the process records running gateways keep, errors.json, the
+daemons' state files), so no server costs a start. A workspace where nothing has been listed yet says so and
+what to run, rather than showing a table of zeros. What keeps the workspace from working fully is said but is
+not a failure (a serving gateway carries on through it), so `status` exits 0. A daemon SIGKILLed left its state
+file behind: it is told as not running, with when it was last heard of.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from typing import Any
 
 from mcp_gateway.cli.context import load, with_gateway
 from mcp_gateway.cli.people import SERVER_PLACEHOLDER, PersonWords, ago, span
-from mcp_gateway.cli.signing_in import sign_in_json, sign_in_words
+from mcp_gateway.cli.signing_in import sign_in_json, sign_in_lines
 from mcp_gateway.daemon import DaemonState, ProcessEntry, SessionEntry
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.reports import ServerState, StatusReport
@@ -93,16 +91,7 @@ def state_words(server: ServerState, program: str | None) -> str:
 def running_words(server: ServerState) -> str:
     if server.running:
         return "running (" + ", ".join(f"pid {process.pid}" for process in server.running) + ")"
-    if server.connected:
-        return "connected"
-    return "not running"
-
-
-def tools_words(server: ServerState) -> str:
-    """Its tool count, or "-" when none is known (never listed, failing, disabled): not a count of zero."""
-    if server.cache in ("fresh", "stale"):
-        return counted(server.tool_count, "tool")
-    return UNKNOWN_COUNT
+    return "connected" if server.connected else "not running"
 
 
 def overview_lines(report: StatusReport, program: str) -> list[str]:
@@ -115,7 +104,9 @@ def overview_lines(report: StatusReport, program: str) -> list[str]:
     for server in report.servers:
         state = state_words(server, None if nothing_listed else program)
         running = "" if server.cache == "disabled" else f"; {running_words(server)}"
-        lines.append(f"{server.name:<{width}}  {tools_words(server):<10} {state}{running}")
+        # No count known (never listed, failing, disabled) is "-", not a count of zero.
+        tools = counted(server.tool_count, "tool") if server.cache in ("fresh", "stale") else UNKNOWN_COUNT
+        lines.append(f"{server.name:<{width}}  {tools:<10} {state}{running}")
         if server.last_error is not None and state.startswith("failing"):
             lines.append(f"{'':<{width}}  last error ({ago(server.last_error.at)}): {server.last_error.message}")
     for name, reason in report.rejected.items():
@@ -176,7 +167,7 @@ def _server_json(server: ServerState) -> dict[str, Any]:
         "resources": server.offered[1],
         "resourceTemplates": server.offered[2],
         "skippedPromptsAndResources": list(server.skipped_offered),
-        "signIn": None if server.sign_in is None else sign_in_json(server.sign_in),
+        "signIn": sign_in_json(server.sign_in),
     }
 
 
@@ -228,8 +219,7 @@ def _server_lines(server: ServerState, program: str, *, nothing_listed: bool) ->
         lines.append(f"    left out of its tool list as unusable: {'; '.join(server.skipped_tools)}")
     if server.skipped_offered:
         lines.append(f"    left out of its prompts and resources: {'; '.join(server.skipped_offered)}")
-    if server.sign_in is not None and server.sign_in.state != "not needed":
-        lines.append(f"    sign-in: {sign_in_words(server.name, server.sign_in, program)}")
+    lines += sign_in_lines(server.name, server.sign_in, program)
     if server.last_error is not None:
         error = server.last_error
         retry = "a retry may help" if error.retryable else "a retry will not help"
@@ -248,7 +238,8 @@ def daemon_lines(report: StatusReport) -> list[str]:
     if not report.daemons:
         lines.append(NO_DAEMON)
     lines += [
-        f"daemon: not running (stale state from pid {stale.pid}, {_started(stale)}, last written "
+        f"daemon: not running (stale state from pid {stale.pid}, "
+        f"{f'started {ago(stale.start)}' if stale.start is not None else 'start unknown'}, last written "
         f"{ago(stale.written_at)}; the next daemon removes it)"
         for stale in report.stale_daemons
     ]
@@ -294,8 +285,7 @@ def _session_words(session: SessionEntry) -> str:
         who = "a client that has not finished its handshake"
     else:
         who = f"{session.client_name} {session.client_version or ''}".rstrip()
-    calls = counted(session.calls_in_flight, "call") if session.calls_in_flight else "no call"
-    return f"{who}, connected {ago(session.connected_at)}, {calls} in flight"
+    return f"{who}, connected {ago(session.connected_at)}, {_in_flight(session.calls_in_flight)}"
 
 
 def _process_words(daemon: DaemonState, process: ProcessEntry, names: dict[int, str | None]) -> str:
@@ -304,8 +294,7 @@ def _process_words(daemon: DaemonState, process: ProcessEntry, names: dict[int, 
     if process.sessions_left_out:
         users.append(counted(process.sessions_left_out, "more session"))
     used = f"used by {', '.join(users)}" if users else "used by no open session"
-    calls = counted(process.calls_in_flight, "call") if process.calls_in_flight else "no call"
-    return f"daemon {daemon.pid}: {what}, {process.state}, {calls} in flight; {used}"
+    return f"daemon {daemon.pid}: {what}, {process.state}, {_in_flight(process.calls_in_flight)}; {used}"
 
 
 def _daemon_json(daemon: DaemonState, *, running: bool, now: float) -> dict[str, Any]:
@@ -334,5 +323,5 @@ def _daemon_json(daemon: DaemonState, *, running: bool, now: float) -> dict[str,
     }
 
 
-def _started(daemon: DaemonState) -> str:
-    return f"started {ago(daemon.start)}" if daemon.start is not None else "start unknown"
+def _in_flight(calls: int) -> str:
+    return f"{counted(calls, 'call') if calls else 'no call'} in flight"
