@@ -54,7 +54,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_demo_config(workspace: Path) -> None:
-    """The demo's config.json in `workspace`: its two bundled servers, run by this Python."""
     servers = {
         name: {
             "command": sys.executable,

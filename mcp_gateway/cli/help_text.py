@@ -44,7 +44,6 @@ class CommandHelp:
     """Printed between the options and the examples (the client table of `import`)."""
 
     def parser_texts(self) -> dict[str, Any]:
-        """Keyword arguments for `add_parser`."""
         return {
             "help": self.summary,
             "description": self.description,
@@ -61,7 +60,6 @@ def examples_text(examples: tuple[tuple[str, str], ...]) -> str:
 
 
 def client_table() -> str:
-    """Every name `--client` accepts: the canonical ones, each with its aliases."""
     width = max(len(name) for name in CLIENT_NAMES) + 2
     rows = [f"  {name:<{width}}{', '.join(aliases_of(name))}".rstrip() for name in CLIENT_NAMES]
     return "clients (--client takes a name, or one of the aliases beside it; any case):\n" + "\n".join(rows)

@@ -208,24 +208,20 @@ def _show_network(report: ImportReport) -> None:
 
 
 def _server_lines(report: ImportReport) -> list[str]:
-    """One block per server of the client: imported (with its gateway entry) or skipped (with why)."""
     lines: list[str] = []
     for server in report.servers:
-        if server.status == "gateway":
-            lines.append(f"{INDENT}{server.name}: skipped: {server.reason}")
-        elif server.status == "skipped":
-            lines.append(f"{INDENT}{server.name}: skipped: {server.reason}; it stays in {report.client.title} as it is")
-        elif server.status == "conflict":
-            lines.append(f"{INDENT}{server.name}: not imported: {server.reason}")
-        else:
-            imported = {
-                "added": "imported (new in the gateway)",
-                "updated": f"imported (updates {', '.join(server.changed)} of the gateway's entry)",
-            }.get(server.status, "imported (the gateway already has it; unchanged)")
-            lines.append(f"{INDENT}{server.name}: {imported}")
-            lines.append(
-                f"{INDENT * 2}gateway entry: {json.dumps(server.entry, ensure_ascii=False, separators=(', ', ': '))}"
-            )
+        said = {
+            "gateway": f"skipped: {server.reason}",
+            "skipped": f"skipped: {server.reason}; it stays in {report.client.title} as it is",
+            "conflict": f"not imported: {server.reason}",
+            "added": "imported (new in the gateway)",
+            "updated": f"imported (updates {', '.join(server.changed)} of the gateway's entry)",
+            "unchanged": "imported (the gateway already has it; unchanged)",
+        }[server.status]
+        lines.append(f"{INDENT}{server.name}: {said}")
+        if server.imported:
+            entry = json.dumps(server.entry, ensure_ascii=False, separators=(", ", ": "))
+            lines.append(f"{INDENT * 2}gateway entry: {entry}")
             lines += [f"{INDENT * 2}note: {note}" for note in server.notes]
     return lines
 
@@ -384,7 +380,6 @@ def _summary(version: KeptVersion) -> str:
 
 
 def _narrowing(args: argparse.Namespace) -> str:
-    """The options that chose the file, to repeat in a suggested command."""
     parts = [f" --client {args.client}" if args.client else "", f" --scope {args.scope}" if args.scope else ""]
     parts.append(f" --from {args.source}" if args.source else "")
     return "".join(parts)

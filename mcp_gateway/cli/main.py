@@ -17,8 +17,8 @@ from mcp_gateway.terminal import guard_terminals
 Option = tuple[tuple[str, ...], dict[str, Any]]
 
 
-def _option(*names: str, **settings: Any) -> Option:
-    return names, settings
+def _option(name: str, help: str, **settings: Any) -> Option:
+    return (name,), {**settings, "help": help}
 
 
 def _flag(name: str, help: str) -> Option:
@@ -30,19 +30,19 @@ TOOLS_SERVER = "the tool's server, for a bare tool name"
 OPTIONS: dict[str, tuple[Option, ...]] = {
     "demo": (_flag("--keep", "keep the demo workspace and print where it is"),),
     "import": (
-        _option("--client", help="the client to import from: a name or alias listed below (default: detect)"),
-        _option("--from", dest="source", metavar="PATH", help="read this file instead of the client's own"),
-        _option("--scope", choices=("user", "project", "local"), help="which of the client's configs"),
-        _option("--project", metavar="DIR", help="the project for project/local scopes (default: cwd)"),
+        _option("--client", "the client to import from: a name or alias listed below (default: detect)"),
+        _option("--from", "read this file instead of the client's own", dest="source", metavar="PATH"),
+        _option("--scope", "which of the client's configs", choices=("user", "project", "local")),
+        _option("--project", "the project for project/local scopes (default: cwd)", metavar="DIR"),
         _flag("--dry-run", "print what would happen; write nothing"),
         _flag("--write-client-config", "replace the imported servers in the client by the gateway"),
         _option(
             "--launcher",
-            choices=("auto", "uvx", "path"),  # importing.LAUNCHERS, spelt out: parsing imports no importer
-            default="auto",
-            help="how the client starts the gateway: path (this installation's script: a uv tool's, a venv's), uvx "
+            "how the client starts the gateway: path (this installation's script: a uv tool's, a venv's), uvx "
             "(uvx --from mcp-meta-gateway, from the package index), auto (path, but uvx for a gateway installed from "
             "the index other than as a uv tool, and uvx --from the same source for one run by uvx; the default)",
+            choices=("auto", "uvx", "path"),  # importing.LAUNCHERS, spelt out: parsing imports no importer
+            default="auto",
         ),
         _flag("--replace", "a server the gateway already has with another definition takes this client's"),
         _flag(
@@ -54,12 +54,12 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
         ),
         _option(
             "--restore",
+            "undo import's writes to a client file (with --client): alone, one step back (run it again to go "
+            "one further); 'original', the file as it was before the gateway first changed it; a path, that kept "
+            "version. Each restore keeps the version it replaces, so it can be undone too",
             nargs="?",
             const="",
             metavar="BACKUP",
-            help="undo import's writes to a client file (with --client): alone, one step back (run it again to go "
-            "one further); 'original', the file as it was before the gateway first changed it; a path, that kept "
-            "version. Each restore keeps the version it replaces, so it can be undone too",
         ),
         _flag(
             "--backups",
@@ -69,18 +69,18 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
         _flag("--prune", "with --backups: first remove every kept version but the original and the newest two"),
     ),
     "search": (
-        _option("query", help="what you want to do, in words; quote several words"),
+        _option("query", "what you want to do, in words; quote several words"),
         _option(
             "--or",
+            "another phrasing of the same need, ranked too and fused with the query (up to 4, as "
+            "search_tools' alternatives)",
             dest="alternatives",
             action="append",
             default=[],
             metavar="WORDS",
-            help="another phrasing of the same need, ranked too and fused with the query (up to 4, as "
-            "search_tools' alternatives)",
         ),
-        _option("--server", help="only this server (name or alias)"),
-        _option("--limit", type=int, help="number of results (1-20)"),
+        _option("--server", "only this server (name or alias)"),
+        _option("--limit", "number of results (1-20)", type=int),
         _flag(
             "--json",
             "print what search_tools returns to the model: results (tool, confidence, why, description, "
@@ -88,20 +88,18 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
         ),
     ),
     "list": (
-        _option(
-            "server", nargs="?", help="the server's name or one of its aliases (default: every server at a glance)"
-        ),
+        _option("server", "the server's name or one of its aliases (default: every server at a glance)", nargs="?"),
         _flag(
             "--json",
             "print what list_tools returns to the model: server, total, offset, tools (name, description), "
             "serverInstructions",
         ),
     ),
-    "describe": (_option("tool", help=BARE_TOOL), _option("--server", help=TOOLS_SERVER)),
+    "describe": (_option("tool", BARE_TOOL), _option("--server", TOOLS_SERVER)),
     "call": (
-        _option("tool", help=BARE_TOOL),
-        _option("--args", default="{}", help="arguments as a JSON object, e.g. '{\"a\": 2}'"),
-        _option("--server", help=TOOLS_SERVER),
+        _option("tool", BARE_TOOL),
+        _option("--args", "arguments as a JSON object, e.g. '{\"a\": 2}'", default="{}"),
+        _option("--server", TOOLS_SERVER),
         _flag("--json", "print the CallToolResult as the server sent it (content, structuredContent, isError)"),
     ),
     "status": (
@@ -118,14 +116,14 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
         ),
     ),
     "trust": (
-        _option("server", help="the server's name or one of its aliases"),
-        _option("tools", nargs="*", metavar="TOOL", help="only these (default: all that awaits review)"),
+        _option("server", "the server's name or one of its aliases"),
+        _option("tools", "only these (default: all that awaits review)", nargs="*", metavar="TOOL"),
         _flag("--reject", "keep it out of the model's reach and stop asking"),
         _flag("--json", "print the decision as JSON: server, names, rejected"),
     ),
-    "refresh": (_option("server", nargs="?", help="only this server, by name or alias (default: every enabled one)"),),
+    "refresh": (_option("server", "only this server, by name or alias (default: every enabled one)", nargs="?"),),
     "doctor": (
-        _option("servers", nargs="*", metavar="SERVER", help="only these servers (default: all)"),
+        _option("servers", "only these servers (default: all)", nargs="*", metavar="SERVER"),
         _flag(
             "--json",
             "print the report as JSON: tokenizer, servers (listed, seconds, toolCount, schemaTokens, problem, "
@@ -133,27 +131,25 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
         ),
     ),
     "login": (
-        _option("server", help="the remote server's name or one of its aliases"),
+        _option("server", "the remote server's name or one of its aliases"),
         _flag("--no-browser", "print the sign-in URL only; do not try to open a browser"),
     ),
-    "logout": (_option("server", help="the server's name, as when it signed in"),),
+    "logout": (_option("server", "the server's name, as when it signed in"),),
     "audit": (
-        _option("--server", help="only calls of this server (its name in config.json)"),
-        _option("--tool", help="only calls of this tool: a glob over server.tool or the tool's name"),
-        _option("--outcome", help="only calls that ended so: ok, tool-error, gateway-error, refused or cancelled"),
-        _option("--since", help="only calls since then: a time ago (10m, 2h, 1d) or an ISO time"),
-        _option("--last", type=int, metavar="N", help="the last N matching calls (default 20; 0: all)"),
+        _option("--server", "only calls of this server (its name in config.json)"),
+        _option("--tool", "only calls of this tool: a glob over server.tool or the tool's name"),
+        _option("--outcome", "only calls that ended so: ok, tool-error, gateway-error, refused or cancelled"),
+        _option("--since", "only calls since then: a time ago (10m, 2h, 1d) or an ISO time"),
+        _option("--last", "the last N matching calls (default 20; 0: all)", type=int, metavar="N"),
     ),
-    "enable": (_option("server", help="the server's name in config.json, or one of its aliases"),),
+    "enable": (_option("server", "the server's name in config.json, or one of its aliases"),),
     "help": (
-        _option(
-            "topic", nargs="*", metavar="COMMAND", help="a command, and its subcommand (default: the program's help)"
-        ),
+        _option("topic", "a command, and its subcommand (default: the program's help)", nargs="*", metavar="COMMAND"),
     ),
     "serve": (
         _flag("--standalone", "serve through a gateway of this session's own, not the workspace's shared daemon"),
         # Also after the command, as the front reads it (`front.launch.serve_request`); not overriding the global one.
-        _option("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS),
+        _option("--home", argparse.SUPPRESS, default=argparse.SUPPRESS),
     ),
 }
 """Each command's arguments, in the order its help lists them (`config`'s subcommands' by their own names)."""
@@ -266,7 +262,6 @@ def _help(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; its exit code."""
     guard_terminals()  # text from outside never reaches a person's terminal with its control characters
     try:
         status = _run(argv)

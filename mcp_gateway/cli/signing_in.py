@@ -37,7 +37,6 @@ def can_open_browser(environ: Mapping[str, str], platform: str = sys.platform) -
 
 
 def run(args: argparse.Namespace) -> int:
-    """`login` or `logout`, as `args.command` says."""
     config = load(args)
     secrets = secret_mask(config)
     log_to_stderr(secrets)

@@ -33,7 +33,6 @@ INDENT = "    "
 
 
 def run(args: argparse.Namespace) -> int:
-    """`status`, or `list` with no server."""
     report = with_gateway(args, Gateway.status, config=load(args, quiet=args.json))
     program = PersonWords.of(args).program
     if args.command == "status":
@@ -95,7 +94,6 @@ def running_words(server: ServerState) -> str:
 
 
 def overview_lines(report: StatusReport, program: str) -> list[str]:
-    """One line per server (its tools, state, whether it runs), then what to run next."""
     if not report.servers and not report.rejected:
         return [report.no_servers_hint] if report.no_servers_hint else []
     width = max((len(name) for name in (*(server.name for server in report.servers), *report.rejected)), default=0)
@@ -117,7 +115,6 @@ def overview_lines(report: StatusReport, program: str) -> list[str]:
 
 
 def overview_json(report: StatusReport) -> dict[str, Any]:
-    """The servers at a glance, for a program: each with its cache state, tool count and whether it runs."""
     return {
         "servers": [
             {
@@ -172,7 +169,6 @@ def _server_json(server: ServerState) -> dict[str, Any]:
 
 
 def status_lines(report: StatusReport, program: str) -> list[str]:
-    """`program` is the `mcp-gateway` a person ran (with their `--home`), for the commands the lines suggest."""
     lines = [f"config: {report.config_path}"]
     lines += [f"workspace problem: {problem}" for problem in report.workspace_problems]
     if report.config_problem:
@@ -201,7 +197,6 @@ def status_lines(report: StatusReport, program: str) -> list[str]:
 
 
 def _server_lines(server: ServerState, program: str, *, nothing_listed: bool) -> list[str]:
-    """One server's line of `status`, and the lines under it (what was left out, its last error)."""
     lines: list[str] = []
     if failing(server):  # its count would be a confusing "0 tools"; the error is on the next line
         known = "its tools could not be listed"
@@ -228,7 +223,6 @@ def _server_lines(server: ServerState, program: str, *, nothing_listed: bool) ->
 
 
 def daemon_lines(report: StatusReport) -> list[str]:
-    """The daemon's line and its sessions' lines; what is known of daemons that no longer run."""
     lines: list[str] = []
     for daemon in report.daemons:
         lines.append(f"daemon: {_daemon_words(daemon)}")
@@ -247,7 +241,6 @@ def daemon_lines(report: StatusReport) -> list[str]:
 
 
 def process_lines(report: StatusReport, server: str) -> list[str]:
-    """The daemons' processes for `server`, each with its state and the sessions that use it."""
     lines: list[str] = []
     for daemon in report.daemons:
         names = {session.id: session.client_name for session in daemon.sessions}
