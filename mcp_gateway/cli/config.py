@@ -64,10 +64,6 @@ def _switch(args: argparse.Namespace, *, disabled: bool) -> int:
     if not switched.changed:
         print(f"{switched.server}: already {state} in {switched.path}; nothing written")
         return 0
-    then = (
-        "running gateways stop it once its calls in flight end"
-        if disabled
-        else "running gateways list it and start it on its first call"
-    )
-    print(f"{switched.server}: {state} in {switched.path}; {then} (within {CONFIG_POLL_SECONDS:g}s)")
+    then = "stop it once its calls in flight end" if disabled else "list it and start it on its first call"
+    print(f"{switched.server}: {state} in {switched.path}; running gateways {then} (within {CONFIG_POLL_SECONDS:g}s)")
     return 0

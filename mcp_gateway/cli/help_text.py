@@ -22,15 +22,12 @@ class Paragraphs(argparse.HelpFormatter):
     (a heading with indented examples or rows) as it is written."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        blocks: list[str] = []
-        for block in text.strip("\n").split("\n\n"):
-            if "\n" in block:  # laid out by hand: a heading and its indented lines
-                blocks.append("\n".join(indent + line for line in block.splitlines()))
-            else:
-                blocks.append(
-                    textwrap.fill(block, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
-                )
-        return "\n\n".join(blocks)
+        return "\n\n".join(
+            "\n".join(indent + line for line in block.splitlines())
+            if "\n" in block
+            else textwrap.fill(block, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+            for block in text.strip("\n").split("\n\n")
+        )
 
 
 @dataclass(frozen=True)
