@@ -45,11 +45,11 @@ class ProgressLines:
             self.started += 1
             line = f"[{self.started}/{self.total}] starting {event.server} …"
         elif event.stage == "listed":
-            line = f"{event.server}: {counted(event.tool_count, 'tool')} ({seconds(event.seconds)})"
+            line = f"{event.server}: {counted(event.tool_count, 'tool')} ({_seconds(event.seconds)})"
         else:  # its first line: a server's stderr quoted below it is in the report on stdout
             lines = (event.error or "").strip().splitlines()
             reason = lines[0] if lines else event.error or "no reason given"
-            line = f"{event.server}: failed after {seconds(event.seconds)}: {reason}"
+            line = f"{event.server}: failed after {_seconds(event.seconds)}: {reason}"
         print(f"mcp-gateway: {line}", file=sys.stderr)
 
 
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     return _refresh(args) if args.command == "refresh" else _doctor(args)
 
 
-def seconds(value: float | None) -> str:
+def _seconds(value: float | None) -> str:
     return f"{value:.2f} s" if value is not None else "not started"
 
 
@@ -140,10 +140,10 @@ def _check_lines(check: ServerCheck, counter: TokenCounter) -> list[str]:
         protocol = f", protocol {check.protocol_version}" if check.protocol_version else ""
         lines = [
             f"{check.name}: ok, {counted(check.tool_count, 'tool')}, {tokens} of definitions, "
-            f"started and listed in {seconds(check.seconds)} ({kind}{protocol})"
+            f"started and listed in {_seconds(check.seconds)} ({kind}{protocol})"
         ]
     else:
-        lines = [f"{check.name}: FAILED after {seconds(check.seconds)} ({kind})"]
+        lines = [f"{check.name}: FAILED after {_seconds(check.seconds)} ({kind})"]
         if check.problem is not None:
             retry = "a retry may help" if check.problem.retryable else "a retry will not help"
             lines.append(f"{INDENT}{check.problem.phase}, {retry}: {check.problem.message}")
