@@ -23,7 +23,7 @@ MAX_REASON_CHARS = 120
 COLUMNS = ("time", "client", "call", "outcome", "ms", "bytes", "reason")
 
 
-def run_audit(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     query = AuditFilter(
         server=args.server,
         tool=args.tool,

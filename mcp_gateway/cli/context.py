@@ -1,11 +1,8 @@
 """What every command starts from: the workspace's config, with diagnostics on stderr, and a gateway over it.
 
 Loading also installs the gateway's stderr logging with its `SecretMask`, so that nothing a library logs
-while the command runs (the SDK, httpx) prints a secret of the config.
-
-`serve` starts from `load` too, and answers its client's handshake before it needs anything else: the
-gateway (with the search engine, the pool and the SDK behind it) is imported only by `with_gateway`, when
-a command uses one.
+while the command runs (the SDK, httpx) prints a secret of the config. The gateway (the search engine, the pool
+and the SDK behind it) is imported only by `with_gateway`, for a command that uses one.
 """
 
 from __future__ import annotations
@@ -23,17 +20,12 @@ from mcp_gateway.service.home import load_workspace_config
 
 if TYPE_CHECKING:
     from mcp_gateway.service.gateway import Gateway
-    from mcp_gateway.service.reports import StatusReport
 
 _T = TypeVar("_T")
 
 
 def load(args: argparse.Namespace, *, quiet: bool = False) -> GatewayConfig:
-    """The workspace's config; diagnostics go to stderr, one line each.
-
-    Raises:
-        ConfigError: the file as a whole cannot be used (exit code 2).
-    """
+    """The workspace's config, each diagnostic a line on stderr; ConfigError (exit 2) when it is unusable."""
     config = load_workspace_config(args.home)
     secrets = secret_mask(config)
     log_to_stderr(secrets)
@@ -63,15 +55,6 @@ def with_gateway(
             return await work(gateway)
 
     return anyio.run(main)
-
-
-def read_status(args: argparse.Namespace, config: GatewayConfig) -> StatusReport:
-    """What the workspace knows of each server, read without starting any (`status`, `list` with no server)."""
-
-    async def work(gateway: Gateway) -> StatusReport:
-        return await gateway.status()
-
-    return with_gateway(args, work, config=config)
 
 
 async def load_missing(gateway: Gateway, *, quiet: bool = False, only: str | None = None) -> None:

@@ -40,7 +40,7 @@ DEMO_SERVERS = {
 }
 
 
-def run_demo(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     workspace = Path(tempfile.mkdtemp(prefix="mcp-gateway-demo-"))
     try:
         write_demo_config(workspace)
@@ -54,7 +54,6 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def write_demo_config(workspace: Path) -> None:
-    """The demo's config.json in `workspace`: its two bundled servers, run by this Python."""
     servers = {
         name: {
             "command": sys.executable,

@@ -22,15 +22,12 @@ class Paragraphs(argparse.HelpFormatter):
     (a heading with indented examples or rows) as it is written."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        blocks: list[str] = []
-        for block in text.strip("\n").split("\n\n"):
-            if "\n" in block:  # laid out by hand: a heading and its indented lines
-                blocks.append("\n".join(indent + line for line in block.splitlines()))
-            else:
-                blocks.append(
-                    textwrap.fill(block, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
-                )
-        return "\n\n".join(blocks)
+        return "\n\n".join(
+            "\n".join(indent + line for line in block.splitlines())
+            if "\n" in block
+            else textwrap.fill(block, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+            for block in text.strip("\n").split("\n\n")
+        )
 
 
 @dataclass(frozen=True)
@@ -44,7 +41,6 @@ class CommandHelp:
     """Printed between the options and the examples (the client table of `import`)."""
 
     def parser_texts(self) -> dict[str, Any]:
-        """Keyword arguments for `add_parser`."""
         return {
             "help": self.summary,
             "description": self.description,
@@ -61,7 +57,6 @@ def examples_text(examples: tuple[tuple[str, str], ...]) -> str:
 
 
 def client_table() -> str:
-    """Every name `--client` accepts: the canonical ones, each with its aliases."""
     width = max(len(name) for name in CLIENT_NAMES) + 2
     rows = [f"  {name:<{width}}{', '.join(aliases_of(name))}".rstrip() for name in CLIENT_NAMES]
     return "clients (--client takes a name, or one of the aliases beside it; any case):\n" + "\n".join(rows)
@@ -188,23 +183,6 @@ COMMANDS: dict[str, CommandHelp] = {
             ("mcp-gateway call memory.read_graph --json", "the result as the server sent it"),
         ),
     ),
-    "audit": CommandHelp(
-        summary="the last tool calls, prompt gets, resource reads and refusals, from the audit trail",
-        description=(
-            "Reads the audit trail (logs/audit.jsonl in the workspace, and its rotated files) and prints the last "
-            "calls as a table: when, which client, which server and tool, how it ended (ok, tool-error, "
-            "gateway-error, refused, cancelled) and why, how long it took and how large its result was. Filters "
-            "by server, tool, outcome and time; --format exports the calls as JSONL or CSV. The trail records "
-            'argument shapes (keys and types), and argument values only with "auditValues": true in settings, '
-            "masked. Starts nothing; exits 2 for a filter that cannot be read."
-        ),
-        examples=(
-            ("mcp-gateway audit", "the last 20 calls"),
-            ("mcp-gateway audit --outcome refused --since 1d", ""),
-            ("mcp-gateway audit --server github --tool 'github.delete_*'", ""),
-            ("mcp-gateway audit --format csv", "every call, for a spreadsheet"),
-        ),
-    ),
     "status": CommandHelp(
         summary="each server: cache state, tools, running or not, last error",
         description=(
@@ -288,6 +266,23 @@ COMMANDS: dict[str, CommandHelp] = {
             "the server then says to sign in again. Exits 0, also when there was no sign-in to remove."
         ),
         examples=(("mcp-gateway logout linear", ""),),
+    ),
+    "audit": CommandHelp(
+        summary="the last tool calls, prompt gets, resource reads and refusals, from the audit trail",
+        description=(
+            "Reads the audit trail (logs/audit.jsonl in the workspace, and its rotated files) and prints the last "
+            "calls as a table: when, which client, which server and tool, how it ended (ok, tool-error, "
+            "gateway-error, refused, cancelled) and why, how long it took and how large its result was. Filters "
+            "by server, tool, outcome and time; --format exports the calls as JSONL or CSV. The trail records "
+            'argument shapes (keys and types), and argument values only with "auditValues": true in settings, '
+            "masked. Starts nothing; exits 2 for a filter that cannot be read."
+        ),
+        examples=(
+            ("mcp-gateway audit", "the last 20 calls"),
+            ("mcp-gateway audit --outcome refused --since 1d", ""),
+            ("mcp-gateway audit --server github --tool 'github.delete_*'", ""),
+            ("mcp-gateway audit --format csv", "every call, for a spreadsheet"),
+        ),
     ),
     "config": CommandHelp(
         summary="the config file: where it is, whether it is valid, which servers are on",

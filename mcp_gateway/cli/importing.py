@@ -1,17 +1,10 @@
-"""`mcp-gateway import`: the options, the `ImportService` that does the work, and its reports as text.
+"""`mcp-gateway import`, its `--restore` and `--backups`: a request built from the options for the `ImportService`,
+and its reports as text.
 
-This module decides nothing about importing: it builds a request from the options, hands the service its
-collaborators (the real sign-in probe and the system clock; tests hand it fakes), renders the report for
-a person and maps outcomes to exit codes: 0 done (or nothing left to do), 1 nothing could be imported
-or a file could not be read or written, 2 a usage problem (an unknown client, a scope the client does not
-have, several clients detected and none chosen, an ambiguous `--restore`). Progress (the sign-in check)
-goes to stderr, everything else to stdout.
-
-The undo, as a person follows it: `--backups` lists every kept version of a client's file (when, which write
-made it, its size, which one is the original and which the next `--restore` puts back); `--restore` steps back
-once (again: one further, until the original); `--restore original` goes to the file as it was before the
-gateway first changed it; `--restore PATH` puts back one kept version by name, which is also how a restore is
-undone (each restore keeps the version it replaced and says where).
+This module decides nothing about importing: it hands the service its collaborators (the real sign-in probe
+and the system clock; tests hand it fakes), renders the report for a person and maps outcomes to exit codes:
+0 done (or nothing left to do), 1 nothing could be imported or a file could not be read or written, 2 a usage
+problem. Progress (the sign-in check) goes to stderr, everything else to stdout.
 """
 
 from __future__ import annotations
@@ -33,17 +26,13 @@ from mcp_gateway.importing import (
     BackupChoice,
     ClientEntry,
     Clock,
-    FileHistory,
     ImportReport,
     ImportRequest,
     ImportService,
     KeptVersion,
     Launching,
     Probe,
-    PrunedFile,
-    RestoreReport,
     RestoreRequest,
-    ServerOutcome,
     WalkEnded,
     Where,
     check_launch,
@@ -219,30 +208,22 @@ def _show_network(report: ImportReport) -> None:
 
 
 def _server_lines(report: ImportReport) -> list[str]:
-    """One block per server of the client: imported (with its gateway entry) or skipped (with why)."""
     lines: list[str] = []
     for server in report.servers:
-        if server.status == "gateway":
-            lines.append(f"{INDENT}{server.name}: skipped: {server.reason}")
-        elif server.status == "skipped":
-            lines.append(f"{INDENT}{server.name}: skipped: {server.reason}; it stays in {report.client.title} as it is")
-        elif server.status == "conflict":
-            lines.append(f"{INDENT}{server.name}: not imported: {server.reason}")
-        else:
-            lines.append(f"{INDENT}{server.name}: {_imported_as(server)}")
-            lines.append(
-                f"{INDENT * 2}gateway entry: {json.dumps(server.entry, ensure_ascii=False, separators=(', ', ': '))}"
-            )
+        said = {
+            "gateway": f"skipped: {server.reason}",
+            "skipped": f"skipped: {server.reason}; it stays in {report.client.title} as it is",
+            "conflict": f"not imported: {server.reason}",
+            "added": "imported (new in the gateway)",
+            "updated": f"imported (updates {', '.join(server.changed)} of the gateway's entry)",
+            "unchanged": "imported (the gateway already has it; unchanged)",
+        }[server.status]
+        lines.append(f"{INDENT}{server.name}: {said}")
+        if server.imported:
+            entry = json.dumps(server.entry, ensure_ascii=False, separators=(", ", ": "))
+            lines.append(f"{INDENT * 2}gateway entry: {entry}")
             lines += [f"{INDENT * 2}note: {note}" for note in server.notes]
     return lines
-
-
-def _imported_as(server: ServerOutcome) -> str:
-    if server.status == "added":
-        return "imported (new in the gateway)"
-    if server.status == "updated":
-        return f"imported (updates {', '.join(server.changed)} of the gateway's entry)"
-    return "imported (the gateway already has it; unchanged)"
 
 
 def _client_entry_lines(entry: ClientEntry) -> list[str]:
@@ -337,11 +318,6 @@ def run_restore(args: argparse.Namespace, service: ImportService) -> int:
             print(f"Its original is {result.original}: mcp-gateway import --restore original{narrowing}")
         print(f"See them all: mcp-gateway import --backups{narrowing}")
         return 0
-    _show_restored(result, narrowing)
-    return 0
-
-
-def _show_restored(result: RestoreReport, narrowing: str) -> None:
     what = "the original" if result.is_original else "the version kept " + MADE_BY[result.made_by]
     if result.changed:
         print(f"Restored {result.original} to {what}, byte for byte, from {result.backup}.")
@@ -356,43 +332,34 @@ def _show_restored(result: RestoreReport, narrowing: str) -> None:
         else:
             print(f"One more step back: mcp-gateway import --restore{narrowing}")
     print("Restart the client so it reads the restored config.")
+    return 0
 
 
 def run_list(args: argparse.Namespace, service: ImportService) -> int:
+    request = restore_request(args)
     if args.prune:
-        for pruned in anyio.run(service.prune_backups, restore_request(args)):
-            print("\n".join(_pruned_lines(pruned)))
+        for pruned in anyio.run(service.prune_backups, request):
+            for path in pruned.removed:
+                print(f"Removed {INDENT}{path}")
+            left = counted(pruned.kept, "version")
+            print(f"{pruned.path}: {len(pruned.removed)} removed; {left} kept (the original and the newest two)")
+            if pruned.problem:
+                print(f"warning: {pruned.problem}")
         print()
-    listing = anyio.run(service.backups, restore_request(args))
+    listing = anyio.run(service.backups, request)
     if not listing:
         raise ImportFailedError("found no backups (they are made by import --write-client-config)")
     for history in listing:
-        print("\n".join(_history_lines(history)))
+        now = "gone" if history.size is None else counted(history.size, "byte")
+        print(f"{history.path} (now {now}); {counted(len(history.versions), 'kept version')}, newest first:")
+        for version in history.versions:
+            print(f"{INDENT}{version.path}\n{INDENT * 2}{_summary(version)}")
         print()
     narrowing = _narrowing(args)
     print(f"One step back: mcp-gateway import --restore{narrowing}")
     print(f"The original: mcp-gateway import --restore original{narrowing}")
     print("One of them: mcp-gateway import --restore PATH")
     return 0
-
-
-def _pruned_lines(pruned: PrunedFile) -> list[str]:
-    lines = [f"Removed {INDENT}{path}" for path in pruned.removed]
-    left = counted(pruned.kept, "version")
-    lines.append(f"{pruned.path}: {len(pruned.removed)} removed; {left} kept (the original and the newest two)")
-    if pruned.problem:
-        lines.append(f"warning: {pruned.problem}")
-    return lines
-
-
-def _history_lines(history: FileHistory) -> list[str]:
-    now = "gone" if history.size is None else counted(history.size, "byte")
-    count = len(history.versions)
-    lines = [f"{history.path} (now {now}); {counted(count, 'kept version')}, newest first:"]
-    for version in history.versions:
-        lines.append(f"{INDENT}{version.path}")
-        lines.append(f"{INDENT * 2}{_summary(version)}")
-    return lines
 
 
 def _summary(version: KeptVersion) -> str:
@@ -413,7 +380,6 @@ def _summary(version: KeptVersion) -> str:
 
 
 def _narrowing(args: argparse.Namespace) -> str:
-    """The options that chose the file, to repeat in a suggested command."""
     parts = [f" --client {args.client}" if args.client else "", f" --scope {args.scope}" if args.scope else ""]
     parts.append(f" --from {args.source}" if args.source else "")
     return "".join(parts)

@@ -12,11 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Awaitable
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
-from mcp_gateway.cli.context import load, load_missing, read_status, with_gateway
-from mcp_gateway.cli.overview import overview_json, overview_lines
+from mcp_gateway.cli.context import load_missing, with_gateway
 from mcp_gateway.cli.people import PersonWords
 from mcp_gateway.errors import InvalidArgumentsError, ToolCallError, UsageError
 from mcp_gateway.json_object import JsonObject
@@ -27,13 +25,15 @@ from mcp_gateway.service.surface import MAX_SEARCH_ALTERNATIVES
 from mcp_gateway.tokens import compact_json
 from mcp_gateway.wording import counted
 
-_T = TypeVar("_T")
-
 TOOL_FAILED = 1
 DESCRIPTION_WIDTH = 100
 
 
-def run_search(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    return {"search": _search, "list": _list, "describe": _describe, "call": _call}[args.command](args)
+
+
+def _search(args: argparse.Namespace) -> int:
     words = PersonWords.of(args)
     alternatives: list[str] = args.alternatives
     if len(alternatives) > MAX_SEARCH_ALTERNATIVES:
@@ -75,13 +75,14 @@ def _configured(gateway: Gateway, server: str | None) -> str | None:
         return None
 
 
-def run_list(args: argparse.Namespace) -> int:
+def _list(args: argparse.Namespace) -> int:
     if args.server is None:
-        return _list_servers(args)
-    words = PersonWords.of(args)
+        from mcp_gateway.cli import status  # the servers at a glance
+
+        return status.run(args)
 
     async def work(gateway: Gateway) -> int:
-        page = await _tool_call(gateway.list_tools(args.server), words)
+        page = await gateway.list_tools(args.server)
         if args.json:
             print(compact_json(views.list_payload(page)))
             return 0
@@ -93,29 +94,17 @@ def run_list(args: argparse.Namespace) -> int:
     return with_gateway(args, work)
 
 
-def _list_servers(args: argparse.Namespace) -> int:
-    config = load(args, quiet=args.json)
-    report = read_status(args, config)
-    if args.json:
-        print(compact_json(overview_json(report)))
-    else:
-        print("\n".join(overview_lines(report, PersonWords.of(args).program)))
-    return 0
-
-
-def run_describe(args: argparse.Namespace) -> int:
-    words = PersonWords.of(args)
-
+def _describe(args: argparse.Namespace) -> int:
     async def work(gateway: Gateway) -> int:
         await _load_for_bare_name(gateway, args)
-        description = await _tool_call(gateway.describe(args.tool, server=args.server), words)
+        description = await gateway.describe(args.tool, server=args.server)
         print(json.dumps(views.describe_payload(description), indent=2, ensure_ascii=False))
         return 0
 
     return with_gateway(args, work)
 
 
-def run_call(args: argparse.Namespace) -> int:
+def _call(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.args)
     except ValueError as error:
@@ -134,8 +123,6 @@ def run_call(args: argparse.Namespace) -> int:
             described = await gateway.describe(args.tool, server=args.server)
             print(views.error_text(error, described.tool, word=words.step), file=sys.stderr)
             return TOOL_FAILED
-        except ToolCallError as error:
-            raise words.failure(error) from error
         if args.json:
             print(compact_json(result))
         else:
@@ -164,10 +151,3 @@ def print_result(result: JsonObject) -> None:
         print(f"structuredContent: {compact_json(result['structuredContent'])}")
     if result.get("isError"):
         print("(the tool reported an error)", file=sys.stderr)
-
-
-async def _tool_call(pending: Awaitable[_T], words: PersonWords) -> _T:
-    try:
-        return await pending
-    except ToolCallError as error:
-        raise words.failure(error) from error

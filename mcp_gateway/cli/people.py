@@ -1,15 +1,16 @@
-"""A person's words for what the gateway tells: each next step is the command to type, not a meta-tool to call.
+"""A person's words for what the gateway tells: each next step is the command to type, not a meta-tool to call;
+a time is an age ("3m ago").
 
 The service says what to do next as data (`wording.Step`); the model reads "call search_tools", and a person at
-the shell reads `run mcp-gateway search "<what you want to do>"`. The commands are those of the `mcp-gateway`
-the person ran: one run with `--home` is told commands with the same `--home`, so they reach the same workspace.
-Names are quoted for a POSIX shell where they need it, so a command can be pasted as it reads.
+the shell reads `run mcp-gateway search "<what you want to do>"`, with the `--home` they ran, so the command
+reaches the same workspace. Names are quoted for a POSIX shell where they need it, so a command can be pasted.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
+import time
 
 from mcp_gateway.errors import CommandFailedError, ToolCallError
 from mcp_gateway.wording import Step, Words, said
@@ -28,12 +29,9 @@ class PersonWords:
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> PersonWords:
-        """The words for a person who ran the command `args` came from."""
-        home: str | None = getattr(args, "home", None)
-        return cls(home)
+        return cls(getattr(args, "home", None))
 
     def told(self, message: Words) -> str:
-        """`message` with each of its next steps worded as a command."""
         return said(message).worded(self.step)
 
     def failure(self, error: ToolCallError) -> CommandFailedError:
@@ -42,9 +40,7 @@ class PersonWords:
 
     def step(self, step: Step) -> str:
         """The step as a person reads it: "run mcp-gateway list github", or the bare command."""
-        words = self.command(step)
-        if step.imperative:
-            words = f"run {words}"
+        words = f"run {self.command(step)}" if step.imperative else self.command(step)
         return f"{words} again" if step.again else words
 
     def command(self, step: Step) -> str:
@@ -64,3 +60,16 @@ class PersonWords:
             "review": "review",
         }
         return f"{self.program} {words[step.action]}"
+
+
+def ago(epoch: float) -> str:
+    return f"{span(time.time() - epoch)} ago"
+
+
+def span(seconds: float) -> str:
+    """ "3m", "2h", "40s": in its largest whole unit."""
+    seconds = max(0.0, seconds)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{seconds:.0f}s"

@@ -15,8 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from mcp_gateway.cli.context import with_gateway
-from mcp_gateway.cli.overview import ago
-from mcp_gateway.cli.people import PersonWords
+from mcp_gateway.cli.people import PersonWords, ago
 from mcp_gateway.integrity import Awaiting, Review
 from mcp_gateway.service.gateway import Gateway
 from mcp_gateway.service.trust import Decision

@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 
 from mcp_gateway.cli.context import load, secret_mask
-from mcp_gateway.cli.overview import ago
+from mcp_gateway.cli.people import ago, span
 from mcp_gateway.errors import GatewayError
 from mcp_gateway.gateway_log import log_to_stderr
 from mcp_gateway.paths import Workspace
@@ -31,13 +31,12 @@ NO_DISPLAY_PLATFORMS = ("linux", "freebsd", "openbsd", "netbsd")
 
 
 def can_open_browser(environ: Mapping[str, str], platform: str = sys.platform) -> bool:
-    if not platform.startswith(NO_DISPLAY_PLATFORMS):
-        return True
-    return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+    return not platform.startswith(NO_DISPLAY_PLATFORMS) or bool(
+        environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """`login` or `logout`, as `args.command` says."""
     config = load(args)
     secrets = secret_mask(config)
     log_to_stderr(secrets)
@@ -95,26 +94,23 @@ def _signed_out(server: str, revoked: Revoked | None) -> str:
     return f"Signed out of '{server}': its tokens were removed from this workspace, and {said}."
 
 
-def sign_in_words(server: str, state: SignInState, program: str) -> str:
-    """ "signed in, token expires in 40m (the gateway renews it)", or what to run to sign in."""
+def sign_in_lines(server: str, state: SignInState | None, program: str) -> list[str]:
+    """ "signed in, token expires in 40m (the gateway renews it)", or what to run to sign in; none when no sign-in
+    is needed."""
+    if state is None or state.state == "not needed":
+        return []
     if state.state == "needs sign-in":
-        return f"needs sign-in (run {program} login {shlex.quote(server)})"
-    if state.state == "not needed":
-        return "not needed"
-    if state.expires_at is None:
-        return "signed in (its token does not expire)"
-    left = state.expires_at - time.time()
-    when = f"expired {ago(state.expires_at)}" if left <= 0 else f"expires in {_span(left)}"
-    renewal = "the gateway renews it" if state.renewable else "then sign in again"
-    return f"signed in, token {when} ({renewal})"
+        words = f"needs sign-in (run {program} login {shlex.quote(server)})"
+    elif state.expires_at is None:
+        words = "signed in (its token does not expire)"
+    else:
+        left = state.expires_at - time.time()
+        when = f"expired {ago(state.expires_at)}" if left <= 0 else f"expires in {span(left)}"
+        words = f"signed in, token {when} ({'the gateway renews it' if state.renewable else 'then sign in again'})"
+    return [f"    sign-in: {words}"]
 
 
-def _span(seconds: float) -> str:
-    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.0f}{unit}"
-    return f"{seconds:.0f}s"
-
-
-def sign_in_json(state: SignInState) -> dict[str, Any]:
-    return {"state": state.state, "expiresAt": state.expires_at, "renewable": state.renewable}
+def sign_in_json(state: SignInState | None) -> dict[str, Any] | None:
+    return (
+        None if state is None else {"state": state.state, "expiresAt": state.expires_at, "renewable": state.renewable}
+    )

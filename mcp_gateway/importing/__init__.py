@@ -11,10 +11,7 @@ with (`launch`), then back the client file up and rewrite it (`backups`); and wa
 
 from mcp_gateway.importing.backups import (
     BackupChoice,
-    FileHistory,
     KeptVersion,
-    PrunedFile,
-    RestoreReport,
     RestoreRequest,
     WalkEnded,
     write_atomically,
@@ -30,7 +27,7 @@ from mcp_gateway.importing.clients import (
 )
 from mcp_gateway.importing.launch import check_launch, this_installation
 from mcp_gateway.importing.merge import parse_config_text
-from mcp_gateway.importing.reports import AskingForSignIns, ClientEntry, ImportReport, ImportRequest, ServerOutcome
+from mcp_gateway.importing.reports import AskingForSignIns, ClientEntry, ImportReport, ImportRequest
 from mcp_gateway.importing.service import Clock, ImportService, Launching, system_clock
 from mcp_gateway.importing.sign_in import Probe, http_status, needs_login
 
@@ -41,7 +38,6 @@ __all__ = [
     "ClientEntry",
     "Clock",
     "Edit",
-    "FileHistory",
     "ImportReport",
     "ImportRequest",
     "ImportService",
@@ -49,10 +45,7 @@ __all__ = [
     "KeptVersion",
     "Launching",
     "Probe",
-    "PrunedFile",
-    "RestoreReport",
     "RestoreRequest",
-    "ServerOutcome",
     "WalkEnded",
     "Where",
     "apply_edits",

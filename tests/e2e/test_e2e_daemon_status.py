@@ -34,7 +34,7 @@ from mcp import Client, StdioServerParameters
 from mcp_types import Implementation
 from workspaces import daemon_cleanup, daemon_pids, daemon_settings, fake_server, shared_environment, write_workspace
 
-from mcp_gateway.cli.daemon_words import NO_DAEMON
+from mcp_gateway.cli.status import NO_DAEMON
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("runtime_dir")]
 

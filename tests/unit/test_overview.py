@@ -5,9 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from mcp_gateway.cli.daemon_words import NO_DAEMON
-from mcp_gateway.cli.manage import status_lines
-from mcp_gateway.cli.overview import never_listed, overview_lines, state_words
+from mcp_gateway.cli.status import NO_DAEMON, never_listed, overview_lines, state_words, status_lines
 from mcp_gateway.service.reports import CacheState, LastError, RunningProcess, ServerState, StatusReport
 
 PROGRAM = "mcp-gateway"
