@@ -39,7 +39,7 @@ from mcp_gateway.importing.clients.entries import (
     text,
     with_oauth,
 )
-from mcp_gateway.importing.clients.json_client import JsonClient, ValueChange, config_home, env_path, side_document
+from mcp_gateway.importing.clients.json_client import JsonClient, ValueChange, side_document
 from mcp_gateway.importing.clients.jsonc import Node
 from mcp_gateway.importing.clients.model import GATEWAY_NAME, ClientReading, JsonObject, Launch, Scope, Skip, Where
 from mcp_gateway.importing.clients.variables import Syntax
@@ -52,8 +52,8 @@ GEMINI_ENABLEMENT = "mcp-server-enablement.json"
 def _opencode_files(where: Where, scope: Scope) -> list[Path]:
     if scope == "project":
         return [folder / name for folder in (where.project / ".opencode", where.project) for name in OPENCODE_FILES]
-    custom = env_path(where, "OPENCODE_CONFIG")
-    directory = config_home(where) / "opencode"
+    custom = where.env_path("OPENCODE_CONFIG")
+    directory = where.config_home() / "opencode"
     return [*([custom] if custom else []), *(directory / name for name in (*OPENCODE_FILES, "config.json"))]
 
 
@@ -76,7 +76,7 @@ def _opencode_entry(raw: Mapping[str, object], warnings: list[str]) -> JsonObjec
 
 
 def _gemini_folder(where: Where) -> Path:
-    return (env_path(where, "GEMINI_CLI_HOME") or where.home) / ".gemini"
+    return (where.env_path("GEMINI_CLI_HOME") or where.home) / ".gemini"
 
 
 def _gemini_entry(raw: Mapping[str, object], warnings: list[str]) -> JsonObject:
@@ -188,7 +188,7 @@ EPOCH = JsonClient(
     title="epoch-agent",
     gui=False,
     scopes=("user",),
-    locate=lambda where, scope: [(env_path(where, "EPOCH_HOME") or where.home / ".epoch") / "mcp.json"],
+    locate=lambda where, scope: [(where.env_path("EPOCH_HOME") or where.home / ".epoch") / "mcp.json"],
     block=("servers",),
     read_entry=_epoch_entry,
     syntax=Syntax.GATEWAY,

@@ -36,10 +36,6 @@ from mcp_gateway.importing.clients.entries import (
 from mcp_gateway.importing.clients.json_client import (
     JsonClient,
     ValueChange,
-    app_data,
-    app_support,
-    config_home,
-    env_path,
     side_document,
 )
 from mcp_gateway.importing.clients.jsonc import Node
@@ -61,7 +57,7 @@ _BRIDGE_TRANSPORTS = {"sse-only": "sse", "sse-first": "sse", "http-only": "http"
 
 
 def state_file(where: Where) -> Path:
-    return (env_path(where, "CLAUDE_CONFIG_DIR") or where.home) / STATE_FILE_NAME
+    return (where.env_path("CLAUDE_CONFIG_DIR") or where.home) / STATE_FILE_NAME
 
 
 def project_key(document: Mapping[str, object], where: Where) -> str:
@@ -114,11 +110,8 @@ def _turned_off(root: Node, scope: Scope, where: Where) -> dict[str, str]:
     ]
     if scope == "project":
         places.append((f"{DECLINED} of {here}", projects.get(here, {}).get(DECLINED)))
-        settings_files = [
-            where.project / ".claude" / "settings.local.json",
-            where.project / ".claude" / "settings.json",
-        ]
-        for settings in [*settings_files, where.home / ".claude" / "settings.json"]:
+        local, shared = where.project / ".claude", where.home / ".claude"
+        for settings in (local / "settings.local.json", local / "settings.json", shared / "settings.json"):
             places.append((f"{DECLINED} in {settings}", side_document(settings).get(DECLINED)))
     off: dict[str, list[str]] = {}
     for place, names in places:
@@ -152,22 +145,21 @@ def _forget_moved(root: Node, reading: ClientReading) -> list[ValueChange]:
 
 def _desktop_files(where: Where, scope: Scope) -> list[Path]:
     if where.windows:
-        packages = app_data(where, "LOCALAPPDATA", "Local") / "Packages"
+        packages = where.app_data("LOCALAPPDATA", "Local") / "Packages"
         msix = sorted(packages.glob("Claude_*")) if packages.is_dir() else []
         virtual = [package / "LocalCache" / "Roaming" / "Claude" / DESKTOP_FILE for package in msix]
-        return [*virtual, app_support(where, "Claude") / DESKTOP_FILE]
+        return [*virtual, where.app_support("Claude") / DESKTOP_FILE]
     if where.macos:
-        return [app_support(where, "Claude") / DESKTOP_FILE]
-    return [config_home(where) / "Claude" / DESKTOP_FILE, config_home(where) / "claude" / DESKTOP_FILE]
+        return [where.app_support("Claude") / DESKTOP_FILE]
+    return [where.config_home() / "Claude" / DESKTOP_FILE, where.config_home() / "claude" / DESKTOP_FILE]
 
 
 def _desktop_entry(raw: Mapping[str, object], warnings: list[str]) -> JsonObject:
     entry = read_standard(raw)
     remote = unwrap_mcp_remote(entry)
-    if remote is None:
-        return entry
-    warnings.append("it ran through the mcp-remote bridge; the gateway connects to the URL directly")
-    return remote
+    if remote is not None:
+        warnings.append("it ran through the mcp-remote bridge; the gateway connects to the URL directly")
+    return remote or entry
 
 
 def unwrap_mcp_remote(entry: Mapping[str, object]) -> JsonObject | None:

@@ -39,7 +39,7 @@ from mcp_gateway.importing.clients.entries import (
     strings,
     text,
 )
-from mcp_gateway.importing.clients.json_client import env_path, read_text
+from mcp_gateway.importing.clients.json_client import read_text
 from mcp_gateway.importing.clients.model import (
     GATEWAY_NAME,
     ClientConfigError,
@@ -118,7 +118,7 @@ class CodexClient:
     def candidates(self, where: Where, scope: Scope) -> list[Path]:
         if scope == "project":
             return [where.project / ".codex" / "config.toml"]
-        return [(env_path(where, "CODEX_HOME") or where.home / ".codex") / "config.toml"]
+        return [(where.env_path("CODEX_HOME") or where.home / ".codex") / "config.toml"]
 
     def read(self, path: Path, scope: Scope, where: Where) -> ClientReading:
         text = read_text(path)

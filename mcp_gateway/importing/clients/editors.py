@@ -26,7 +26,7 @@ from mcp_gateway.importing.clients.entries import (
     text,
     with_oauth,
 )
-from mcp_gateway.importing.clients.json_client import JsonClient, app_data, config_home, env_path, vscode_user_dirs
+from mcp_gateway.importing.clients.json_client import JsonClient
 from mcp_gateway.importing.clients.jsonc import Node
 from mcp_gateway.importing.clients.model import JsonObject, Launch, Scope, Skip, Where
 from mcp_gateway.importing.clients.variables import Syntax
@@ -44,9 +44,7 @@ def _vscode_block(root: Node, path: Path, scope: Scope, where: Where) -> tuple[s
 
 
 def _vscode_files(where: Where, scope: Scope) -> list[Path]:
-    folders = (
-        [where.project / ".vscode"] if scope == "project" else vscode_user_dirs(where, ("Code", "Code - Insiders"))
-    )
+    folders = [where.project / ".vscode"] if scope == "project" else where.vscode_user_dirs(("Code", "Code - Insiders"))
     return [folder / name for name in ("mcp.json", VSCODE_SETTINGS) for folder in folders]
 
 
@@ -66,18 +64,18 @@ def _roo_files(where: Where, scope: Scope) -> list[Path]:
     if scope == "project":
         return [where.project / ".roo" / "mcp.json"]
     settings = Path("globalStorage") / "rooveterinaryinc.roo-cline" / "settings"
-    return [user / settings / "mcp_settings.json" for user in vscode_user_dirs(where)]
+    return [user / settings / "mcp_settings.json" for user in where.vscode_user_dirs()]
 
 
 def _cline_files(where: Where, scope: Scope) -> list[Path]:
     """The shared `~/.cline` folder or, for older installs, the editor's extension storage."""
-    explicit = env_path(where, "CLINE_MCP_SETTINGS_PATH")
-    data = env_path(where, "CLINE_DATA_DIR") or (env_path(where, "CLINE_DIR") or where.home / ".cline") / "data"
+    explicit = where.env_path("CLINE_MCP_SETTINGS_PATH")
+    data = where.env_path("CLINE_DATA_DIR") or (where.env_path("CLINE_DIR") or where.home / ".cline") / "data"
     storage = Path("globalStorage") / "saoudrizwan.claude-dev" / "settings" / CLINE_FILE
     return [
         *([explicit] if explicit else []),
         data / "settings" / CLINE_FILE,
-        *(u / storage for u in vscode_user_dirs(where)),
+        *(u / storage for u in where.vscode_user_dirs()),
     ]
 
 
@@ -97,8 +95,8 @@ def _zed_files(where: Where, scope: Scope) -> list[Path]:
     if scope == "project":
         return [where.project / ".zed" / "settings.json"]
     if where.windows:
-        return [app_data(where) / "Zed" / "settings.json", where.home / ".config" / "zed" / "settings.json"]
-    return [(where.home / ".config" if where.macos else config_home(where)) / "zed" / "settings.json"]
+        return [where.app_data() / "Zed" / "settings.json", where.home / ".config" / "zed" / "settings.json"]
+    return [(where.home / ".config" if where.macos else where.config_home()) / "zed" / "settings.json"]
 
 
 def _zed_entry(raw: Mapping[str, object], warnings: list[str]) -> JsonObject:

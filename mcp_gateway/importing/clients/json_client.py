@@ -1,15 +1,8 @@
-"""`JsonClient`: a client whose servers are one object in a JSON or JSONC file, and where clients keep files.
+"""`JsonClient`: a client whose servers are one object in a JSON or JSONC file.
 
-Nearly every client is one: what differs is where the file is, the JSON path of the server object
-(`mcpServers`, `servers`, `mcp`, `context_servers`, `projects.<dir>.mcpServers`), how one entry reads, the
-variable syntax, and the shape of the gateway's entry. Reading tolerates comments and trailing commas even in
-files the client calls strict, since people hand-edit them. Rewriting splices the text (`jsonc`) and then
-checks its own work: the new text must parse to exactly the old document with only the server object changed
-(and any `extra` edit), or nothing is written.
-
-Every path starts from `Where` (home, project, environment, platform), never from the real home or
-environment, so tests and first-time users can point a scratch HOME at `import`; the variables clients honour
-(`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME`, `APPDATA`, …) are read from `Where.environ` too.
+Reading tolerates comments and trailing commas even in files the client calls strict, since people hand-edit
+them. Rewriting splices the text (`jsonc`) and then checks its own work: the new text must parse to exactly the
+old document with only the server object changed (and any `extra` edit), or nothing is written.
 """
 
 from __future__ import annotations
@@ -40,8 +33,6 @@ BlockFinder = Callable[[Node, Path, Scope, Where], tuple[str, ...]]
 Notes = Callable[[Node, Scope, Where], list[str]]
 TurnedOff = Callable[[Node, Scope, Where], Mapping[str, str]]
 """The servers this client keeps turned off by a setting outside their entries, each with where it says so."""
-VSCODE_FAMILY = ("Code", "Code - Insiders", "Cursor", "Windsurf", "VSCodium")
-"""Editors whose user data folders hold VS Code extension storage (Cline and Roo live there)."""
 
 
 @dataclass(frozen=True)
@@ -175,34 +166,3 @@ def _set(document: object, path: Sequence[str], value: object) -> None:
         target = as_object(target.get(key)) if target is not None else None
     if target is not None:
         target[path[-1]] = value
-
-
-# Where clients keep their files.
-
-
-def config_home(where: Where) -> Path:
-    """`$XDG_CONFIG_HOME`, else `~/.config`: Linux apps and several CLIs on every OS."""
-    xdg = where.environ.get("XDG_CONFIG_HOME")
-    return Path(xdg) if xdg and not where.windows else where.home / ".config"
-
-
-def app_data(where: Where, variable: str = "APPDATA", default: str = "Roaming") -> Path:
-    """Windows `%APPDATA%` (or `%LOCALAPPDATA%`, with "Local")."""
-    value = where.environ.get(variable)
-    return Path(value) if value else where.home / "AppData" / default
-
-
-def app_support(where: Where, app: str) -> Path:
-    """An Electron app's user data folder: the place VS Code-family editors and Claude Desktop use."""
-    if where.macos:
-        return where.home / "Library" / "Application Support" / app
-    return app_data(where) / app if where.windows else config_home(where) / app
-
-
-def vscode_user_dirs(where: Where, editors: Sequence[str] = VSCODE_FAMILY) -> list[Path]:
-    return [app_support(where, editor) / "User" for editor in editors]
-
-
-def env_path(where: Where, name: str) -> Path | None:
-    value = where.environ.get(name)
-    return Path(value).expanduser() if value else None
