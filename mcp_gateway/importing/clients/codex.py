@@ -77,10 +77,7 @@ def _read_entry(raw: Mapping[str, object], warnings: list[str]) -> JsonObject:
         env = string_map(raw, "env") or {}
         for variable in _env_var_names(raw.get("env_vars")):
             env.setdefault(variable, "${" + variable + "}")
-        entry = stdio_entry(command, strings(raw, "args"), env)
-        cwd = text(raw, "cwd")
-        if cwd:
-            entry["cwd"] = cwd
+        entry = stdio_entry(command, strings(raw, "args"), env, text(raw, "cwd"))
     return seed_fields(
         entry,
         include=strings(raw, "enabled_tools"),

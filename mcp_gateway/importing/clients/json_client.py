@@ -62,7 +62,6 @@ class JsonClient:
     turned_off: TurnedOff | None = None
     extra: ExtraChanges | None = None
     filters_environment: bool = False
-    """See `ClientFormat.filters_environment`."""
 
     def candidates(self, where: Where, scope: Scope) -> list[Path]:
         return self.locate(where, scope)
@@ -130,7 +129,7 @@ class JsonClient:
 
 
 def read_text(path: Path) -> str:
-    """A client file's text, exactly (newlines untranslated, a BOM kept), so a rewrite changes nothing else."""
+    """Exactly (newlines untranslated, a BOM kept), so a rewrite changes nothing else."""
     try:
         return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
