@@ -43,6 +43,7 @@ from mcp_gateway.importing.clients.json_client import read_text
 from mcp_gateway.importing.clients.model import (
     GATEWAY_NAME,
     ClientConfigError,
+    ClientFormat,
     ClientReading,
     JsonObject,
     Launch,
@@ -104,19 +105,8 @@ def _parse(text: str, path: Path) -> dict[str, object]:
         raise ClientConfigError(f"{path}: not valid TOML: {exc}") from exc
 
 
-@dataclass(frozen=True)
-class CodexClient:
-    name: str = "codex"
-    title: str = "Codex CLI"
-    gui: bool = False
-    scopes: tuple[Scope, ...] = ("user", "project")
-    filters_environment: bool = True
-
-    def candidates(self, where: Where, scope: Scope) -> list[Path]:
-        if scope == "project":
-            return [where.project / ".codex" / "config.toml"]
-        return [(where.env_path("CODEX_HOME") or where.home / ".codex") / "config.toml"]
-
+@dataclass(frozen=True, kw_only=True)
+class CodexClient(ClientFormat):
     def read(self, path: Path, scope: Scope, where: Where) -> ClientReading:
         text = read_text(path)
         entries = as_object(_parse(text, path).get(SERVERS, {}))
@@ -166,7 +156,17 @@ class CodexClient:
         return new_text
 
 
-CODEX = CodexClient()
+CODEX = CodexClient(
+    name="codex",
+    title="Codex CLI",
+    gui=False,
+    scopes=("user", "project"),
+    locate=lambda where, scope: [
+        (where.project / ".codex" if scope == "project" else where.env_path("CODEX_HOME") or where.home / ".codex")
+        / "config.toml"
+    ],
+    filters_environment=True,
+)
 
 
 # The TOML edit.

@@ -19,6 +19,7 @@ from mcp_gateway.importing.clients.jsonc import JsoncError, Node, apply_edits, p
 from mcp_gateway.importing.clients.model import (
     GATEWAY_NAME,
     ClientConfigError,
+    ClientFormat,
     ClientReading,
     JsonObject,
     Launch,
@@ -27,7 +28,6 @@ from mcp_gateway.importing.clients.model import (
 )
 from mcp_gateway.importing.clients.variables import Syntax
 
-Locator = Callable[[Where, Scope], list[Path]]
 BlockFinder = Callable[[Node, Path, Scope, Where], tuple[str, ...]]
 """The JSON path of the server object in this file, when it depends on the file and the document."""
 Notes = Callable[[Node, Scope, Where], list[str]]
@@ -46,13 +46,8 @@ class ValueChange:
 ExtraChanges = Callable[[Node, ClientReading], list[ValueChange]]
 
 
-@dataclass(frozen=True)
-class JsonClient:
-    name: str
-    title: str
-    gui: bool
-    scopes: tuple[Scope, ...]
-    locate: Locator
+@dataclass(frozen=True, kw_only=True)
+class JsonClient(ClientFormat):
     read_entry: EntryReader
     syntax: Syntax
     shape: Callable[[Launch], JsonObject] = stdio_launch
@@ -61,10 +56,6 @@ class JsonClient:
     notes: Notes | None = None
     turned_off: TurnedOff | None = None
     extra: ExtraChanges | None = None
-    filters_environment: bool = False
-
-    def candidates(self, where: Where, scope: Scope) -> list[Path]:
-        return self.locate(where, scope)
 
     def read(self, path: Path, scope: Scope, where: Where) -> ClientReading:
         text = read_text(path)

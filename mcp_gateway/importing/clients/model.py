@@ -7,10 +7,10 @@ have to do to move it by hand. `ClientReading` keeps the file's exact text: writ
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from mcp_gateway.errors import ConfigError
 
@@ -141,30 +141,29 @@ class Launch:
     environment (Codex, Gemini) are told to pass them on."""
 
 
-class ClientFormat(Protocol):
+@dataclass(frozen=True, kw_only=True)
+class ClientFormat:
     """One client's config format: where its files are, how one reads, and how it is rewritten so that the
     imported servers are replaced by the gateway's entry (`render_entry` shows that entry exactly as written)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def gui(self) -> bool:
-        """A GUI app that does not inherit the shell's PATH: the gateway command must be absolute."""
-        ...
+    name: str
+    title: str
+    gui: bool
+    """A GUI app that does not inherit the shell's PATH: the gateway command must be absolute."""
+    scopes: tuple[Scope, ...]
+    """The first is the default."""
+    locate: Callable[[Where, Scope], list[Path]]
+    filters_environment: bool = False
+    """It starts servers with only the variables their entry names (`Launch.needed` goes into the entry)."""
 
-    @property
-    def scopes(self) -> tuple[Scope, ...]:
-        """The scopes it has; the first is the default."""
-        ...
+    def candidates(self, where: Where, scope: Scope) -> list[Path]:
+        return self.locate(where, scope)
 
-    @property
-    def filters_environment(self) -> bool:
-        """It starts servers with only the variables their entry names (`Launch.needed` goes into the entry)."""
-        ...
+    def read(self, path: Path, scope: Scope, where: Where) -> ClientReading:
+        raise NotImplementedError
 
-    def candidates(self, where: Where, scope: Scope) -> list[Path]: ...
-    def read(self, path: Path, scope: Scope, where: Where) -> ClientReading: ...
-    def render_entry(self, launch: Launch) -> str: ...
-    def rewrite(self, reading: ClientReading, launch: Launch) -> str: ...
+    def render_entry(self, launch: Launch) -> str:
+        raise NotImplementedError
+
+    def rewrite(self, reading: ClientReading, launch: Launch) -> str:
+        raise NotImplementedError
