@@ -192,7 +192,8 @@ def create_backup(path: Path, now: datetime, made_by: MadeBy = "write-back") -> 
         OSError: the file cannot be read or the copy cannot be written.
     """
     data = path.read_bytes()
-    mark = BEFORE_RESTORE_MARK if made_by == "restore" else BACKUP_MARK + _tag(made_by)
+    tag = UPDATE_TAG if made_by == "entry-update" else ""
+    mark = BEFORE_RESTORE_MARK if made_by == "restore" else BACKUP_MARK + tag
     return _write_new(path, mark, data, _copy_mode(path), now)
 
 
@@ -336,10 +337,6 @@ def _mark_restored(backup: Backup) -> Path:
         return renamed
     os.unlink(backup.path)
     return renamed
-
-
-def _tag(made_by: MadeBy) -> str:
-    return UPDATE_TAG if made_by == "entry-update" else ""
 
 
 def _write_new(path: Path, mark: str, data: bytes, mode: int, now: datetime) -> Path:

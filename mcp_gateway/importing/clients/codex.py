@@ -40,6 +40,7 @@ from mcp_gateway.importing.clients.entries import (
     text,
 )
 from mcp_gateway.importing.clients.json_client import read_text
+from mcp_gateway.importing.clients.jsonc import newline_of
 from mcp_gateway.importing.clients.model import (
     GATEWAY_NAME,
     ClientConfigError,
@@ -130,7 +131,7 @@ class CodexClient(ClientFormat):
     def rewrite(self, reading: ClientReading, launch: Launch) -> str:
         original = _parse(reading.text, reading.path)
         drop = {server.name for server in reading.servers if server.imported or server.itself}
-        newline = "\r\n" if "\r\n" in reading.text else "\n"
+        newline = newline_of(reading.text)
         try:
             text, position = remove_servers(reading.text, drop, SERVERS)
         except TomlLayoutError as exc:
@@ -201,7 +202,8 @@ def blocks(lines: Sequence[str]) -> list[Block]:
         if line.startswith("["):
             if header_at is not None:
                 found.append(Block(header_at, index, table, header=True))
-            table = _header_path(line)
+            inner = line.lstrip("[")
+            table = _key_path(inner[: _scan(inner, "]")])
             header_at = index
             index += 1
             continue
@@ -263,15 +265,8 @@ def _value(value: object) -> str:
     raise TypeError(f"cannot write {type(value).__name__} as TOML")
 
 
-def _header_path(line: str) -> tuple[str, ...]:
-    inner = line.lstrip("[")
-    close = _scan(inner, "]")
-    return _key_path(inner[:close])
-
-
 def _statement_path(line: str) -> tuple[str, ...]:
-    equals = _scan(line, "=")
-    return _key_path(line[:equals])
+    return _key_path(line[: _scan(line, "=")])
 
 
 def _key_path(text: str) -> tuple[str, ...]:

@@ -68,7 +68,7 @@ from mcp_gateway.importing.clients.entries import (
 )
 from mcp_gateway.importing.clients.json_client import JsonClient, ValueChange, side_document
 from mcp_gateway.importing.clients.jsonc import Node
-from mcp_gateway.importing.clients.model import GATEWAY_NAME, ClientReading, JsonObject, Launch, Scope, Skip, Where
+from mcp_gateway.importing.clients.model import GATEWAY_NAME, ClientReading, JsonObject, Scope, Skip, Where
 from mcp_gateway.importing.clients.variables import Syntax
 
 STATE_FILE_NAME = ".claude.json"
@@ -346,11 +346,6 @@ def _zed_entry(raw: Mapping[str, object], warnings: list[str]) -> JsonObject:
     return with_oauth(entry, oauth)
 
 
-def _zed_shape(launch: Launch) -> JsonObject:
-    """The legacy `"source": "custom"`, which both the old and the new Zed accept."""
-    return {"source": "custom", "enabled": True, **plain_launch(launch)}
-
-
 CURSOR = JsonClient(
     name="cursor",
     title="Cursor",
@@ -415,7 +410,11 @@ ZED = JsonClient(
     block=("context_servers",),
     read_entry=_zed_entry,
     syntax=Syntax.NONE,
-    shape=_zed_shape,
+    shape=lambda launch: {
+        "source": "custom",
+        "enabled": True,
+        **plain_launch(launch),
+    },  # legacy: old and new Zed take it
 )
 
 
@@ -506,10 +505,6 @@ def _gemini_allowed(root: Node, reading: ClientReading) -> list[ValueChange]:
     return [ValueChange(("mcp", "allowed"), [GATEWAY_NAME, *kept])]
 
 
-def _gemini_shape(launch: Launch) -> JsonObject:
-    return {**plain_launch(launch), "env": {**launch.env, **{name: f"${name}" for name in launch.needed}}}
-
-
 def _epoch_entry(raw: Mapping[str, object], warnings: list[str]) -> JsonObject:
     fields: dict[str, object] = {}
     for key, value in raw.items():  # the first spelling wins, as the client does
@@ -553,7 +548,7 @@ GEMINI = JsonClient(
     ],
     read_entry=_gemini_entry,
     syntax=Syntax.SHELL,
-    shape=_gemini_shape,
+    shape=lambda launch: {**plain_launch(launch), "env": {**launch.env, **{n: f"${n}" for n in launch.needed}}},
     turned_off=_gemini_turned_off,
     extra=_gemini_allowed,
     filters_environment=True,
