@@ -111,7 +111,6 @@ def referenced_variables(*entries: JsonObject) -> list[str]:
 
 
 def needed_variables(reading: ClientReading) -> list[str]:
-    """The `${VAR}` names the imported servers of `reading` use."""
     return referenced_variables(*(server.entry for server in reading.imported if server.entry is not None))
 
 
