@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import errno
 import filecmp
+import glob
 import os
 import re
 import stat
@@ -81,12 +82,10 @@ class Backup:
 
     path: Path
     original: Path
-    """The file it is a copy of."""
     taken: datetime
     sequence: int
     made_by: MadeBy = "write-back"
     restored: bool = False
-    """A backup already put back: the walk back has gone past it (see the module docstring)."""
 
     @property
     def order(self) -> tuple[datetime, int]:
@@ -116,17 +115,15 @@ class RestoreRequest:
 @dataclass(frozen=True)
 class RestoreReport:
     backup: Path
-    """The kept version put back, by the name it had when chosen."""
+    """By the name it had when chosen."""
     original: Path
     kept_current: Path | None
     """Where the version it replaced was kept, when that differed from the backup: restoring it undoes this."""
     changed: bool = True
-    """False: the file already held the backup's bytes."""
     marked: tuple[Path, ...] = ()
     """Backups renamed as restored (new names), so the next step back goes one further."""
     made_by: MadeBy = "write-back"
     is_original: bool = False
-    """The backup put back is the oldest: the file is as it was before the gateway first changed it."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +132,7 @@ class WalkEnded:
 
     path: Path
     original: Path | None
-    """The oldest backup (by its current name), which `--restore original` puts back."""
+    """The oldest backup, which `--restore original` puts back."""
 
 
 @dataclass(frozen=True)
@@ -148,20 +145,17 @@ class KeptVersion:
     size: int
     restored: bool
     is_original: bool
-    """The oldest backup: the file before the gateway first changed it."""
     same_as_file: bool
-    """It holds exactly the file's bytes now."""
     next_step: bool
     """`--restore` without a name puts this one back next."""
     private: bool = True
-    """Readable by its owner only (a version an older gateway kept may not be)."""
 
 
 @dataclass(frozen=True)
 class FileHistory:
     path: Path
     size: int | None
-    """The file's size now; None when it is gone."""
+    """None: the file is gone."""
     versions: tuple[KeptVersion, ...]
     """Newest first."""
 
@@ -173,7 +167,6 @@ class PrunedFile:
     path: Path
     removed: tuple[Path, ...]
     kept: int
-    """How many versions are left: the original and the newest few."""
     problem: str | None = None
     """Why a version that should have gone is still there."""
 
@@ -193,13 +186,14 @@ class BackupChoice:
 
 
 def create_backup(path: Path, now: datetime, made_by: MadeBy = "write-back") -> Path:
-    """Copy `path` byte for byte next to itself, stamped with `now` (UTC); returns the backup's path.
+    """Copy `path` byte for byte next to itself, stamped with `now`.
 
     Raises:
         OSError: the file cannot be read or the copy cannot be written.
     """
     data = path.read_bytes()
-    mark = BEFORE_RESTORE_MARK if made_by == "restore" else BACKUP_MARK + _tag(made_by)
+    tag = UPDATE_TAG if made_by == "entry-update" else ""
+    mark = BEFORE_RESTORE_MARK if made_by == "restore" else BACKUP_MARK + tag
     return _write_new(path, mark, data, _copy_mode(path), now)
 
 
@@ -223,11 +217,11 @@ def parse_backup(path: Path) -> Backup | None:
 
 
 def history_of(path: Path) -> list[Backup]:
-    """Every kept version of `path` (backups, restored ones, before-restore copies), oldest first."""
+    """Every kept version of `path`, oldest first."""
     found: list[Backup] = []
     for mark in _MARKS:
         try:
-            siblings = list(path.parent.glob(f"{_glob_escape(path.name)}{mark}*"))
+            siblings = list(path.parent.glob(f"{glob.escape(path.name)}{mark}*"))
         except OSError:
             return []
         for sibling in siblings:
@@ -238,12 +232,12 @@ def history_of(path: Path) -> list[Backup]:
 
 
 def backups_of(path: Path) -> list[Backup]:
-    """The backups of `path` (taken before an import's write, restored or not), oldest first."""
+    """The steps of the walk back (restored or not), oldest first."""
     return [copy for copy in history_of(path) if copy.is_backup]
 
 
 def original_of(path: Path) -> Backup | None:
-    """The oldest backup: `path` as it was before the gateway first changed it; None without backups."""
+    """The oldest backup: `path` as it was before the gateway first changed it."""
     backups = backups_of(path)
     return backups[0] if backups else None
 
@@ -261,7 +255,7 @@ def next_step_back(path: Path) -> Backup | None:
 
 
 def same_bytes(copy: Path, path: Path) -> bool:
-    """Whether `copy` holds exactly `path`'s bytes (compared in chunks: a client file may be megabytes)."""
+    """Compared in chunks: a client file may be megabytes."""
     try:
         return filecmp.cmp(copy, path, shallow=False)
     except OSError:
@@ -299,7 +293,7 @@ def restore(backup: Backup, now: datetime) -> RestoreReport:
 
 
 def prune(path: Path, keep: int = KEPT_BY_PRUNE) -> PrunedFile:
-    """Remove the kept versions of `path` but the original and the newest `keep` (oldest first)."""
+    """Remove the kept versions of `path` but the original and the newest `keep`."""
     history = history_of(path)
     first = original_of(path)
     spared = {copy.path for copy in history[-keep:]} | ({first.path} if first is not None else set[Path]())
@@ -317,7 +311,7 @@ def prune(path: Path, keep: int = KEPT_BY_PRUNE) -> PrunedFile:
 
 
 def private(copy: Path) -> bool:
-    """Whether a kept version is readable by its owner only (one an older gateway made may not be)."""
+    """Readable by its owner only (a version an older gateway made may not be)."""
     try:
         return stat.S_IMODE(os.lstat(copy).st_mode) & ~OWNER_ONLY == 0
     except OSError:
@@ -343,10 +337,6 @@ def _mark_restored(backup: Backup) -> Path:
         return renamed
     os.unlink(backup.path)
     return renamed
-
-
-def _tag(made_by: MadeBy) -> str:
-    return UPDATE_TAG if made_by == "entry-update" else ""
 
 
 def _write_new(path: Path, mark: str, data: bytes, mode: int, now: datetime) -> Path:
@@ -378,10 +368,6 @@ def _is_regular(path: Path) -> bool:
         return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
         return False
-
-
-def _glob_escape(name: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", name)
 
 
 # Choosing what to put back.
@@ -432,16 +418,13 @@ def prune_backups(where: Where, request: RestoreRequest) -> tuple[PrunedFile, ..
 def _history(path: Path, versions: list[Backup]) -> FileHistory:
     first = original_of(path)
     step = next_step_back(path)
-    try:
-        size: int | None = path.stat().st_size
-    except OSError:
-        size = None
+    size = _size(path)
     kept = tuple(
         KeptVersion(
             version.path,
             version.taken,
             version.made_by,
-            _size(version.path),
+            _size(version.path) or 0,
             version.restored,
             is_original=first is not None and version.path == first.path,
             same_as_file=size is not None and same_bytes(version.path, path),
@@ -475,8 +458,8 @@ def _files(where: Where, request: RestoreRequest) -> dict[Path, list[Backup]]:
     return {path: history for path in files if (history := history_of(path))}
 
 
-def _size(path: Path) -> int:
+def _size(path: Path) -> int | None:
     try:
         return path.stat().st_size
     except OSError:
-        return 0
+        return None

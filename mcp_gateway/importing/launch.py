@@ -96,7 +96,6 @@ class Installation:
 
 
 def this_installation() -> Installation:
-    """The facts about the gateway that is running now."""
     scripts = Path(sysconfig.get_path("scripts"))
     names = [f"{GATEWAY_NAME}.exe", GATEWAY_NAME] if sys.platform == "win32" else [GATEWAY_NAME]
     script = next((scripts / name for name in names if (scripts / name).is_file()), None)

@@ -103,10 +103,7 @@ class MergePlan:
         """Every `${VAR}` the servers of the merged config use: what the gateway needs from its client."""
         document = as_object(json.loads(self.text)) or {}
         servers = as_object(document.get(_servers_key(document))) or {}
-        names: dict[str, None] = {}
-        for entry in servers.values():
-            names.update(dict.fromkeys(referenced_variables(as_object(entry) or {})))
-        return list(names)
+        return referenced_variables(*(as_object(entry) or {} for entry in servers.values()))
 
 
 def plan_merge(path: Path, servers: Sequence[ImportedServer], *, replace: bool = False) -> MergePlan:

@@ -100,7 +100,6 @@ class ClientEntry:
 
     path: Path
     block: tuple[str, ...]
-    """Where the servers live in the client's document: `("mcpServers",)`, …"""
     replaced: int
     """Imported servers the entry takes the place of."""
     kept: int
@@ -109,7 +108,6 @@ class ClientEntry:
     """The entry exactly as written, masked."""
     launcher: Literal["uvx", "path"]
     why: str
-    """Why this launcher (`--launcher auto` decides by how this gateway was installed)."""
     start_problem: str | None = None
     """Why the entry's command did not start the gateway when it was tried; None: it started."""
     warnings: tuple[str, ...] = ()
@@ -125,7 +123,7 @@ class GatewayRefresh:
     missing: tuple[str, ...]
     """The variables the entry did not pass on, which the workspace's servers now use."""
     backup: Path | None = None
-    """The copy taken before the rewrite; None in a dry run, or when the rewrite failed."""
+    """None in a dry run, or when the rewrite failed."""
     failure: str | None = None
 
 
@@ -133,7 +131,7 @@ class GatewayRefresh:
 class ClientWrite:
     path: Path
     backup: Path | None
-    """The copy taken before the rewrite; None when the file already held exactly this entry."""
+    """None when the file already held exactly this entry."""
     kept: int
     """Servers left in it besides the gateway."""
     versions: int = 0
@@ -152,7 +150,6 @@ class ImportReport:
     servers: tuple[ServerOutcome, ...]
     """Every entry of the client, in its order."""
     notes: tuple[str, ...]
-    """What concerns no single server (other scopes that hold servers, …)."""
     gateway_config: Path
     variables: tuple[NeededVariable, ...]
     client_entry: ClientEntry
@@ -190,18 +187,18 @@ class ImportReport:
         def maybe(text: str | None) -> str | None:
             return None if text is None else mask.mask(text)
 
-        servers = tuple(replace(s, reason=maybe(s.reason), notes=each(s.notes)) for s in self.servers)
         entry = self.client_entry
-        entry = replace(
-            entry, text=mask.mask(entry.text), start_problem=maybe(entry.start_problem), warnings=each(entry.warnings)
-        )
-        refreshed = tuple(replace(r, failure=maybe(r.failure)) for r in self.refreshed)
         return replace(
             self,
-            servers=servers,
+            servers=tuple(replace(s, reason=maybe(s.reason), notes=each(s.notes)) for s in self.servers),
             notes=each(self.notes),
-            client_entry=entry,
-            refreshed=refreshed,
+            client_entry=replace(
+                entry,
+                text=mask.mask(entry.text),
+                start_problem=maybe(entry.start_problem),
+                warnings=each(entry.warnings),
+            ),
+            refreshed=tuple(replace(r, failure=maybe(r.failure)) for r in self.refreshed),
             write_failure=maybe(self.write_failure),
             contacted=each(self.contacted),
             not_contacted=each(self.not_contacted),
@@ -210,8 +207,6 @@ class ImportReport:
 
 @dataclass(frozen=True)
 class Detection:
-    """Every client with a config file in its default scope."""
-
     found: tuple[Detected, ...]
 
     @property
@@ -234,7 +229,7 @@ _ARG_KEYS = frozenset({"args", "command"})
 
 
 def mask_json(value: object) -> object:
-    """A copy of a config entry (any client's shape) with every secret replaced by `***`."""
+    """A copy of a config entry (any client's shape) with every secret hidden (`_shown`)."""
     return _walk(value, "", _shown)
 
 

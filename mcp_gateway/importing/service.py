@@ -147,27 +147,20 @@ class ImportService:
         return report.masked(mask)
 
     async def restore(self, request: RestoreRequest) -> RestoreReport | BackupChoice | WalkEnded:
-        """Put a kept version back: the one named, else the original, else one step back (`backups`).
-
-        Raises:
-            ImportUsageError: the named file is not a copy import made, or the client is unknown.
-            ImportFailedError: the named copy is gone, or it cannot be put back.
-        """
+        """`backups.restore_backup`, which says what it raises."""
         return await anyio.to_thread.run_sync(restore_backup, self._where, request, self._clock)
 
     async def backups(self, request: RestoreRequest) -> tuple[FileHistory, ...]:
-        """Every kept version of the client files the request narrows to, newest first."""
         return await anyio.to_thread.run_sync(list_backups, self._where, request)
 
     async def prune_backups(self, request: RestoreRequest) -> tuple[PrunedFile, ...]:
-        """Remove the kept versions a walk back no longer needs: all but the original and the newest few."""
         return await anyio.to_thread.run_sync(prune_backups, self._where, request)
 
     def _merge_and_write(self, client: ClientFormat, reading: ClientReading, request: ImportRequest) -> ImportReport:
         plan = plan_merge(self._workspace.config_path, reading.servers, replace=request.replace)
         outcomes = _server_outcomes(reading, plan, client.title)
         reading = _without_conflicts(reading, plan)  # a conflicting server stays in its client
-        needed = needed_variables(reading)
+        needed, workspace_needs = needed_variables(reading), plan.variables()
         # The client's gateway runs every server of the workspace, so it passes on what all of them use; a
         # re-run then writes the same entry even when this client has nothing left to import.
         launch = gateway_launch(
@@ -176,7 +169,7 @@ class ImportService:
             client=client.title,
             installation=self._launching.installation,
             launcher=request.launcher,
-            needed=[*needed, *plan.variables()],
+            needed=[*needed, *workspace_needs],
             which=self._which,
         )
         entry = _client_entry(client, reading, launch)
@@ -195,25 +188,21 @@ class ImportService:
         )
         rewritten_here = reading.path if request.write_client_config else None
         if request.dry_run:
-            return replace(report, refreshed=self._refresh_gateways(plan.variables(), rewritten_here, dry_run=True))
-        if not reading.imported:
-            if reading.has_gateway and request.write_client_config:
-                return self._write_client(report, client, reading, launch.launch)
+            return replace(report, refreshed=self._refresh_gateways(workspace_needs, rewritten_here, dry_run=True))
+        if reading.imported:
+            try:
+                write_plan(plan)
+            except ConfigError as error:
+                return replace(report, write_failure=error.message)
+            refreshed = self._refresh_gateways(workspace_needs, rewritten_here, dry_run=False)
+            report = replace(report, config_write="written" if plan.changed else "unchanged", refreshed=refreshed)
+        elif not reading.has_gateway:
             return report
-        try:
-            write_plan(plan)
-        except ConfigError as error:
-            return replace(report, write_failure=error.message)
-        report = replace(report, config_write="written" if plan.changed else "unchanged")
-        report = replace(report, refreshed=self._refresh_gateways(plan.variables(), rewritten_here, dry_run=False))
-        if request.write_client_config:
-            return self._write_client(report, client, reading, launch.launch)
-        return report
+        return self._write_client(report, client, reading, launch.launch) if request.write_client_config else report
 
     def _write_client(
         self, report: ImportReport, client: ClientFormat, reading: ClientReading, launch: Launch
     ) -> ImportReport:
-        """Back the client file up and rewrite it so the gateway replaces the imported servers."""
         if report.client_entry.start_problem is not None:
             failure = (
                 f"{reading.path}: not rewritten, since the gateway command does not start "
@@ -230,14 +219,12 @@ class ImportService:
         try:
             backup = self._rewrite(reading.path, text, "write-back")
         except OSError as error:
-            failure = f"{reading.path}: cannot write it ({error.strerror or error}); it is unchanged"
-            return replace(report, write_failure=failure)
+            return replace(report, write_failure=f"{reading.path}: {_unwritten(error)}")
         return replace(report, client_write=ClientWrite(reading.path, backup, kept, len(history_of(reading.path))))
 
     def _refresh_gateways(
         self, needed: list[str], besides: Path | None, *, dry_run: bool
     ) -> tuple[GatewayRefresh, ...]:
-        """Bring other clients' gateway entries for this workspace up to date (`stale_gateways`)."""
         refreshed: list[GatewayRefresh] = []
         for stale in stale_gateways(self._where, self._workspace.config_dir, needed, besides=besides):
             refresh = GatewayRefresh(stale.client.title, stale.reading.path, stale.missing)
@@ -251,14 +238,13 @@ class ImportService:
             except ConfigError as error:
                 refreshed.append(replace(refresh, failure=error.message))
             except OSError as error:
-                failure = f"cannot write it ({error.strerror or error}); it is unchanged"
-                refreshed.append(replace(refresh, failure=failure))
+                refreshed.append(replace(refresh, failure=_unwritten(error)))
             else:
                 refreshed.append(replace(refresh, backup=backup))
         return tuple(refreshed)
 
     def _rewrite(self, path: Path, text: str, made_by: MadeBy) -> Path:
-        """Back `path` up, then write `text` in its place; the backup's path."""
+        """Back `path` up, then write `text` in its place."""
         backup = create_backup(path, self._clock(), made_by)
         write_atomically(path, text.encode("utf-8"))
         return backup
@@ -266,6 +252,10 @@ class ImportService:
     def _which(self, program: str) -> str | None:
         """`program` on the PATH of `Where.environ` (the import's environment, not necessarily this process's)."""
         return shutil.which(program, path=self._where.environ.get("PATH", os.defpath))
+
+
+def _unwritten(error: OSError) -> str:
+    return f"cannot write it ({error.strerror or error}); it is unchanged"
 
 
 def _server_outcomes(reading: ClientReading, plan: MergePlan, client: str) -> tuple[ServerOutcome, ...]:

@@ -2,7 +2,7 @@
 
 Each client is a `ClientFormat` value: where its files are, how one entry reads into a gateway entry, its
 variable syntax, and the gateway's own entry in its shape. Most keep their servers in one object of a JSON(C)
-file (`JsonClient`, described in `claude`, `editors` and `agents`); Codex keeps TOML tables (`codex`).
+file (`JsonClient`, each described in `json_clients`); Codex keeps TOML tables (`codex`).
 Rewriting edits the text, never a re-dump, so every byte besides the server block stays (`jsonc`).
 """
 

@@ -39,10 +39,12 @@ from mcp_gateway.importing.clients.entries import (
     strings,
     text,
 )
-from mcp_gateway.importing.clients.json_client import env_path, read_text
+from mcp_gateway.importing.clients.json_client import read_text
+from mcp_gateway.importing.clients.jsonc import newline_of
 from mcp_gateway.importing.clients.model import (
     GATEWAY_NAME,
     ClientConfigError,
+    ClientFormat,
     ClientReading,
     JsonObject,
     Launch,
@@ -77,10 +79,7 @@ def _read_entry(raw: Mapping[str, object], warnings: list[str]) -> JsonObject:
         env = string_map(raw, "env") or {}
         for variable in _env_var_names(raw.get("env_vars")):
             env.setdefault(variable, "${" + variable + "}")
-        entry = stdio_entry(command, strings(raw, "args"), env)
-        cwd = text(raw, "cwd")
-        if cwd:
-            entry["cwd"] = cwd
+        entry = stdio_entry(command, strings(raw, "args"), env, text(raw, "cwd"))
     return seed_fields(
         entry,
         include=strings(raw, "enabled_tools"),
@@ -107,19 +106,8 @@ def _parse(text: str, path: Path) -> dict[str, object]:
         raise ClientConfigError(f"{path}: not valid TOML: {exc}") from exc
 
 
-@dataclass(frozen=True)
-class CodexClient:
-    name: str = "codex"
-    title: str = "Codex CLI"
-    gui: bool = False
-    scopes: tuple[Scope, ...] = ("user", "project")
-    filters_environment: bool = True
-
-    def candidates(self, where: Where, scope: Scope) -> list[Path]:
-        if scope == "project":
-            return [where.project / ".codex" / "config.toml"]
-        return [(env_path(where, "CODEX_HOME") or where.home / ".codex") / "config.toml"]
-
+@dataclass(frozen=True, kw_only=True)
+class CodexClient(ClientFormat):
     def read(self, path: Path, scope: Scope, where: Where) -> ClientReading:
         text = read_text(path)
         entries = as_object(_parse(text, path).get(SERVERS, {}))
@@ -143,7 +131,7 @@ class CodexClient:
     def rewrite(self, reading: ClientReading, launch: Launch) -> str:
         original = _parse(reading.text, reading.path)
         drop = {server.name for server in reading.servers if server.imported or server.itself}
-        newline = "\r\n" if "\r\n" in reading.text else "\n"
+        newline = newline_of(reading.text)
         try:
             text, position = remove_servers(reading.text, drop, SERVERS)
         except TomlLayoutError as exc:
@@ -169,7 +157,17 @@ class CodexClient:
         return new_text
 
 
-CODEX = CodexClient()
+CODEX = CodexClient(
+    name="codex",
+    title="Codex CLI",
+    gui=False,
+    scopes=("user", "project"),
+    locate=lambda where, scope: [
+        (where.project / ".codex" if scope == "project" else where.env_path("CODEX_HOME") or where.home / ".codex")
+        / "config.toml"
+    ],
+    filters_environment=True,
+)
 
 
 # The TOML edit.
@@ -204,7 +202,8 @@ def blocks(lines: Sequence[str]) -> list[Block]:
         if line.startswith("["):
             if header_at is not None:
                 found.append(Block(header_at, index, table, header=True))
-            table = _header_path(line)
+            inner = line.lstrip("[")
+            table = _key_path(inner[: _scan(inner, "]")])
             header_at = index
             index += 1
             continue
@@ -266,15 +265,8 @@ def _value(value: object) -> str:
     raise TypeError(f"cannot write {type(value).__name__} as TOML")
 
 
-def _header_path(line: str) -> tuple[str, ...]:
-    inner = line.lstrip("[")
-    close = _scan(inner, "]")
-    return _key_path(inner[:close])
-
-
 def _statement_path(line: str) -> tuple[str, ...]:
-    equals = _scan(line, "=")
-    return _key_path(line[:equals])
+    return _key_path(line[: _scan(line, "=")])
 
 
 def _key_path(text: str) -> tuple[str, ...]:

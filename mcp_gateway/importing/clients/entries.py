@@ -110,12 +110,12 @@ def transport(value: str) -> str:
     return kind
 
 
-def stdio_entry(command: str, args: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> JsonObject:
+def stdio_entry(
+    command: str, args: Sequence[str] | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> JsonObject:
     entry: JsonObject = {"type": "stdio", "command": command}
-    if args:
-        entry["args"] = list(args)
-    if env:
-        entry["env"] = dict(env)
+    fields = (("args", list(args or ())), ("env", dict(env or {})), ("cwd", cwd))
+    entry.update({key: value for key, value in fields if value})
     return entry
 
 
@@ -142,11 +142,7 @@ def read_standard(
     if kind == "stdio":
         if not command:
             raise Skip("it has no 'command' to start")
-        entry = stdio_entry(command, strings(raw, "args"), string_map(raw, "env"))
-        cwd = text(raw, "cwd")
-        if cwd:
-            entry["cwd"] = cwd
-        return entry
+        return stdio_entry(command, strings(raw, "args"), string_map(raw, "env"), text(raw, "cwd"))
     if not url:
         raise Skip("it has neither a 'command' to start nor a 'url' to connect to")
     return remote_entry(kind, url, string_map(raw, "headers"))

@@ -1,15 +1,8 @@
-"""`JsonClient`: a client whose servers are one object in a JSON or JSONC file, and where clients keep files.
+"""`JsonClient`: a client whose servers are one object in a JSON or JSONC file.
 
-Nearly every client is one: what differs is where the file is, the JSON path of the server object
-(`mcpServers`, `servers`, `mcp`, `context_servers`, `projects.<dir>.mcpServers`), how one entry reads, the
-variable syntax, and the shape of the gateway's entry. Reading tolerates comments and trailing commas even in
-files the client calls strict, since people hand-edit them. Rewriting splices the text (`jsonc`) and then
-checks its own work: the new text must parse to exactly the old document with only the server object changed
-(and any `extra` edit), or nothing is written.
-
-Every path starts from `Where` (home, project, environment, platform), never from the real home or
-environment, so tests and first-time users can point a scratch HOME at `import`; the variables clients honour
-(`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME`, `APPDATA`, …) are read from `Where.environ` too.
+Reading tolerates comments and trailing commas even in files the client calls strict, since people hand-edit
+them. Rewriting splices the text (`jsonc`) and then checks its own work: the new text must parse to exactly the
+old document with only the server object changed (and any `extra` edit), or nothing is written.
 """
 
 from __future__ import annotations
@@ -26,6 +19,7 @@ from mcp_gateway.importing.clients.jsonc import JsoncError, Node, apply_edits, p
 from mcp_gateway.importing.clients.model import (
     GATEWAY_NAME,
     ClientConfigError,
+    ClientFormat,
     ClientReading,
     JsonObject,
     Launch,
@@ -34,14 +28,11 @@ from mcp_gateway.importing.clients.model import (
 )
 from mcp_gateway.importing.clients.variables import Syntax
 
-Locator = Callable[[Where, Scope], list[Path]]
 BlockFinder = Callable[[Node, Path, Scope, Where], tuple[str, ...]]
 """The JSON path of the server object in this file, when it depends on the file and the document."""
 Notes = Callable[[Node, Scope, Where], list[str]]
 TurnedOff = Callable[[Node, Scope, Where], Mapping[str, str]]
 """The servers this client keeps turned off by a setting outside their entries, each with where it says so."""
-VSCODE_FAMILY = ("Code", "Code - Insiders", "Cursor", "Windsurf", "VSCodium")
-"""Editors whose user data folders hold VS Code extension storage (Cline and Roo live there)."""
 
 
 @dataclass(frozen=True)
@@ -55,13 +46,8 @@ class ValueChange:
 ExtraChanges = Callable[[Node, ClientReading], list[ValueChange]]
 
 
-@dataclass(frozen=True)
-class JsonClient:
-    name: str
-    title: str
-    gui: bool
-    scopes: tuple[Scope, ...]
-    locate: Locator
+@dataclass(frozen=True, kw_only=True)
+class JsonClient(ClientFormat):
     read_entry: EntryReader
     syntax: Syntax
     shape: Callable[[Launch], JsonObject] = stdio_launch
@@ -70,11 +56,6 @@ class JsonClient:
     notes: Notes | None = None
     turned_off: TurnedOff | None = None
     extra: ExtraChanges | None = None
-    filters_environment: bool = False
-    """See `ClientFormat.filters_environment`."""
-
-    def candidates(self, where: Where, scope: Scope) -> list[Path]:
-        return self.locate(where, scope)
 
     def read(self, path: Path, scope: Scope, where: Where) -> ClientReading:
         text = read_text(path)
@@ -139,7 +120,7 @@ class JsonClient:
 
 
 def read_text(path: Path) -> str:
-    """A client file's text, exactly (newlines untranslated, a BOM kept), so a rewrite changes nothing else."""
+    """Exactly (newlines untranslated, a BOM kept), so a rewrite changes nothing else."""
     try:
         return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -175,34 +156,3 @@ def _set(document: object, path: Sequence[str], value: object) -> None:
         target = as_object(target.get(key)) if target is not None else None
     if target is not None:
         target[path[-1]] = value
-
-
-# Where clients keep their files.
-
-
-def config_home(where: Where) -> Path:
-    """`$XDG_CONFIG_HOME`, else `~/.config`: Linux apps and several CLIs on every OS."""
-    xdg = where.environ.get("XDG_CONFIG_HOME")
-    return Path(xdg) if xdg and not where.windows else where.home / ".config"
-
-
-def app_data(where: Where, variable: str = "APPDATA", default: str = "Roaming") -> Path:
-    """Windows `%APPDATA%` (or `%LOCALAPPDATA%`, with "Local")."""
-    value = where.environ.get(variable)
-    return Path(value) if value else where.home / "AppData" / default
-
-
-def app_support(where: Where, app: str) -> Path:
-    """An Electron app's user data folder: the place VS Code-family editors and Claude Desktop use."""
-    if where.macos:
-        return where.home / "Library" / "Application Support" / app
-    return app_data(where) / app if where.windows else config_home(where) / app
-
-
-def vscode_user_dirs(where: Where, editors: Sequence[str] = VSCODE_FAMILY) -> list[Path]:
-    return [app_support(where, editor) / "User" for editor in editors]
-
-
-def env_path(where: Where, name: str) -> Path | None:
-    value = where.environ.get(name)
-    return Path(value).expanduser() if value else None

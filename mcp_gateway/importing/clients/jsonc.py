@@ -182,8 +182,6 @@ DEFAULT_INDENT = "  "
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace `text[start:end]` with `replacement`."""
-
     start: int
     end: int
     replacement: str

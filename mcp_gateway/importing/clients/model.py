@@ -7,10 +7,10 @@ have to do to move it by hand. `ClientReading` keeps the file's exact text: writ
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from mcp_gateway.errors import ConfigError
 
@@ -23,6 +23,8 @@ GATEWAY_DISTRIBUTION = "mcp-meta-gateway"
 JsonObject = dict[str, object]
 NO_CREDENTIALS = "it sends no credentials"
 """How the warning on a remote entry without headers or a token begins (the sign-in check replaces it)."""
+VSCODE_FAMILY = ("Code", "Code - Insiders", "Cursor", "Windsurf", "VSCodium")
+"""Editors whose user data folders hold VS Code extension storage (Cline and Roo live there)."""
 
 
 class ClientConfigError(ConfigError):
@@ -58,13 +60,15 @@ class ImportedServer:
 
 @dataclass(frozen=True)
 class Where:
-    """Everything file locations depend on, passed in so tests run against a scratch HOME."""
+    """Everything file locations depend on, passed in so tests run against a scratch HOME: paths start from
+    here, never from the real home or environment, and so do the variables clients honour (`CLAUDE_CONFIG_DIR`,
+    `CODEX_HOME`, `XDG_CONFIG_HOME`, `APPDATA`, …)."""
 
     home: Path
     project: Path
     environ: Mapping[str, str] = field(default_factory=dict[str, str])
     platform: str = "linux"
-    """`sys.platform`: "linux", "darwin" or "win32"."""
+    """`sys.platform`."""
 
     @property
     def windows(self) -> bool:
@@ -73,6 +77,29 @@ class Where:
     @property
     def macos(self) -> bool:
         return self.platform == "darwin"
+
+    def env_path(self, name: str) -> Path | None:
+        value = self.environ.get(name)
+        return Path(value).expanduser() if value else None
+
+    def config_home(self) -> Path:
+        """`$XDG_CONFIG_HOME`, else `~/.config`: Linux apps and several CLIs on every OS."""
+        xdg = self.environ.get("XDG_CONFIG_HOME")
+        return Path(xdg) if xdg and not self.windows else self.home / ".config"
+
+    def app_data(self, variable: str = "APPDATA", default: str = "Roaming") -> Path:
+        """Windows `%APPDATA%` (or `%LOCALAPPDATA%`, with "Local")."""
+        value = self.environ.get(variable)
+        return Path(value) if value else self.home / "AppData" / default
+
+    def app_support(self, app: str) -> Path:
+        """An Electron app's user data folder: the place VS Code-family editors and Claude Desktop use."""
+        if self.macos:
+            return self.home / "Library" / "Application Support" / app
+        return self.app_data() / app if self.windows else self.config_home() / app
+
+    def vscode_user_dirs(self, editors: Sequence[str] = VSCODE_FAMILY) -> list[Path]:
+        return [self.app_support(editor) / "User" for editor in editors]
 
 
 @dataclass(frozen=True)
@@ -114,30 +141,29 @@ class Launch:
     environment (Codex, Gemini) are told to pass them on."""
 
 
-class ClientFormat(Protocol):
+@dataclass(frozen=True, kw_only=True)
+class ClientFormat:
     """One client's config format: where its files are, how one reads, and how it is rewritten so that the
     imported servers are replaced by the gateway's entry (`render_entry` shows that entry exactly as written)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def gui(self) -> bool:
-        """A GUI app that does not inherit the shell's PATH: the gateway command must be absolute."""
-        ...
+    name: str
+    title: str
+    gui: bool
+    """A GUI app that does not inherit the shell's PATH: the gateway command must be absolute."""
+    scopes: tuple[Scope, ...]
+    """The first is the default."""
+    locate: Callable[[Where, Scope], list[Path]]
+    filters_environment: bool = False
+    """It starts servers with only the variables their entry names (`Launch.needed` goes into the entry)."""
 
-    @property
-    def scopes(self) -> tuple[Scope, ...]:
-        """The scopes it has; the first is the default."""
-        ...
+    def candidates(self, where: Where, scope: Scope) -> list[Path]:
+        return self.locate(where, scope)
 
-    @property
-    def filters_environment(self) -> bool:
-        """It starts servers with only the variables their entry names (`Launch.needed` goes into the entry)."""
-        ...
+    def read(self, path: Path, scope: Scope, where: Where) -> ClientReading:
+        raise NotImplementedError
 
-    def candidates(self, where: Where, scope: Scope) -> list[Path]: ...
-    def read(self, path: Path, scope: Scope, where: Where) -> ClientReading: ...
-    def render_entry(self, launch: Launch) -> str: ...
-    def rewrite(self, reading: ClientReading, launch: Launch) -> str: ...
+    def render_entry(self, launch: Launch) -> str:
+        raise NotImplementedError
+
+    def rewrite(self, reading: ClientReading, launch: Launch) -> str:
+        raise NotImplementedError

@@ -23,10 +23,20 @@ from pathlib import Path
 from mcp_gateway.client_names import canonical_client
 from mcp_gateway.config import as_list, as_object
 from mcp_gateway.errors import ConfigError, ImportUsageError
-from mcp_gateway.importing.clients.agents import EPOCH, GEMINI, OPENCODE
-from mcp_gateway.importing.clients.claude import CLAUDE_CODE, CLAUDE_DESKTOP
 from mcp_gateway.importing.clients.codex import CODEX
-from mcp_gateway.importing.clients.editors import CLINE, CURSOR, ROO, VSCODE, WINDSURF, ZED
+from mcp_gateway.importing.clients.json_clients import (
+    CLAUDE_CODE,
+    CLAUDE_DESKTOP,
+    CLINE,
+    CURSOR,
+    EPOCH,
+    GEMINI,
+    OPENCODE,
+    ROO,
+    VSCODE,
+    WINDSURF,
+    ZED,
+)
 from mcp_gateway.importing.clients.model import (
     ClientConfigError,
     ClientFormat,

@@ -71,12 +71,11 @@ def translate(text: str, syntax: Syntax, context: Context) -> str:
 
 
 def translate_entry(entry: JsonObject, syntax: Syntax, context: Context) -> JsonObject:
-    """A copy of a gateway entry with every expandable string translated (the fields the gateway expands)."""
     return map_strings(entry, lambda text: translate(text, syntax, context))
 
 
 def map_strings(entry: JsonObject, change: Callable[[str], str]) -> JsonObject:
-    """A copy of `entry` with `change` applied to the strings of its expandable fields."""
+    """A copy of `entry` with `change` applied to the strings of the fields the gateway expands."""
     result = dict(entry)
     for key in TRANSLATED_FIELDS:
         value = entry.get(key)
@@ -98,25 +97,21 @@ def map_strings(entry: JsonObject, change: Callable[[str], str]) -> JsonObject:
     return result
 
 
-def referenced_variables(entry: JsonObject) -> list[str]:
-    """The `${VAR}` names an entry uses, in order of first use: what the gateway needs in its environment."""
+def referenced_variables(*entries: JsonObject) -> list[str]:
+    """The `${VAR}` names the entries use, in order of first use: what the gateway needs in its environment."""
     names: dict[str, None] = {}
 
     def collect(text: str) -> str:
         names.update((match.group("name"), None) for match in _GATEWAY_REFERENCE.finditer(text))
         return text
 
-    map_strings(entry, collect)
+    for entry in entries:
+        map_strings(entry, collect)
     return list(names)
 
 
 def needed_variables(reading: ClientReading) -> list[str]:
-    """The `${VAR}` names the imported servers of `reading` use, in order of first use."""
-    names: dict[str, None] = {}
-    for server in reading.imported:
-        assert server.entry is not None
-        names.update(dict.fromkeys(referenced_variables(server.entry)))
-    return list(names)
+    return referenced_variables(*(server.entry for server in reading.imported if server.entry is not None))
 
 
 def _editor_variable(body: str, context: Context) -> str:
